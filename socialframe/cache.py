@@ -1,0 +1,171 @@
+"""The HTTP session and its on-disk cache (requests-cache).
+
+What is stored: only HTTP 200 bodies that are JSON objects with ``success`` not
+false (the service also fails with HTTP 200 + ``success: false``; those must be
+retried, not replayed).
+
+What is never stored: the API key. requests-cache redacts the headers named in
+``ignored_parameters``, but matches their names case-sensitively, so every
+casing of each header that carries the key is listed. A ``Vary`` naming such a
+header is dropped from responses before they are cached: requests-cache treats a
+``Vary`` on an ignored header as a miss, which would turn every paid page into a
+new paid call.
+
+Cache keys drop the port of loopback hosts, so a sandbox restarted on another
+port still finds its pages (the sandbox puts its seed in the URL path instead).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from . import config
+from .errors import NotCachedError
+
+CACHE_FILENAME = "http_cache.sqlite"
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def casings(name: str) -> list[str]:
+    """The spellings of a header name to redact (requests-cache matches exactly)."""
+    title = "-".join(part.capitalize() for part in name.split("-"))
+    return sorted({name, name.lower(), name.upper(), title})
+
+
+def is_storable(response: requests.Response) -> bool:
+    """Cache filter: an HTTP 200 JSON object whose ``success`` is not false."""
+    if response.status_code != 200:
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("success") is not False
+
+
+class _Adapter(HTTPAdapter):
+    """The one place requests leave the process.
+
+    A request marked ``Cache-Control: only-if-cached`` (offline mode, or a budget
+    check) must never reach the network, whatever the cache layer decides.
+    """
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
+        if "only-if-cached" in str(request.headers.get("Cache-Control", "")):
+            raise NotCachedError("not in the cache; nothing was sent")
+        return super().send(request, *args, **kwargs)
+
+
+def _drop_vary(secret_headers: Iterable[str]) -> Any:
+    secret = {h.lower() for h in secret_headers}
+
+    def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
+        vary = response.headers.get("Vary")
+        if vary:
+            kept = [v.strip() for v in vary.split(",") if v.strip().lower() not in secret]
+            if kept:
+                response.headers["Vary"] = ", ".join(kept)
+            else:
+                del response.headers["Vary"]
+        return response
+
+    return hook
+
+
+def _cache_key(request: Any, **kwargs: Any) -> str:
+    from requests_cache import create_key
+
+    parts = urlsplit(request.url or "")
+    if parts.hostname in _LOOPBACK and parts.port is not None:
+        request = request.copy()
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        request.url = urlunsplit(parts._replace(netloc=host))
+    return str(create_key(request, **kwargs))
+
+
+def default_cache_path() -> Path:
+    """The SQLite file of the default cache (user cache dir or SOCIALFRAME_CACHE_DIR)."""
+    return config.cache_dir() / CACHE_FILENAME
+
+
+def make_session(
+    cache: object,
+    *,
+    secret_headers: Iterable[str],
+    expire_after: float | timedelta,
+) -> requests.Session:
+    """Build the HTTP session.
+
+    Args:
+        cache: ``True`` for the default on-disk cache, a path for a SQLite cache
+            there (a folder gets ``http_cache.sqlite`` inside), ``False`` for no
+            cache, or a requests-cache backend object.
+        secret_headers: Names of the headers that carry the key.
+        expire_after: Seconds (or timedelta) a page stays fresh; -1 for never.
+
+    Returns:
+        A ``requests_cache.CachedSession``, or a plain ``requests.Session`` when
+        ``cache`` is false.
+    """
+    secret_headers = list(secret_headers)
+    session: requests.Session
+    if cache is False or cache is None:
+        session = requests.Session()
+    else:
+        from requests_cache import CachedSession, SQLiteCache
+        from requests_cache.backends import BaseCache
+
+        backend: Any
+        if isinstance(cache, BaseCache):
+            backend = cache
+        elif cache is True or isinstance(cache, str | Path):
+            path = default_cache_path() if cache is True else Path(cache).expanduser()  # type: ignore[arg-type]
+            if path.is_dir():
+                path = path / CACHE_FILENAME
+            path.parent.mkdir(parents=True, exist_ok=True)
+            backend = SQLiteCache(path, wal=True)
+        else:
+            raise TypeError(
+                "cache must be True, False, a path, or a requests-cache backend,"
+                f" not {type(cache).__name__}"
+            )
+        ignored = {"Authorization", "X-API-KEY", "access_token", "api_key"}
+        for name in secret_headers:
+            ignored.update(casings(name))
+        session = CachedSession(
+            backend=backend,
+            expire_after=expire_after,
+            allowable_codes=(200,),
+            allowable_methods=("GET",),
+            filter_fn=is_storable,
+            ignored_parameters=sorted(ignored),
+            key_fn=_cache_key,
+            cache_control=False,
+            stale_if_error=False,
+        )
+    adapter = _Adapter()
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    session.hooks["response"].append(_drop_vary(secret_headers))
+    return session
+
+
+def body_of(response: requests.Response) -> Any:
+    """The decoded JSON body, or None when it is not JSON."""
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def dump_safe(obj: Any) -> str:
+    """Compact JSON for error messages."""
+    return json.dumps(obj, ensure_ascii=False)[:300]

@@ -1,0 +1,113 @@
+"""What a client paid, what the cache saved, and the budget guard.
+
+Counts are taken where a request really goes out (see ``transport``): a sent
+call that succeeded is paid, one answered from the cache is saved, a failed one
+is counted but free. Money is kept in whole cents so that ``max_cost=0.03``
+means exactly three calls.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from decimal import Decimal, InvalidOperation
+from typing import Final
+
+PRICE_CENTS: Final = 1  # 0.01 USD per successful call
+
+
+def to_cents(usd: float | int | str | Decimal) -> Decimal:
+    """USD amount -> cents, exactly (``0.03`` is 3, not 3.0000000000000004)."""
+    if isinstance(usd, bool):
+        raise TypeError("max_cost must be a number of USD")
+    try:
+        cents = Decimal(str(usd)) * 100
+    except InvalidOperation:
+        raise ValueError(f"max_cost must be a number of USD, got {usd!r}") from None
+    if not cents.is_finite() or cents < 0:
+        raise ValueError(f"max_cost must be a finite amount >= 0, got {usd!r}")
+    return cents
+
+
+class Ledger:
+    """Running account of one client's calls.
+
+    Attributes:
+        paid_calls: Calls sent to the service that succeeded (charged).
+        cached_calls: Calls answered from the cache (not sent, not charged).
+        failed_calls: Calls sent that failed (429, 5xx, ``success: false``,
+            connection errors): not charged.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.paid_calls = 0
+        self.cached_calls = 0
+        self.failed_calls = 0
+
+    def record(self, outcome: str) -> None:
+        """Count one call: ``"paid"``, ``"cached"`` or ``"failed"``."""
+        with self._lock:
+            attr = f"{outcome}_calls"
+            setattr(self, attr, getattr(self, attr) + 1)
+
+    @property
+    def spent_usd(self) -> float:
+        """USD charged by the service for this client's calls."""
+        return self.paid_calls * PRICE_CENTS / 100
+
+    @property
+    def saved_usd(self) -> float:
+        """USD the cache saved: what the cached calls would have cost."""
+        return self.cached_calls * PRICE_CENTS / 100
+
+    def would_exceed(self, max_cost_cents: Decimal | None) -> bool:
+        """Whether one more paid call would take the spend over the budget."""
+        if max_cost_cents is None:
+            return False
+        return (self.paid_calls + 1) * PRICE_CENTS > max_cost_cents
+
+    def reset(self) -> None:
+        """Start counting from zero (the budget counts from here too)."""
+        with self._lock:
+            self.paid_calls = self.cached_calls = self.failed_calls = 0
+
+    def as_dict(self) -> dict[str, float | int]:
+        """The figures as a plain dict."""
+        return {
+            "paid_calls": self.paid_calls,
+            "cached_calls": self.cached_calls,
+            "failed_calls": self.failed_calls,
+            "spent_usd": self.spent_usd,
+            "saved_usd": self.saved_usd,
+        }
+
+    def __str__(self) -> str:
+        return (
+            f"paid {self.paid_calls} call{'s' * (self.paid_calls != 1)} (${self.spent_usd:.2f})"
+            f" · cached {self.cached_calls} (${self.saved_usd:.2f} saved)"
+            f" · failed {self.failed_calls} (free)"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Ledger(paid_calls={self.paid_calls}, cached_calls={self.cached_calls}, "
+            f"failed_calls={self.failed_calls}, spent_usd={self.spent_usd:.2f}, "
+            f"saved_usd={self.saved_usd:.2f})"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = [
+            ("paid", self.paid_calls, f"${self.spent_usd:.2f} spent"),
+            ("from cache", self.cached_calls, f"${self.saved_usd:.2f} saved"),
+            ("failed", self.failed_calls, "$0.00 (not charged)"),
+        ]
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
+            f"<td style='text-align:right'>{n}</td><td>{html.escape(money)}</td></tr>"
+            for name, n, money in rows
+        )
+        return (
+            "<table class='socialframe-ledger'><thead><tr><th>calls</th><th>n</th>"
+            f"<th>USD</th></tr></thead><tbody>{body}</tbody></table>"
+        )

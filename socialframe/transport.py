@@ -1,0 +1,241 @@
+"""One GET to the service: auth, retries, status -> exception, ledger and budget.
+
+This is where a call really goes out, so it is where the ledger counts: a call
+answered from the cache is *saved*, a sent call that succeeded is *paid*, a sent
+call that failed is *failed* (free). The budget guard runs before each send: a
+call that would take the spend over ``max_cost`` may still be answered from the
+cache, and is otherwise refused without being sent.
+
+Retries use tenacity (exponential backoff with jitter) on 429 (waiting at least
+its ``Retry-After``), 5xx, connection errors and HTTP 200 ``success: false``
+bodies. 400 and 401 are final.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any, Final
+
+import requests
+import tenacity
+
+from ._version import __version__
+from .cache import make_session
+from .config import Secret, Settings
+from .errors import (
+    APIError,
+    AuthError,
+    BadRequestError,
+    BudgetExceededError,
+    NetworkError,
+    NotCachedError,
+    RateLimitError,
+    SchemaError,
+    ServerError,
+    SocialFrameError,
+)
+from .ledger import Ledger
+
+MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
+MAX_RETRY_AFTER: Final = 120.0  # a longer Retry-After is not waited for
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A decoded 200 body and where it came from."""
+
+    body: Any
+    fetched_at: datetime
+    from_cache: bool
+
+
+class KeyAuth(requests.auth.AuthBase):
+    """Puts the key on each request: ``Bearer <key>`` in Authorization, else bare."""
+
+    def __init__(self, header: str, key: Secret | None) -> None:
+        self.header = header
+        self._key = key
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        if self._key is not None:
+            value = self._key.reveal()
+            if self.header.lower() == "authorization":
+                value = f"Bearer {value}"
+            request.headers[self.header] = value
+        return request
+
+    def __repr__(self) -> str:
+        return f"KeyAuth(header={self.header!r}, key=***)"
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    raw = response.headers.get("Retry-After")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(raw)
+        if when is None:
+            return None
+        return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+class _Wait(tenacity.wait.wait_base):
+    """Exponential backoff with jitter, and never less than a 429's Retry-After."""
+
+    def __init__(self, backoff: float) -> None:
+        self._exp = tenacity.wait_exponential_jitter(
+            initial=backoff, max=MAX_BACKOFF, jitter=backoff
+        )
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+        wait = float(self._exp(retry_state))
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        if isinstance(exc, RateLimitError) and exc.retry_after is not None:
+            wait = max(wait, exc.retry_after)
+        return wait
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, RateLimitError):
+        return exc.retry_after is None or exc.retry_after <= MAX_RETRY_AFTER
+    return isinstance(exc, ServerError | NetworkError)
+
+
+class Transport:
+    """Sends GETs for one client. Not for direct use: see :class:`~socialframe.Client`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        cache: object,
+        offline: bool,
+        max_cost_cents: Decimal | None,
+        max_retries: int,
+        timeout: float,
+        backoff: float,
+        expire_after: float | timedelta,
+    ) -> None:
+        self.settings = settings
+        self.ledger = Ledger()
+        self.offline = offline
+        self.max_cost_cents = max_cost_cents
+        self.timeout = timeout
+        self.cached = cache is not False and cache is not None
+        key = settings.api_key.reveal() if settings.api_key else None
+        secret_headers = [settings.auth_header] + [
+            name for name, value in settings.headers.items() if key and key in value
+        ]
+        self.session = make_session(cache, secret_headers=secret_headers, expire_after=expire_after)
+        self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
+        self.session.headers.update(settings.headers)
+        self._auth = KeyAuth(settings.auth_header, settings.api_key)
+        self._retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(max_retries + 1),
+            wait=_Wait(backoff),
+            retry=tenacity.retry_if_exception(_retryable),
+            reraise=True,
+            sleep=time.sleep,
+        )
+
+    def close(self) -> None:
+        """Close the session (and the cache connection)."""
+        self.session.close()
+
+    def get(self, operation: str, path: str, params: Mapping[str, str]) -> Fetched:
+        """GET ``{base_url}/{path}?params`` for ``operation``, with retries.
+
+        Raises:
+            NotCachedError, BudgetExceededError, APIError (and subclasses),
+            SchemaError, NetworkError.
+        """
+        url = f"{self.settings.base_urls[operation]}/{path}"
+        call: Callable[[], Fetched] = lambda: self._attempt(operation, url, dict(params))
+        return self._retrying(call)
+
+    def _scrub(self, text: str) -> str:
+        key = self.settings.api_key
+        return text.replace(key.reveal(), "***") if key else text
+
+    def _refuse(self, operation: str, params: Mapping[str, str]) -> SocialFrameError:
+        if self.offline:
+            return NotCachedError(
+                f"offline: this {operation} page is not in the cache, so nothing was sent"
+                f" (params {dict(params)})."
+            )
+        assert self.max_cost_cents is not None
+        budget = float(self.max_cost_cents / 100)
+        return BudgetExceededError(
+            f"the next {operation} call would take the spend over max_cost=${budget:.2f}"
+            f" (spent ${self.ledger.spent_usd:.2f}); it was not sent."
+            " Raise max_cost, or use the pages fetched so far: error.partial.",
+            max_cost=budget,
+            spent_usd=self.ledger.spent_usd,
+        )
+
+    def _attempt(self, operation: str, url: str, params: dict[str, str]) -> Fetched:
+        cache_only = self.offline or self.ledger.would_exceed(self.max_cost_cents)
+        if cache_only and not self.cached:
+            raise self._refuse(operation, params)
+        extra: dict[str, Any] = {"only_if_cached": True} if cache_only else {}
+        try:
+            response = self.session.get(
+                url, params=params, auth=self._auth, timeout=self.timeout, **extra
+            )
+        except NotCachedError:
+            raise self._refuse(operation, params) from None
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            self.ledger.record("failed")
+            raise NetworkError(self._scrub(f"{operation}: {type(exc).__name__}: {exc}")) from None
+        if cache_only and response.status_code == 504:
+            raise self._refuse(operation, params)
+        if getattr(response, "from_cache", False):
+            self.ledger.record("cached")
+            created = getattr(response, "created_at", None) or datetime.now(UTC)
+            if created.tzinfo is None:
+                created = created.replace(tzinfo=UTC)
+            return Fetched(response.json(), created, True)
+        return self._classify(operation, response)
+
+    def _classify(self, operation: str, response: requests.Response) -> Fetched:
+        status = response.status_code
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        message = ""
+        if isinstance(body, dict):
+            message = str(body.get("message") or body.get("error") or "")
+        elif status != 200:
+            message = response.text[:200]
+        message = self._scrub(message)
+        if status == 200:
+            if isinstance(body, dict) and body.get("success") is False:
+                self.ledger.record("failed")
+                raise ServerError(status, message, operation=operation)
+            self.ledger.record("paid")
+            if not isinstance(body, dict):
+                raise SchemaError(
+                    f"{operation}: HTTP 200 but the body is not a JSON object:"
+                    f" {self._scrub(response.text[:200])!r}"
+                )
+            return Fetched(body, datetime.now(UTC), False)
+        self.ledger.record("failed")
+        if status == 400:
+            raise BadRequestError(status, message, operation=operation)
+        if status in (401, 403):
+            raise AuthError(status, message, operation=operation)
+        if status == 429:
+            raise RateLimitError(
+                status, message, operation=operation, retry_after=_retry_after(response)
+            )
+        if status >= 500:
+            raise ServerError(status, message, operation=operation)
+        raise APIError(status, message, operation=operation)

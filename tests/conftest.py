@@ -1,0 +1,57 @@
+"""Shared fixtures: a clean environment, a running sandbox, a private cache.
+
+Everything goes through real HTTP on 127.0.0.1: requests, requests-cache and a
+socket to the sandbox server, as users do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import Sandbox
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No SOCIALFRAME_* from the machine; the default cache dir is the test's own."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("SOCIALFRAME_"):
+            monkeypatch.delenv(name)
+    cache_dir = tmp_path / "cache"
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(cache_dir))
+    return cache_dir
+
+
+@pytest.fixture(autouse=True)
+def no_default_client() -> Iterator[None]:
+    """Each test starts and ends without a default client."""
+    from socialframe import _default
+
+    _default._client = None
+    yield
+    if _default._client is not None:
+        _default._client.close()
+        _default._client = None
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox(seed=0) as server:
+        yield server
+
+
+@pytest.fixture
+def cache_path(tmp_path: Path) -> Path:
+    return tmp_path / "client-cache.sqlite"
+
+
+@pytest.fixture
+def client(sandbox: Sandbox, cache_path: Path) -> Iterator[sf.Client]:
+    with sandbox.client(cache=cache_path, backoff=0.01, progress=False) as c:
+        yield c

@@ -1,0 +1,370 @@
+"""frames: raw dicts -> typed frames, tested from dicts alone (no network)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import socialframe as sf
+from socialframe.endpoints import Page
+from socialframe.frames import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
+
+POST = "7384427202391592960"
+
+
+def permalink(comment_id: int, reply_id: int | None = None, post: str = POST) -> str:
+    url = (
+        f"https://www.linkedin.com/feed/update/urn:li:activity:{post}?commentUrn="
+        + quote(f"urn:li:comment:(activity:{post},{comment_id})", safe="")
+    )
+    if reply_id is not None:
+        url += "&replyUrn=" + quote(f"urn:li:comment:(activity:{post},{reply_id})", safe="")
+    return url
+
+
+T0 = 1760584641073  # 2025-10-16 03:17:21.073 UTC
+TOP = (T0 << 22) | 12345
+REPLY = ((T0 + 3_600_000) << 22) | 777
+
+PERSON = {
+    "name": "Zoë Ångström",
+    "urn": "ACoAAATfHGYBQiQQhZiUYdM0RE_6jnPuSg3rH-w",
+    "id": "80563302",
+    "username": "ACoAAATfHGYBQiQQhZiUYdM0RE_6jnPuSg3rH-w",
+    "linkedinUrl": "https://www.linkedin.com/in/ACoAAATfHGYBQiQQhZiUYdM0RE_6jnPuSg3rH-w",
+    "title": "Head of Data 🚀",
+}
+ORG = {
+    "name": "FleetWorks",
+    "id": "urn:li:company:94275825",
+    "linkedinUrl": "https://www.linkedin.com/",
+    "title": "12,345 followers",
+}
+SPLIT_NAME = {"FirstName": "anna", "LastName": "VON Berg", "id": "42", "title": "--"}
+
+
+def comments_body(*comments: dict[str, object], total_page: int = 1) -> dict[str, object]:
+    return {
+        "success": True,
+        "message": "",
+        "data": list(comments),
+        "total": len(comments),
+        "totalPage": total_page,
+        "paginationToken": "1490966991-1767981263540-92ad882a3c4a36b2d580eeddfdf36f25",
+    }
+
+
+TOP_COMMENT = {
+    "isPinned": True,
+    "isEdited": False,
+    "threadUrn": f"urn:li:comment:(activity:{POST},{TOP})",
+    "createdAt": T0,
+    "createdAtString": "2025-10-16 03:17:21",
+    "permalink": permalink(TOP),
+    "text": "Great point   \n<script>alert(\"x\")</script> https://lnkd.in/e8ffrNhj ",
+    "author": PERSON,
+}
+REPLY_COMMENT = {
+    "isPinned": False,
+    "isEdited": True,
+    "threadUrn": "",
+    "createdAt": 0,
+    "createdAtString": "55791-06-13 04:24:33",
+    "permalink": permalink(TOP, REPLY),
+    "text": "素晴らしい 👏",
+    "author": ORG,
+}
+SPLIT_COMMENT = {
+    "isPinned": False,
+    "isEdited": False,
+    "threadUrn": "",
+    "createdAt": T0 + 5,
+    "permalink": permalink(TOP + 1),
+    "text": "",
+    "author": SPLIT_NAME,
+}
+
+
+def test_comment_columns_dtypes_and_values() -> None:
+    df = sf.comments_frame([comments_body(TOP_COMMENT, REPLY_COMMENT, SPLIT_COMMENT)])
+    assert tuple(df.columns) == COMMENT_COLUMNS
+    assert {c: str(t) for c, t in df.dtypes.items()} == {
+        c: str(t) for c, t in COMMENT_DTYPES.items()
+    }
+    top, reply, split = (df.iloc[i] for i in range(3))
+    assert top["post_urn"] == f"urn:li:activity:{POST}"
+    assert top["comment_id"] == str(TOP) and pd.isna(top["parent_comment_id"])
+    assert top["is_reply"] is False or top["is_reply"] == False  # noqa: E712 (numpy bool)
+    assert top["created_at"] == pd.Timestamp("2025-10-16 03:17:21.073", tz="UTC")
+    assert top["text"] == TOP_COMMENT["text"]  # kept exactly: spaces, newline, <script>
+    assert top["is_pinned"] and not top["is_edited"]
+    assert top["thread_urn"] == TOP_COMMENT["threadUrn"]
+    assert (top["author_type"], top["author_name"], top["author_id"]) == (
+        "person",
+        "Zoë Ångström",
+        "80563302",
+    )
+    assert top["author_urn"] == PERSON["urn"] and top["author_username"] == PERSON["username"]
+    assert top["author_url"] == PERSON["linkedinUrl"] and top["author_title"] == "Head of Data 🚀"
+    assert pd.isna(top["author_company_id"]) and pd.isna(top["author_followers"])
+    assert top["page"] == 1 and pd.isna(top["fetched_at"])
+
+    # a reply: its own id from replyUrn, its parent from commentUrn, time from the id
+    assert reply["comment_id"] == str(REPLY) and reply["parent_comment_id"] == str(TOP)
+    assert reply["is_reply"]
+    assert reply["created_at"] == pd.Timestamp(T0 + 3_600_000, unit="ms", tz="UTC")
+    assert pd.isna(reply["thread_urn"])  # empty threadUrn is NA
+    assert (reply["author_type"], reply["author_company_id"], reply["author_followers"]) == (
+        "organization",
+        "94275825",
+        12345,
+    )
+    assert reply["author_id"] == "urn:li:company:94275825" and pd.isna(reply["author_urn"])
+    assert reply["text"] == "素晴らしい 👏"
+
+    assert split["author_name"] == "anna VON Berg"  # capitalisation as given
+    assert pd.isna(split["author_title"])  # "--" means none
+    assert split["text"] == ""  # empty text is text, not missing
+    assert split["created_at"] == pd.Timestamp(T0 + 5, unit="ms", tz="UTC")
+
+
+@pytest.mark.parametrize(
+    ("title", "followers"),
+    [("12,345 followers", 12345), ("87 followers", 87), ("1 follower", 1), ("1.2K followers", 1200),
+     ("3M followers", 3_000_000), ("Nonprofit", None)],
+)  # fmt: skip
+def test_organisation_followers(title: str, followers: int | None) -> None:
+    df = sf.comments_frame([comments_body(dict(REPLY_COMMENT, author=dict(ORG, title=title)))])
+    got = df.loc[0, "author_followers"]
+    assert (pd.isna(got) and followers is None) or got == followers
+
+
+@pytest.mark.parametrize("title", ["--", ".", "", " - ", None])
+def test_junk_titles_are_na(title: str | None) -> None:
+    df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=dict(PERSON, title=title)))])
+    assert pd.isna(df.loc[0, "author_title"])
+
+
+@pytest.mark.parametrize(
+    "names",
+    [{"firstName": "Ada", "lastName": "Lovelace"}, {"first_name": "Ada", "last_name": "Lovelace"},
+     {"FirstName": "Ada", "LastName": "Lovelace"}, {"firstname": "Ada", "LASTNAME": "Lovelace"}],
+)  # fmt: skip
+def test_author_name_from_first_and_last(names: dict[str, str]) -> None:
+    author = {"id": "1", "urn": "ACo", **names}
+    df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=author))])
+    assert df.loc[0, "author_name"] == "Ada Lovelace"
+
+
+def test_created_at_never_from_created_at_string() -> None:
+    no_time = {k: v for k, v in REPLY_COMMENT.items() if k != "createdAt"}
+    df = sf.comments_frame([comments_body(no_time, dict(no_time, permalink=None))])
+    assert df.loc[0, "created_at"] == pd.Timestamp(T0 + 3_600_000, unit="ms", tz="UTC")
+    assert pd.isna(df.loc[1, "created_at"])  # no createdAt, no id: NaT, not the garbage string
+
+
+def test_page_objects_give_page_key_and_fetch_time() -> None:
+    at = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    pages = [
+        Page(comments_body(TOP_COMMENT, total_page=2), 1, at, False, POST),
+        Page(comments_body(dict(SPLIT_COMMENT, permalink=None), total_page=2), 2, at, True, POST),
+    ]
+    df = sf.comments_frame(pages)
+    assert df["page"].tolist() == [1, 2]
+    assert df["fetched_at"].tolist() == [pd.Timestamp(at)] * 2
+    assert df.loc[1, "post_urn"] == f"urn:li:activity:{POST}"  # from the page when no permalink
+
+
+def test_raw_dicts_are_numbered_by_position() -> None:
+    df = sf.comments_frame([comments_body(TOP_COMMENT), comments_body(SPLIT_COMMENT)])
+    assert df["page"].tolist() == [1, 2]
+
+
+def test_empty_comments_frame_has_every_column_and_dtype() -> None:
+    for df in (sf.comments_frame([]), sf.comments_frame([comments_body()])):
+        assert tuple(df.columns) == COMMENT_COLUMNS and len(df) == 0
+        assert {c: str(t) for c, t in df.dtypes.items()} == {
+            c: str(t) for c, t in COMMENT_DTYPES.items()
+        }
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"success": False, "message": "The request failed.", "data": None}, {"data": {"a": 1}}, []],
+)
+def test_comments_schema_errors(body: object) -> None:
+    with pytest.raises(sf.SchemaError):
+        sf.comments_frame([body])  # type: ignore[list-item]
+
+
+def test_nineteen_digit_ids_survive_as_strings() -> None:
+    big = 9_223_372_036_854_775_000  # near 2**63: a float would lose the last digits
+    author = dict(PERSON, id=big)
+    df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=author))])
+    assert df.loc[0, "author_id"] == str(big)
+
+
+# -- ads -----------------------------------------------------------------------------------
+
+
+def ad(ad_id: str, **fields: object) -> dict[str, object]:
+    record: dict[str, object] = {
+        "ad_archive_id": ad_id,
+        "ad_id": None,
+        "collation_id": "c" + ad_id,
+        "collation_count": 1,
+        "page_id": "1001",
+        "page_name": "Acme Shoes",
+        "is_active": True,
+        "start_date": 1_700_000_000,
+        "end_date": 1_700_086_400,
+        "publisher_platform": ["FACEBOOK", "INSTAGRAM"],
+        "targeted_or_reached_countries": [],
+        "currency": "",
+        "spend": None,
+        "reach_estimate": None,
+        "impressions_with_index": {"impressions_text": None, "impressions_index": -1},
+        "total_active_time": 86_400,
+        "categories": ["UNKNOWN"],
+        "snapshot": {
+            "page_profile_uri": "https://www.facebook.com/acme",
+            "page_like_count": 5321,
+            "body": {"text": "Run further 🏃 <script>x</script>"},
+            "title": "Spring sale",
+            "caption": "acme.example",
+            "cta_text": "Shop now",
+            "cta_type": "SHOP_NOW",
+            "link_url": "https://acme.example/sale",
+            "display_format": "IMAGE",
+            "images": [{"original_image_url": "https://img/1.jpg", "resized_image_url": "https://img/1s.jpg"}],
+            "videos": [],
+            "cards": [],
+        },
+    }
+    record.update(fields)
+    return record
+
+
+def ads_body(*groups: list[dict[str, object]], cursor: str | None = "c1", more: bool = True) -> dict[str, object]:
+    return {"data": {"ads": list(groups), "page_info": {"end_cursor": cursor, "has_next_page": more}}}
+
+
+def test_ad_columns_dtypes_values_and_extras() -> None:
+    dynamic = ad(
+        "2",
+        page_id=None,
+        page_name=None,
+        spend={"lower_bound": "100", "upper_bound": "199"},
+        collation_count=None,
+        snapshot={
+            "page_id": "2002",
+            "page_name": "Dyn Store",
+            "body": {"text": "{{product.brand}}"},
+            "title": "{{product.name}}",
+            "display_format": "DCO",
+            "cards": [{"body": "Real copy", "title": "Real title"}, {"body": "Other"}],
+            "videos": [{"video_hd_url": None, "video_sd_url": "https://v/sd.mp4"}],
+        },
+    )
+    df = sf.ads_frame([ads_body([ad("1"), ad("1b")], [dynamic]), ads_body([ad("1")], more=False)])
+    assert tuple(df.columns[: len(AD_COLUMNS)]) == AD_COLUMNS
+    for name, dtype in AD_DTYPES.items():
+        assert str(df[name].dtype) == str(dtype), name
+    assert df["ad_archive_id"].tolist() == ["1", "1b", "2"]  # order kept, duplicate dropped
+    first, dyn = df.iloc[0], df.iloc[2]
+    assert first["start_date"] == pd.Timestamp(1_700_000_000, unit="s", tz="UTC")
+    assert first["publisher_platforms"] == ["FACEBOOK", "INSTAGRAM"] and first["countries"] == []
+    assert first["body_text"] == "Run further 🏃 <script>x</script>"
+    assert first["image_urls"] == ["https://img/1.jpg"] and first["video_urls"] == []
+    assert pd.isna(first["currency"]) and first["page_like_count"] == 5321
+    assert first["total_active_time"] == pd.Timedelta(days=1)
+    assert (dyn["page_id"], dyn["page_name"]) == ("2002", "Dyn Store")  # from snapshot
+    assert (dyn["body_text"], dyn["title"]) == ("Real copy", "Real title")  # first card
+    assert dyn["snapshot_body_text"] == "{{product.brand}}"  # the template is kept too
+    assert dyn["video_urls"] == ["https://v/sd.mp4"] and pd.isna(dyn["collation_count"])
+    assert (dyn["spend_lower_bound"], dyn["spend_upper_bound"]) == ("100", "199")
+    assert pd.isna(dyn["spend"])
+    # everything else the service sent is a snake_case column
+    assert {"ad_id", "reach_estimate", "categories", "snapshot_cards", "snapshot_images",
+            "impressions_with_index_impressions_index"} <= set(df.columns)  # fmt: skip
+    assert df["result_page"].tolist() == [1, 1, 1]
+    assert df.loc[1, "snapshot_images"][0]["resized_image_url"] == "https://img/1s.jpg"
+
+
+def test_empty_ads_frame_has_every_column_and_dtype() -> None:
+    empty = {"data": {"ads": [], "page_info": {"end_cursor": None, "has_next_page": False}}}
+    for df in (sf.ads_frame([]), sf.ads_frame([empty])):
+        assert tuple(df.columns) == AD_COLUMNS and len(df) == 0
+        for name, dtype in AD_DTYPES.items():
+            assert str(df[name].dtype) == str(dtype), name
+
+
+def test_ads_query_and_page_from_page_objects() -> None:
+    pages = [
+        Page(ads_body([ad("1")]), 1, None, False, "shoes", {"query": "shoes"}),
+        Page(ads_body([ad("2")]), 2, None, False, "shoes", {"query": "shoes", "end_cursor": "x"}),
+    ]
+    df = sf.ads_frame(pages)
+    assert df["query"].tolist() == ["shoes", "shoes"] and df["result_page"].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("body", [{"data": None}, {"data": {"ads": {"x": 1}}}, {"data": {"ads": [3]}}])
+def test_ads_schema_errors(body: dict[str, object]) -> None:
+    with pytest.raises(sf.SchemaError):
+        sf.ads_frame([body])
+
+
+# -- property-based ------------------------------------------------------------------------
+
+ids = st.integers(min_value=1 << 40, max_value=(1 << 63) - 1)
+texts = st.text(max_size=30)
+
+
+@st.composite
+def comment(draw: st.DrawFn) -> dict[str, object]:
+    cid = draw(ids)
+    reply = draw(st.none() | ids)
+    author = draw(
+        st.fixed_dictionaries(
+            {"id": st.from_regex(r"\d{1,12}", fullmatch=True), "name": texts, "title": texts}
+        )
+        | st.fixed_dictionaries(
+            {"id": st.integers(1, 10**9).map(lambda n: f"urn:li:company:{n}"),
+             "name": texts, "title": st.integers(0, 10**7).map(lambda n: f"{n:,} followers")}
+        )
+    )  # fmt: skip
+    return {
+        "createdAt": draw(st.sampled_from([0, None]) | st.integers(1, 4_000_000_000_000)),
+        "permalink": permalink(cid, reply),
+        "text": draw(texts),
+        "threadUrn": draw(st.sampled_from(["", "urn:li:comment:x"])),
+        "isPinned": draw(st.booleans()),
+        "isEdited": draw(st.booleans()),
+        "author": author,
+        "_ids": (cid, reply),
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(comment(), max_size=5), max_size=4))
+def test_comments_frame_properties(pages: list[list[dict[str, object]]]) -> None:
+    df = sf.comments_frame([comments_body(*page) for page in pages])
+    flat = [c for page in pages for c in page]
+    assert len(df) == len(flat) and tuple(df.columns) == COMMENT_COLUMNS
+    for row, c in zip(df.itertuples(index=False), flat, strict=True):
+        cid, reply = c["_ids"]  # type: ignore[misc]
+        assert row.comment_id == str(reply if reply is not None else cid)
+        assert row.is_reply == (reply is not None)
+        own = reply if reply is not None else cid
+        expected_ms = c["createdAt"] or own >> 22
+        assert row.created_at == pd.Timestamp(expected_ms, unit="ms", tz="UTC")
+        assert row.text == c["text"]
+        org = str(c["author"]["id"]).startswith("urn:li:company:")  # type: ignore[index]
+        assert row.author_type == ("organization" if org else "person")
+        if org:
+            assert row.author_followers == int(str(c["author"]["title"]).split()[0].replace(",", ""))  # type: ignore[index]

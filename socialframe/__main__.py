@@ -12,7 +12,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="socialframe", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="fetch comments and ads from the embedded sandbox")
-    demo.add_argument("--out", type=Path, default=Path("socialframe-demo"), help="folder of the chart")
+    demo.add_argument(
+        "--out", type=Path, default=Path("socialframe-demo"), help="folder of the chart"
+    )
     demo.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
     serve = commands.add_parser("sandbox", help="serve the sandbox for other tools")
     serve.add_argument("--port", type=int, default=8750)

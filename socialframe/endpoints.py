@@ -102,12 +102,16 @@ def _country(country: str | None) -> str | None:
     if country is None:
         return None
     if not isinstance(country, str):
-        raise TypeError(f"country must be a str such as 'US' or 'ALL', not {type(country).__name__}")
+        raise TypeError(
+            f"country must be a str such as 'US' or 'ALL', not {type(country).__name__}"
+        )
     code = country.strip()
     if code.upper() == "ALL":
         return "ALL"
     if not _COUNTRY.fullmatch(code):
-        raise ValueError(f"country must be an ISO-3166 alpha-2 code such as 'US', or 'ALL'; got {country!r}")
+        raise ValueError(
+            f"country must be an ISO-3166 alpha-2 code such as 'US', or 'ALL'; got {country!r}"
+        )
     return code.upper()
 
 
@@ -234,7 +238,9 @@ def ad_groups(body: Mapping[str, Any], number: int = 1) -> tuple[list[Any], Mapp
         elif isinstance(group, Mapping):
             ads.append(group)
         else:
-            raise SchemaError(f"ads page {number}: an entry of 'data.ads' is {type(group).__name__}")
+            raise SchemaError(
+                f"ads page {number}: an entry of 'data.ads' is {type(group).__name__}"
+            )
     info = data.get("page_info")
     return ads, info if isinstance(info, Mapping) else {}
 

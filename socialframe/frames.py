@@ -200,7 +200,9 @@ def _objects(values: list[Any]) -> np.ndarray[Any, Any]:
     return out
 
 
-def _frame(columns: Mapping[str, Any], order: Iterable[str], dtypes: Mapping[str, Any]) -> pd.DataFrame:
+def _frame(
+    columns: Mapping[str, Any], order: Iterable[str], dtypes: Mapping[str, Any]
+) -> pd.DataFrame:
     out = {}
     for name in order:
         values = columns[name]
@@ -516,9 +518,7 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
             meta.append((query, page.page))
             n += 1
         counted.append((page, n))
-    columns: dict[str, Any] = {
-        name: [row[name] for row in rows] for name in AD_COLUMNS[:-3]
-    }
+    columns: dict[str, Any] = {name: [row[name] for row in rows] for name in AD_COLUMNS[:-3]}
     columns["start_date"] = _times(columns["start_date"], "s")
     columns["end_date"] = _times(columns["end_date"], "s")
     columns["total_active_time"] = pd.to_timedelta(

@@ -57,7 +57,14 @@ def plot_comment_activity(
     bottom = None
     width = _bar_width(counts.index, freq)
     for column in counts.columns:
-        ax.bar(counts.index, counts[column], width=width, bottom=bottom, label=str(column), align="edge")
+        ax.bar(
+            counts.index,
+            counts[column],
+            width=width,
+            bottom=bottom,
+            label=str(column),
+            align="edge",
+        )
         bottom = counts[column] if bottom is None else bottom + counts[column]
     ax.set_xlabel(f"time ({tz})")
     ax.set_ylabel(f"comments per {freq}")
@@ -71,4 +78,6 @@ def plot_comment_activity(
 def _bar_width(index: Any, freq: str) -> Any:
     import pandas as pd
 
-    return pd.Timedelta(pd.tseries.frequencies.to_offset(freq).nanos, "ns") * 0.9 if len(index) else 1
+    return (
+        pd.Timedelta(pd.tseries.frequencies.to_offset(freq).nanos, "ns") * 0.9 if len(index) else 1
+    )

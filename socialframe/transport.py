@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -157,8 +157,7 @@ class Transport:
             SchemaError, NetworkError.
         """
         url = f"{self.settings.base_urls[operation]}/{path}"
-        call: Callable[[], Fetched] = lambda: self._attempt(operation, url, dict(params))
-        return self._retrying(call)
+        return self._retrying(self._attempt, operation, url, dict(params))
 
     def _scrub(self, text: str) -> str:
         key = self.settings.api_key

@@ -18,9 +18,8 @@ POST = "7384427202391592960"
 
 
 def permalink(comment_id: int, reply_id: int | None = None, post: str = POST) -> str:
-    url = (
-        f"https://www.linkedin.com/feed/update/urn:li:activity:{post}?commentUrn="
-        + quote(f"urn:li:comment:(activity:{post},{comment_id})", safe="")
+    url = f"https://www.linkedin.com/feed/update/urn:li:activity:{post}?commentUrn=" + quote(
+        f"urn:li:comment:(activity:{post},{comment_id})", safe=""
     )
     if reply_id is not None:
         url += "&replyUrn=" + quote(f"urn:li:comment:(activity:{post},{reply_id})", safe="")
@@ -66,7 +65,7 @@ TOP_COMMENT = {
     "createdAt": T0,
     "createdAtString": "2025-10-16 03:17:21",
     "permalink": permalink(TOP),
-    "text": "Great point   \n<script>alert(\"x\")</script> https://lnkd.in/e8ffrNhj ",
+    "text": 'Great point   \n<script>alert("x")</script> https://lnkd.in/e8ffrNhj ',
     "author": PERSON,
 }
 REPLY_COMMENT = {
@@ -241,7 +240,12 @@ def ad(ad_id: str, **fields: object) -> dict[str, object]:
             "cta_type": "SHOP_NOW",
             "link_url": "https://acme.example/sale",
             "display_format": "IMAGE",
-            "images": [{"original_image_url": "https://img/1.jpg", "resized_image_url": "https://img/1s.jpg"}],
+            "images": [
+                {
+                    "original_image_url": "https://img/1.jpg",
+                    "resized_image_url": "https://img/1s.jpg",
+                }
+            ],
             "videos": [],
             "cards": [],
         },
@@ -250,8 +254,12 @@ def ad(ad_id: str, **fields: object) -> dict[str, object]:
     return record
 
 
-def ads_body(*groups: list[dict[str, object]], cursor: str | None = "c1", more: bool = True) -> dict[str, object]:
-    return {"data": {"ads": list(groups), "page_info": {"end_cursor": cursor, "has_next_page": more}}}
+def ads_body(
+    *groups: list[dict[str, object]], cursor: str | None = "c1", more: bool = True
+) -> dict[str, object]:
+    return {
+        "data": {"ads": list(groups), "page_info": {"end_cursor": cursor, "has_next_page": more}}
+    }
 
 
 def test_ad_columns_dtypes_values_and_extras() -> None:
@@ -313,7 +321,9 @@ def test_ads_query_and_page_from_page_objects() -> None:
     assert df["query"].tolist() == ["shoes", "shoes"] and df["result_page"].tolist() == [1, 2]
 
 
-@pytest.mark.parametrize("body", [{"data": None}, {"data": {"ads": {"x": 1}}}, {"data": {"ads": [3]}}])
+@pytest.mark.parametrize(
+    "body", [{"data": None}, {"data": {"ads": {"x": 1}}}, {"data": {"ads": [3]}}]
+)
 def test_ads_schema_errors(body: dict[str, object]) -> None:
     with pytest.raises(sf.SchemaError):
         sf.ads_frame([body])
@@ -367,4 +377,6 @@ def test_comments_frame_properties(pages: list[list[dict[str, object]]]) -> None
         org = str(c["author"]["id"]).startswith("urn:li:company:")  # type: ignore[index]
         assert row.author_type == ("organization" if org else "person")
         if org:
-            assert row.author_followers == int(str(c["author"]["title"]).split()[0].replace(",", ""))  # type: ignore[index]
+            assert row.author_followers == int(
+                str(c["author"]["title"]).split()[0].replace(",", "")
+            )  # type: ignore[index]

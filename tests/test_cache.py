@@ -1,0 +1,188 @@
+"""The on-disk cache: re-runs are free, failures are not stored, the key never is."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+P82 = EXAMPLE_POSTS[82]
+
+
+def test_second_run_is_free(sandbox: Sandbox, cache_path: Path) -> None:
+    with sandbox.client(cache=cache_path) as c:
+        first = c.post_comments(P82)
+        ads = c.search_ads("running shoes", max_ads=60)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (5, 0)
+    with sandbox.client(cache=cache_path) as c:
+        again = c.post_comments(P82)
+        ads_again = c.search_ads("running shoes", max_ads=60)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 5)
+        assert (c.ledger.spent_usd, c.ledger.saved_usd) == (0.0, 0.05)
+    assert sandbox.charges == 5 and len(sandbox.requests) == 5
+    pd.testing.assert_frame_equal(first, again)  # fetched_at included: the original time
+    pd.testing.assert_frame_equal(ads, ads_again)
+
+
+def test_fetched_at_is_when_the_service_answered(sandbox: Sandbox, cache_path: Path) -> None:
+    before = pd.Timestamp.now(tz="UTC")
+    with sandbox.client(cache=cache_path) as c:
+        first = c.post_comments(P82)
+    after = pd.Timestamp.now(tz="UTC")
+    assert first["fetched_at"].between(before, after).all()
+    time.sleep(0.05)
+    with sandbox.client(cache=cache_path) as c:
+        assert c.post_comments(P82)["fetched_at"].tolist() == first["fetched_at"].tolist()
+
+
+def test_restarted_sandbox_on_another_port_hits_the_cache(cache_path: Path) -> None:
+    with Sandbox(seed=0) as one, one.client(cache=cache_path) as c:
+        c.post_comments(P82)
+    with Sandbox(seed=0) as two, two.client(cache=cache_path) as c:
+        assert one.port != two.port and one.api_key != two.api_key
+        assert len(c.post_comments(P82)) == 82
+        assert (c.ledger.cached_calls, two.charges) == (2, 0)
+    with Sandbox(seed=1) as other, other.client(cache=cache_path) as c:
+        c.post_comments(P82)  # another seed is other data: never served from seed 0's pages
+        assert other.charges == 2
+
+
+KEY = "sk-live-0123456789abcdefSECRET"
+
+
+def _scan(folder: Path) -> list[str]:
+    return [p.name for p in folder.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+
+
+@pytest.mark.parametrize(
+    "header", ["Authorization", "authorization", "AUTHORIZATION", "X-RapidAPI-Key", "x-rapidapi-key",
+               "X-RAPIDAPI-KEY", "X-Api-Key"],
+)  # fmt: skip
+def test_the_key_never_reaches_the_cache(tmp_path: Path, header: str) -> None:
+    folder = tmp_path / "keycache"
+    with Sandbox(api_key=KEY) as sandbox:
+        with sandbox.client(cache=folder, auth_header=header) as c:
+            c.post_comments(P82)
+            c.search_ads("for kids", max_pages=2)
+        with sandbox.client(cache=folder, auth_header=header) as c:
+            c.post_comments(P82)
+            assert c.ledger.cached_calls == 2 and c.ledger.paid_calls == 0  # Vary did not bite
+        assert sandbox.charges == 4
+    files = [p.name for p in folder.iterdir()]
+    assert "http_cache.sqlite" in files
+    assert _scan(folder) == []
+
+
+def test_the_key_in_extra_headers_is_redacted_too(tmp_path: Path) -> None:
+    folder = tmp_path / "keycache"
+    with (
+        Sandbox(api_key=KEY) as sandbox,
+        sandbox.client(
+            cache=folder, auth_header="X-RapidAPI-Key", headers={"x-api-token": KEY}
+        ) as c,
+    ):
+        c.post_comments(P82, max_pages=1)
+    assert _scan(folder) == []
+
+
+def test_vary_on_the_key_header_is_dropped(client: sf.Client) -> None:
+    client.post_comments(P82, max_pages=1)
+    cached = list(client.session.cache.responses.values())
+    assert len(cached) == 1
+    assert "authorization" not in cached[0].headers.get("Vary", "").lower()
+
+
+def test_only_successes_are_stored(sandbox: Sandbox, client: sf.Client) -> None:
+    sandbox.inject("success_false", 503, "bad_gateway")
+    client.post_comments(P82)
+    stored = list(client.session.cache.responses.values())
+    assert len(stored) == 2
+    assert all(r.status_code == 200 and r.json()["success"] is True for r in stored)
+
+
+def test_offline_answers_from_cache_and_sends_nothing(sandbox: Sandbox, cache_path: Path) -> None:
+    with sandbox.client(cache=cache_path) as c:
+        online = c.post_comments(P82)
+    sent = len(sandbox.requests)
+    with sf.Client(base_url=sandbox.url, cache=cache_path, offline=True) as off:  # no key needed
+        pd.testing.assert_frame_equal(off.post_comments(P82), online)
+        with pytest.raises(sf.NotCachedError):
+            off.search_ads("for kids")
+        with pytest.raises(sf.NotCachedError) as info:
+            off.post_comments(EXAMPLE_POSTS[2345])
+        assert info.value.partial is not None and len(info.value.partial) == 0
+        assert off.ledger.cached_calls == 2 and off.ledger.paid_calls == 0
+    assert len(sandbox.requests) == sent
+
+
+def test_expired_pages_are_fetched_again(sandbox: Sandbox, cache_path: Path) -> None:
+    with sandbox.client(cache=cache_path, expire_after=timedelta(seconds=1)) as c:
+        c.post_comments(P82, max_pages=1)
+        c.post_comments(P82, max_pages=1)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 1)
+        time.sleep(1.2)
+        c.post_comments(P82, max_pages=1)
+        assert c.ledger.paid_calls == 2
+
+
+def test_expiry_from_the_environment(
+    sandbox: Sandbox, cache_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOCIALFRAME_CACHE_EXPIRE", "1")
+    with sandbox.client(cache=cache_path) as c:
+        assert c.session.settings.expire_after == 1.0
+    monkeypatch.setenv("SOCIALFRAME_CACHE_EXPIRE", "soon")
+    with pytest.raises(sf.ConfigError):
+        sandbox.client(cache=cache_path)
+
+
+def test_no_cache_pays_every_time(sandbox: Sandbox) -> None:
+    with sandbox.client(cache=False) as c:
+        c.post_comments(P82)
+        c.post_comments(P82)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (4, 0)
+    with pytest.raises(ValueError):
+        sandbox.client(cache=False, offline=True)
+
+
+def test_cache_argument_forms(sandbox: Sandbox, tmp_path: Path, clean_env: Path) -> None:
+    from requests_cache import SQLiteCache
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    with sandbox.client(cache=folder) as c:
+        c.post_comments(P82, max_pages=1)
+    assert (folder / "http_cache.sqlite").exists()
+    backend = SQLiteCache(tmp_path / "own.sqlite")
+    with sandbox.client(cache=backend) as c:
+        c.post_comments(P82, max_pages=1)
+        assert c.session.cache is backend and len(list(backend.responses.keys())) == 1
+    assert not clean_env.exists()  # none of these touched the default cache dir
+    with sandbox.client() as c:  # cache=True: the default dir, created on first use
+        c.post_comments(P82, max_pages=1)
+    assert (clean_env / "http_cache.sqlite").exists()
+    with pytest.raises(TypeError):
+        sandbox.client(cache=3.5)
+
+
+def test_import_writes_nothing_and_stays_light(tmp_path: Path) -> None:
+    probe = (
+        "import sys, socialframe\n"
+        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'requests_cache', 'tqdm', 'IPython')"
+        " if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    env = {"SOCIALFRAME_CACHE_DIR": str(tmp_path / "c"), "HOME": str(tmp_path / "home")}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip() == "[]"
+    assert list(tmp_path.iterdir()) == []

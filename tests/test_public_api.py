@@ -1,0 +1,74 @@
+"""The public contract: names, signatures, the error tree."""
+
+from __future__ import annotations
+
+import inspect
+
+import pandas as pd
+
+import socialframe as sf
+
+
+def test_all_is_sorted_and_complete() -> None:
+    assert sf.__all__ == sorted(sf.__all__)
+    for name in sf.__all__:
+        assert getattr(sf, name) is not None
+    public = {n for n in dir(sf) if not n.startswith("_") and inspect.isclass(getattr(sf, n))}
+    assert public <= set(sf.__all__)
+
+
+def test_client_signature_is_the_contract() -> None:
+    params = inspect.signature(sf.Client).parameters
+    expected = {
+        "api_key": None, "base_url": None, "auth_header": "Authorization", "headers": None,
+        "cache": True, "offline": False, "max_cost": None, "max_retries": 4, "timeout": 60.0,
+        "progress": None,
+    }  # fmt: skip
+    assert list(params)[: len(expected)] == list(expected)
+    assert {n: params[n].default for n in expected} == expected
+    assert all(p.kind is p.KEYWORD_ONLY for n, p in params.items() if n != "api_key")
+
+
+def test_operation_signatures_are_the_contract() -> None:
+    comments = inspect.signature(sf.Client.post_comments).parameters
+    assert list(comments) == ["self", "post", "sort", "max_pages"]
+    assert comments["sort"].default == "mostRelevant" and comments["max_pages"].default is None
+    ads = inspect.signature(sf.Client.search_ads).parameters
+    assert list(ads) == ["self", "query", "ad_page_id", "country", "active_status", "after",
+                         "before", "max_pages", "max_ads"]  # fmt: skip
+    assert all(ads[n].default is None for n in list(ads)[1:])
+    sandbox = inspect.signature(sf.Sandbox).parameters
+    assert {
+        n: sandbox[n].default for n in ["port", "seed", "latency", "fault_rate", "rate_limit"]
+    } == {"port": 0, "seed": 0, "latency": 0.0, "fault_rate": 0.0, "rate_limit": None}
+
+
+def test_error_tree() -> None:
+    for leaf in (sf.ConfigError, sf.NotCachedError, sf.BudgetExceededError, sf.SchemaError,
+                 sf.APIError, sf.NetworkError):  # fmt: skip
+        assert issubclass(leaf, sf.SocialFrameError)
+    for leaf in (sf.BadRequestError, sf.AuthError, sf.RateLimitError, sf.ServerError):
+        assert issubclass(leaf, sf.APIError)
+    err = sf.RateLimitError(429, "slow down", operation="ads", retry_after=2.0)
+    assert (err.status_code, err.message, err.retry_after) == (429, "slow down", 2.0)
+    assert str(err) == "HTTP 429 (ads): slow down"
+
+
+def test_ledger_shows_itself() -> None:
+    ledger = sf.Ledger()
+    for outcome in ["paid", "paid", "cached", "failed"]:
+        ledger.record(outcome)
+    assert (ledger.spent_usd, ledger.saved_usd) == (0.02, 0.01)
+    assert str(ledger) == "paid 2 calls ($0.02) · cached 1 ($0.01 saved) · failed 1 (free)"
+    table = ledger._repr_html_()
+    assert table.startswith("<table") and "$0.02 spent" in table and "$0.01 saved" in table
+    frame = pd.read_html(__import__("io").StringIO(table))[0] if _has_lxml() else None
+    assert frame is None or frame.shape == (3, 3)
+
+
+def _has_lxml() -> bool:
+    try:
+        import lxml  # noqa: F401
+    except ImportError:
+        return False
+    return True

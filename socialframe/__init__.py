@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._default import configure, post_comments, search_ads
 from .client import Client
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     # The sandbox (an HTTP server) is loaded on first use, keeping `import socialframe` cheap.
     if name == "Sandbox":
         from .sandbox import Sandbox

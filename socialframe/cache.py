@@ -17,9 +17,8 @@ port still finds its pages (the sandbox puts its seed in the URL path instead).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -64,10 +63,20 @@ class _Adapter(HTTPAdapter):
         return super().send(request, *args, **kwargs)
 
 
-def _drop_vary(secret_headers: Iterable[str]) -> Any:
+FETCHED_AT = "X-Socialframe-Fetched-At"
+
+
+def _response_hook(secret_headers: Iterable[str]) -> Any:
+    """Runs on each response before requests-cache stores it.
+
+    Stamps the time the service answered (kept with the cached copy, so a re-run
+    reports the original time) and drops ``Vary`` entries naming a key header.
+    """
     secret = {h.lower() for h in secret_headers}
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
+        if FETCHED_AT not in response.headers:
+            response.headers[FETCHED_AT] = datetime.now(UTC).isoformat()
         vary = response.headers.get("Vary")
         if vary:
             kept = [v.strip() for v in vary.split(",") if v.strip().lower() not in secret]
@@ -106,7 +115,8 @@ def make_session(
 
     Args:
         cache: ``True`` for the default on-disk cache, a path for a SQLite cache
-            there (a folder gets ``http_cache.sqlite`` inside), ``False`` for no
+            there (a folder, or a path without a suffix, gets ``http_cache.sqlite``
+            inside; ``x.sqlite`` is that file), ``False`` for no
             cache, or a requests-cache backend object.
         secret_headers: Names of the headers that carry the key.
         expire_after: Seconds (or timedelta) a page stays fresh; -1 for never.
@@ -120,15 +130,16 @@ def make_session(
     if cache is False or cache is None:
         session = requests.Session()
     else:
-        from requests_cache import CachedSession, SQLiteCache
-        from requests_cache.backends import BaseCache
+        from requests_cache import CachedSession
+        from requests_cache.backends.base import BaseCache
+        from requests_cache.backends.sqlite import SQLiteCache
 
         backend: Any
         if isinstance(cache, BaseCache):
             backend = cache
         elif cache is True or isinstance(cache, str | Path):
-            path = default_cache_path() if cache is True else Path(cache).expanduser()  # type: ignore[arg-type]
-            if path.is_dir():
+            path = default_cache_path() if cache is True else Path(cache).expanduser()
+            if path.is_dir() or not path.suffix:
                 path = path / CACHE_FILENAME
             path.parent.mkdir(parents=True, exist_ok=True)
             backend = SQLiteCache(path, wal=True)
@@ -154,18 +165,6 @@ def make_session(
     adapter = _Adapter()
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    session.hooks["response"].append(_drop_vary(secret_headers))
+    session.hooks["response"].append(_response_hook(secret_headers))
     return session
 
-
-def body_of(response: requests.Response) -> Any:
-    """The decoded JSON body, or None when it is not JSON."""
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-def dump_safe(obj: Any) -> str:
-    """Compact JSON for error messages."""
-    return json.dumps(obj, ensure_ascii=False)[:300]

@@ -399,9 +399,12 @@ def _spend(value: Any) -> float | None:
 
 
 def _ad_row(ad: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    snap = ad.get("snapshot") if isinstance(ad.get("snapshot"), Mapping) else {}
-    cards = snap.get("cards") if isinstance(snap.get("cards"), list) else []
-    first_card = cards[0] if cards and isinstance(cards[0], Mapping) else {}
+    raw_snap = ad.get("snapshot")
+    snap: Mapping[str, Any] = raw_snap if isinstance(raw_snap, Mapping) else {}
+    cards = snap.get("cards")
+    first_card: Mapping[str, Any] = (
+        cards[0] if isinstance(cards, list) and cards and isinstance(cards[0], Mapping) else {}
+    )
     body, title = _text(snap.get("body")), _str(snap.get("title"))
     flat: dict[str, Any] = {}
     _flatten(ad, "", flat)

@@ -25,7 +25,7 @@ import requests
 import tenacity
 
 from ._version import __version__
-from .cache import make_session
+from .cache import FETCHED_AT, make_session
 from .config import Secret, Settings
 from .errors import (
     APIError,
@@ -86,13 +86,24 @@ def _retry_after(response: requests.Response) -> float | None:
         return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
+def _fetched_at(response: requests.Response) -> datetime:
+    """When the service answered: stamped on arrival and kept with the cached copy."""
+    stamp = response.headers.get(FETCHED_AT)
+    if stamp:
+        try:
+            return datetime.fromisoformat(stamp)
+        except ValueError:
+            pass
+    return datetime.now(UTC)
+
+
 class _Wait(tenacity.wait.wait_base):
     """Exponential backoff with jitter, and never less than a 429's Retry-After."""
 
     def __init__(self, backoff: float) -> None:
-        self._exp = tenacity.wait_exponential_jitter(
-            initial=backoff, max=MAX_BACKOFF, jitter=backoff
-        )
+        self._exp = tenacity.wait_exponential(
+            multiplier=backoff, max=MAX_BACKOFF
+        ) + tenacity.wait_random(0, backoff)
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> float:
         wait = float(self._exp(retry_state))
@@ -197,10 +208,7 @@ class Transport:
             raise self._refuse(operation, params)
         if getattr(response, "from_cache", False):
             self.ledger.record("cached")
-            created = getattr(response, "created_at", None) or datetime.now(UTC)
-            if created.tzinfo is None:
-                created = created.replace(tzinfo=UTC)
-            return Fetched(response.json(), created, True)
+            return Fetched(response.json(), _fetched_at(response), True)
         return self._classify(operation, response)
 
     def _classify(self, operation: str, response: requests.Response) -> Fetched:
@@ -225,7 +233,7 @@ class Transport:
                     f"{operation}: HTTP 200 but the body is not a JSON object:"
                     f" {self._scrub(response.text[:200])!r}"
                 )
-            return Fetched(body, datetime.now(UTC), False)
+            return Fetched(body, _fetched_at(response), False)
         self.ledger.record("failed")
         if status == 400:
             raise BadRequestError(status, message, operation=operation)

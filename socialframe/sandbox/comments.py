@@ -1,0 +1,337 @@
+"""Operation B data: the comments of a post, paged by 50, with the real quirks.
+
+Rules (all deterministic; the seed changes the content, never the counts):
+
+* ``comment_total(post)`` is ``TOTALS[int(post) % 8]`` with
+  ``TOTALS = (82, 0, 1, 50, 51, 2345, 7, 120)``. Replies are part of the total.
+* A post has a pinned top-level comment when ``(int(post) // 8) % 2 == 0`` and it
+  has comments. ``mostRelevant`` puts it first; ``mostRecent`` does not.
+* ``mostRelevant``: threads in no time order. ``mostRecent``: threads newest
+  first. Either way a thread's replies follow its top-level comment, oldest first.
+* About 20% of items are replies. The first thread generated always has two
+  replies (when the total allows), so every post with 3+ comments shows them.
+  Replies carry ``createdAt: 0`` and a garbage ``createdAtString`` (their creation
+  milliseconds rendered as if they were seconds: a year in the tens of thousands).
+* Comment ids are ``(created_ms << 22) | random_22_bits``, so ``id >> 22`` gives
+  the creation time, for replies too.
+* The first items generated carry every text quirk (``_corpus.COMMENT_QUIRKS``) and
+  the first four use one author of each shape (person v1 with ``name``, v2 with
+  ``firstName``/``lastName``, v3 with ``FirstName``/``LastName``, organisation), so
+  any post with at least 14 comments shows all of them.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from socialframe.sandbox._common import REFERENCE_MS, BadParam, digest, rng_for, utc_string
+from socialframe.sandbox._corpus import (
+    COMMENT_QUIRKS,
+    COMMENT_TEXTS,
+    COMPANIES,
+    FIRST_NAMES,
+    HEADLINES,
+    LAST_NAMES,
+)
+
+PAGE_SIZE = 50
+TOTALS = (82, 0, 1, 50, 51, 2345, 7, 120)
+SORTS = ("mostRelevant", "mostRecent")
+
+_BASE_POST = 7_384_427_202_391_592_960  # divisible by 8, so TOTALS[0] = 82
+EXAMPLE_POSTS: dict[int, str] = {
+    total: str(_BASE_POST + TOTALS.index(total)) for total in (0, 1, 50, 51, 82, 2345)
+}
+"""A post id (19 digits) for each interesting total; 2345 is the "thousands" one."""
+
+_WINDOW_MS = 60 * 86_400_000  # top-level comments: within 60 days before the reference
+_REPLY_DELAY_MS = (60_000, 2 * 86_400_000)  # a reply comes minutes to two days later
+_AUTHOR_POOL = 3000
+_PERMALINK = "https://www.linkedin.com/feed/update/urn:li:activity:"
+
+Comment = dict[str, Any]
+
+
+def comment_total(post_id: str) -> int:
+    """Return how many comments (replies included) a post has.
+
+    Args:
+        post_id: The post id, digits only.
+
+    Returns:
+        ``TOTALS[int(post_id) % 8]``, one of 82, 0, 1, 50, 51, 2345, 7, 120.
+    """
+    return TOTALS[int(post_id) % 8]
+
+
+def has_pinned(post_id: str) -> bool:
+    """Return whether the post has a pinned top-level comment.
+
+    Args:
+        post_id: The post id, digits only.
+
+    Returns:
+        True when ``(int(post_id) // 8) % 2 == 0`` and the post has comments.
+    """
+    return (int(post_id) // 8) % 2 == 0 and comment_total(post_id) > 0
+
+
+def total_pages(total: int) -> int:
+    """Return the number of 50-comment pages for ``total`` comments (0 for 0)."""
+    return -(-total // PAGE_SIZE)
+
+
+def expected_token(post_id: str, sort: str, page: int, seed: int = 0) -> str:
+    """Return the ``paginationToken`` the answer for ``page`` carries.
+
+    The request for ``page + 1`` must send it back.
+
+    Args:
+        post_id: The post id.
+        sort: ``mostRelevant`` or ``mostRecent``.
+        page: The page (1-based) whose answer carries the token.
+        seed: The sandbox seed.
+
+    Returns:
+        A token shaped like the real ones: ``"<10 digits>-<13-digit ms>-<32 hex>"``.
+    """
+    h = digest(seed, "token", post_id, sort, page)
+    digits = 1_000_000_000 + int(h[:8], 16) % 9_000_000_000
+    ms = REFERENCE_MS + int(h[8:16], 16) % 86_400_000
+    return f"{digits}-{ms}-{h[32:]}"
+
+
+def comments_body(post_id: str, sort: str, page: int = 1, seed: int = 0) -> dict[str, Any]:
+    """Return the 200 body for one page of a post's comments.
+
+    A page past the last one has ``data: []`` (the real service charges for it).
+
+    Args:
+        post_id: The post id, digits only.
+        sort: ``mostRelevant`` or ``mostRecent``.
+        page: The page, from 1.
+        seed: The sandbox seed.
+
+    Returns:
+        ``{"success", "message", "data", "total", "totalPage", "paginationToken"}``;
+        the comment dicts are fresh copies, safe to mutate.
+
+    Raises:
+        BadParam: ``post_id``, ``sort`` or ``page`` is invalid.
+    """
+    _check_post(post_id)
+    if sort not in SORTS:
+        raise BadParam(f"Invalid sort {sort!r}: use mostRelevant or mostRecent")
+    if page < 1:
+        raise BadParam("Invalid page: must be a positive integer")
+    items = _ordered(post_id, sort, seed)
+    start = (page - 1) * PAGE_SIZE
+    return {
+        "success": True,
+        "message": "",
+        "data": [{**c, "author": dict(c["author"])} for c in items[start : start + PAGE_SIZE]],
+        "total": len(items),
+        "totalPage": total_pages(len(items)),
+        "paginationToken": expected_token(post_id, sort, page, seed),
+    }
+
+
+def comments_response(params: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
+    """Validate the query parameters of a request, then answer it.
+
+    Args:
+        params: ``urn``, ``sort``, ``page`` (default 1) and, from page 2 on,
+            ``paginationToken`` (the token of the previous page).
+        seed: The sandbox seed.
+
+    Returns:
+        The 200 body, see :func:`comments_body`.
+
+    Raises:
+        BadParam: A parameter is missing or invalid, or the token is wrong.
+    """
+    post_id = params.get("urn")
+    if post_id is None:
+        raise BadParam("Missing required parameter: urn")
+    sort = params.get("sort")
+    if sort is None:
+        raise BadParam("Missing required parameter: sort")
+    raw_page = params.get("page", "1")
+    # Bounded length: int() of thousands of digits is slow or refused.
+    if not (raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 9):
+        raise BadParam("Invalid page: must be a positive integer")
+    page = int(raw_page)
+    _check_post(post_id)
+    if page > 1 and params.get("paginationToken") != expected_token(post_id, sort, page - 1, seed):
+        raise BadParam("Invalid paginationToken")
+    return comments_body(post_id, sort, page, seed)
+
+
+def error_body(message: str) -> dict[str, Any]:
+    """Return the body of a 400 answer of this operation (its usual envelope)."""
+    return {"success": False, "message": message, "data": None}
+
+
+def _check_post(post_id: str) -> None:
+    if not (post_id.isascii() and post_id.isdigit() and len(post_id) <= 30):
+        raise BadParam(f"Invalid urn {post_id!r}: expected the numeric post id")
+
+
+@dataclass(frozen=True, slots=True)
+class _Thread:
+    created: int
+    pinned: bool
+    items: tuple[Comment, ...]  # the top-level comment, then its replies
+
+
+@lru_cache(maxsize=16)
+def _ordered(post_id: str, sort: str, seed: int) -> tuple[Comment, ...]:
+    threads = _threads(post_id, seed)
+    if sort == "mostRecent":
+        order = sorted(threads, key=lambda t: t.created, reverse=True)
+    else:
+        order = sorted(threads, key=lambda t: not t.pinned)  # stable: pinned first
+    return tuple(item for thread in order for item in thread.items)
+
+
+@lru_cache(maxsize=16)
+def _threads(post_id: str, seed: int) -> tuple[_Thread, ...]:
+    return _generate(post_id, seed, comment_total(post_id))
+
+
+def _generate(post_id: str, seed: int, total: int) -> tuple[_Thread, ...]:
+    rng = rng_for(seed, "comments", post_id)
+    pool = _post_authors(post_id, seed, total)
+    pinned_thread = rng.randrange(3) if has_pinned(post_id) else -1
+    threads: list[_Thread] = []
+    n = 0
+    while n < total:
+        room = total - n - 1
+        if not threads:
+            replies = min(room, 2)
+        elif room and rng.random() < 0.125:  # 1-3 replies, mean 2: ~20% replies overall
+            replies = min(room, rng.randint(1, 3))
+        else:
+            replies = 0
+        # int(random() * n) rather than randrange(n): about 3x faster, and big posts
+        # build hundreds of thousands of these.
+        created = REFERENCE_MS - int(rng.random() * _WINDOW_MS)
+        top_id = (created << 22) | rng.getrandbits(22)
+        thread_urn = f"urn:li:comment:(activity:{post_id},{top_id})"
+        link = f"{_PERMALINK}{post_id}?commentUrn={_quoted_urn(post_id, top_id)}"
+        link += f"&dashCommentUrn={_quoted_dash(post_id, top_id)}"
+        pinned = len(threads) == pinned_thread
+        items = [_item(rng, pool, n, pinned, thread_urn, created, created, link)]
+        low, high = _REPLY_DELAY_MS
+        times = sorted(min(created + low + int(rng.random() * (high - low)), REFERENCE_MS)
+                       for _ in range(replies))  # fmt: skip
+        for i, when in enumerate(times, start=1):
+            reply_id = (when << 22) | rng.getrandbits(22)
+            reply_link = f"{link}&replyUrn={_quoted_urn(post_id, reply_id)}"
+            reply_link += f"&dashReplyUrn={_quoted_dash(post_id, reply_id)}"
+            items.append(_item(rng, pool, n + i, False, thread_urn, 0, when, reply_link))
+        threads.append(_Thread(created, pinned, tuple(items)))
+        n += 1 + replies
+    return tuple(threads)
+
+
+def _item(
+    rng: random.Random,
+    pool: tuple[dict[str, str], ...],
+    n: int,
+    pinned: bool,
+    thread_urn: str,
+    created_at: int,
+    created_ms: int,
+    permalink: str,
+) -> Comment:
+    # created_at is 0 for replies; their string is then the ms rendered as seconds.
+    when = utc_string(created_at // 1000) if created_at else utc_string(created_ms)
+    if n < len(COMMENT_QUIRKS):
+        text = COMMENT_QUIRKS[n]
+    elif rng.random() < 0.08:
+        text = COMMENT_QUIRKS[int(rng.random() * len(COMMENT_QUIRKS))]
+    else:
+        text = COMMENT_TEXTS[int(rng.random() * len(COMMENT_TEXTS))]
+    # Squaring skews the draw to the front of the pool, so some authors comment often.
+    author = pool[n] if n < 4 else pool[int(len(pool) * rng.random() ** 2)]
+    return {
+        "isPinned": pinned,
+        "isEdited": rng.random() < 0.1,
+        "threadUrn": "" if rng.random() < 0.15 else thread_urn,
+        "createdAt": created_at,
+        "createdAtString": when,
+        "permalink": permalink,
+        "text": text,
+        "author": author,
+    }
+
+
+def _quoted_urn(post_id: str, comment_id: int) -> str:
+    # quote(f"urn:li:comment:(activity:{post},{id})", safe="") written out: both ids
+    # are digits, and quote() would dominate the time to build a big post.
+    return f"urn%3Ali%3Acomment%3A%28activity%3A{post_id}%2C{comment_id}%29"
+
+
+def _quoted_dash(post_id: str, comment_id: int) -> str:
+    return f"urn%3Ali%3Afsd_comment%3A%28{comment_id}%2Curn%3Ali%3Aactivity%3A{post_id}%29"
+
+
+def _post_authors(post_id: str, seed: int, total: int) -> tuple[dict[str, str], ...]:
+    shapes, authors = _authors(seed)
+    rng = rng_for(seed, "post-authors", post_id)
+    chosen: list[int] = []
+    for shape in ("v1", "v2", "v3", "org"):  # one of each first: every shape shows
+        start = rng.randrange(len(authors))
+        chosen.append(next(i % len(authors) for i in range(start, start + len(authors))
+                           if shapes[i % len(authors)] == shape))  # fmt: skip
+    size = max(0, min(len(authors), total * 6 // 10) - 4)
+    chosen += rng.sample(range(len(authors)), size)
+    return tuple(authors[i] for i in chosen)
+
+
+@lru_cache(maxsize=4)
+def _authors(seed: int) -> tuple[tuple[str, ...], tuple[dict[str, str], ...]]:
+    # One pool per seed, shared by all posts: an author keeps the same shape and
+    # fields wherever they comment.
+    rng = rng_for(seed, "authors")
+    shapes: list[str] = []
+    authors: list[dict[str, str]] = []
+    for _ in range(_AUTHOR_POOL):
+        r = rng.random()
+        if r < 0.15:
+            shape = "org"
+            followers = int(10 ** rng.uniform(1.5, 6.5))
+            authors.append({
+                "name": rng.choice(COMPANIES),
+                "id": f"urn:li:company:{rng.randrange(10**5, 10**9)}",
+                "linkedinUrl": "https://www.linkedin.com/",
+                "title": f"{followers:,} followers",
+            })  # fmt: skip
+        else:
+            shape = "v1" if r < 0.55 else "v2" if r < 0.85 else "v3"
+            authors.append(_person(rng, shape))
+        shapes.append(shape)
+    return tuple(shapes), tuple(authors)
+
+
+def _person(rng: random.Random, shape: str) -> dict[str, str]:
+    first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+    urn = "ACoAA" + base64.urlsafe_b64encode(rng.randbytes(27)).decode()[:34]
+    rest = {
+        "urn": urn,
+        "id": str(rng.randrange(10**8, 10**10)),
+        "username": urn,
+        "linkedinUrl": f"https://www.linkedin.com/in/{urn}",
+        "title": rng.choice(HEADLINES),
+    }
+    if shape == "v1":
+        return {"name": f"{first} {last}", **rest}
+    if shape == "v2":
+        return {"firstName": first, "lastName": last, **rest}
+    return {"FirstName": first, "LastName": last, **rest}

@@ -1,0 +1,129 @@
+"""What the sandbox answers, as data: route a request to its operation, build fault answers.
+
+Pure: no sockets, no shared state. :mod:`socialframe.sandbox.server` decides
+*whether* a request gets through (auth, rate limit, faults); this module says what
+the answer is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from socialframe.sandbox import ads, comments
+from socialframe.sandbox._common import BadParam
+
+# Headers of successful answers: some real deployments send this Vary, and a
+# cache keyed on it must still find the page again.
+VARY = ("Vary", "Authorization, X-RapidAPI-Key")
+
+ENVELOPES: dict[str, str] = {
+    "success_false": "The request failed. You will not be charged for this request",
+    "bad_gateway": "Bad gateway error. You will not be charged for this request",
+}
+"""The HTTP-200 failure envelopes, by the name :meth:`Sandbox.inject` takes."""
+
+_MESSAGES: dict[int, str] = {
+    400: "Bad request",
+    401: "Invalid API key",
+    404: "Endpoint does not exist",
+    405: "Method not allowed",
+    429: "Too many requests",
+    500: "Internal server error",
+    502: "Bad gateway",
+    503: "Service unavailable",
+    504: "Gateway timeout",
+}
+
+Fault = int | str
+"""A fault to serve: an HTTP status (4xx/5xx) or a key of :data:`ENVELOPES`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One HTTP answer before it is written.
+
+    Attributes:
+        status: The HTTP status.
+        body: The JSON body.
+        headers: Extra headers (Content-Type and Content-Length are always added).
+        charged: Whether the real service would bill it (a 200 success).
+    """
+
+    status: int
+    body: dict[str, Any]
+    headers: tuple[tuple[str, str], ...] = ()
+    charged: bool = False
+
+
+_Operation = tuple[
+    Callable[[Mapping[str, str], int], dict[str, Any]], Callable[[str], dict[str, Any]]
+]
+OPERATIONS: dict[str, _Operation] = {
+    "get-profile-posts-comments": (comments.comments_response, comments.error_body),
+    "fetch_search_ads_pages": (ads.ads_body, ads.error_body),
+}
+"""Last path segment -> (answer builder, 400 body builder)."""
+
+
+def route(path: str, params: Mapping[str, str], seed: int) -> Answer:
+    """Answer an authorised GET.
+
+    The service is reached through prefixes that differ per deployment
+    (``/v1/linkedin/...``, ``/seed-0/...``), so only the last path segment counts.
+
+    Args:
+        path: The URL path, without the query string.
+        params: The query parameters.
+        seed: The sandbox seed.
+
+    Returns:
+        A 200 success (charged), a 400 or a 404.
+    """
+    operation = OPERATIONS.get(path.rstrip("/").rsplit("/", 1)[-1])
+    if operation is None:
+        return error(404)
+    build, bad_request = operation
+    try:
+        body = build(params, seed)
+    except BadParam as exc:
+        return Answer(400, bad_request(str(exc)))
+    return Answer(200, body, (VARY,), charged=True)
+
+
+def error(status: int, message: str | None = None) -> Answer:
+    """Return a plain error answer ``{"message": ...}``.
+
+    Args:
+        status: A 4xx or 5xx status.
+        message: The text; a standard one for the status when omitted.
+
+    Returns:
+        The answer, with ``Retry-After: 1`` for 429.
+    """
+    headers = (("Retry-After", "1"),) if status == 429 else ()
+    return Answer(status, {"message": message or _MESSAGES.get(status, "Error")}, headers)
+
+
+def fault(kind: Fault) -> Answer:
+    """Return the answer for an injected or random fault; never charged.
+
+    Args:
+        kind: An HTTP status (400-599) or ``"success_false"`` / ``"bad_gateway"``.
+
+    Returns:
+        The answer.
+
+    Raises:
+        ValueError: ``kind`` is neither.
+    """
+    if isinstance(kind, str):
+        if kind not in ENVELOPES:
+            raise ValueError(f"unknown fault {kind!r}: use a status or one of {sorted(ENVELOPES)}")
+        body = {"success": False, "message": ENVELOPES[kind], "data": None}
+        # The envelopes come from the same gateway as successes, with its headers.
+        return Answer(200, body, (VARY,))
+    if isinstance(kind, bool) or not isinstance(kind, int) or not 400 <= kind <= 599:
+        raise ValueError(f"unknown fault {kind!r}: use a 4xx/5xx status or an envelope name")
+    return error(kind)

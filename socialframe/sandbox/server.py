@@ -1,0 +1,392 @@
+"""The sandbox server: a real HTTP/1.1 server on 127.0.0.1, in a background thread.
+
+Each GET goes through the same gates as on the real service, in this order:
+
+1. an injected fault (:meth:`Sandbox.inject`), if one is queued;
+2. the rate limit (429 with ``Retry-After: 1``);
+3. the API key (401);
+4. a random fault, when ``fault_rate`` draws one;
+5. the operation itself (:func:`socialframe.sandbox.routes.route`): 200, 400 or 404.
+
+Only a 200 success is charged. Other methods get 405.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import random
+import secrets
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from email.message import Message
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import parse_qsl, urlsplit
+
+from socialframe.sandbox import routes
+from socialframe.sandbox.routes import Answer, Fault
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from socialframe.client import Client
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """One request the sandbox received. Header values (the key) are never kept.
+
+    Attributes:
+        path: The URL path, without the query string.
+        params: The query parameters (the last value of a repeated name).
+        status: The HTTP status answered.
+        charged: Whether the request was billed.
+    """
+
+    path: str
+    params: dict[str, str]
+    status: int
+    charged: bool
+
+
+class Sandbox:
+    """A local stand-in for the paid service, with deterministic data.
+
+    Args:
+        port: TCP port on 127.0.0.1; 0 picks a free one at start.
+        seed: Chooses the data; the same seed always answers the same bodies.
+        latency: Seconds slept before each answer.
+        fault_rate: Share of GET requests, in [0, 1], that fail instead: half with
+            a 502/503, half with an HTTP-200 ``success: false`` envelope. Drawn from
+            ``random.Random(seed)`` in arrival order, so a run is repeatable.
+        rate_limit: Most requests accepted in any one-second window; more get 429.
+        api_key: The key to accept; a random ``sf-sandbox-...`` one by default.
+
+    Example:
+        >>> import requests
+        >>> with Sandbox() as sb, requests.Session() as s:
+        ...     r = s.get(sb.url + "/fetch_search_ads_pages", params={"query": "for kids"},
+        ...               headers={"Authorization": f"Bearer {sb.api_key}"})
+        >>> r.status_code, sb.charges
+        (200, 1)
+    """
+
+    def __init__(
+        self,
+        port: int = 0,
+        seed: int = 0,
+        latency: float = 0.0,
+        fault_rate: float = 0.0,
+        rate_limit: float | None = None,
+        *,
+        api_key: str | None = None,
+    ) -> None:
+        if not 0.0 <= fault_rate <= 1.0:
+            raise ValueError(f"fault_rate must be within [0, 1], got {fault_rate}")
+        if latency < 0:
+            raise ValueError(f"latency must be >= 0, got {latency}")
+        if rate_limit is not None and rate_limit <= 0:
+            raise ValueError(f"rate_limit must be > 0 or None, got {rate_limit}")
+        if api_key == "":
+            raise ValueError("api_key must not be empty")
+        self.seed = seed
+        self.latency = latency
+        self.fault_rate = fault_rate
+        self.rate_limit = rate_limit
+        self.api_key = api_key or "sf-sandbox-" + secrets.token_hex(8)
+        self._port = port
+        self._lock = threading.Lock()
+        self._charges = 0
+        self._records: list[RequestRecord] = []
+        self._injected: deque[Fault] = deque()
+        self._fault_rng = random.Random(seed)
+        self._window: deque[float] = deque()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The TCP port (known before start only when one was given)."""
+        if self._port == 0:
+            raise RuntimeError("port 0 is chosen at start(): start the sandbox first")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The base URL, ``http://127.0.0.1:<port>/seed-<seed>``.
+
+        The seed sits in the path so that caches of different seeds never share
+        keys; the server routes on the last path segment and ignores the rest.
+        """
+        return f"http://127.0.0.1:{self.port}/seed-{self.seed}"
+
+    @property
+    def charges(self) -> int:
+        """Paid calls served: HTTP-200 successes."""
+        with self._lock:
+            return self._charges
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        """A copy of the records of every request received, in arrival order."""
+        with self._lock:
+            return list(self._records)
+
+    def inject(self, *faults: Fault) -> None:
+        """Queue faults for the next GET requests, one per request, in order.
+
+        They take precedence over everything else, ``fault_rate`` included.
+
+        Args:
+            *faults: HTTP statuses (429, 500, 502, 503, 400, 401, ...) or
+                ``"success_false"`` / ``"bad_gateway"`` (the HTTP-200 envelopes).
+
+        Raises:
+            ValueError: A fault is neither.
+        """
+        for kind in faults:
+            routes.fault(kind)  # validates now rather than mid-request
+        with self._lock:
+            self._injected.extend(faults)
+
+    def client(self, **client_kwargs: Any) -> Client:
+        """Return a :class:`socialframe.Client` pointed at this sandbox.
+
+        Args:
+            **client_kwargs: More arguments for the client (cache, max_cost, ...).
+
+        Returns:
+            The client, with this sandbox's key and URL.
+        """
+        from socialframe.client import Client  # the sandbox must not need the client
+
+        return Client(api_key=self.api_key, base_url=self.url, **client_kwargs)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> Sandbox:
+        """Bind the port and serve in a background thread.
+
+        Returns:
+            This sandbox.
+
+        Raises:
+            RuntimeError: It is already running.
+        """
+        server = self._bind()
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},  # how fast close() returns
+            name=f"socialframe-sandbox-{self._port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and release the port; a no-op when not running."""
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        server.shutdown()
+        server.close()
+        thread.join()
+        self._server = self._thread = None
+
+    def serve_forever(self, ready: Callable[[Sandbox], None] | None = None) -> None:
+        """Serve in the calling thread until KeyboardInterrupt.
+
+        Args:
+            ready: Called once the port is bound, before serving (e.g. to print
+                :attr:`url` when the port was 0).
+        """
+        server = self._bind()
+        try:
+            if ready is not None:
+                ready(self)
+            server.serve_forever(poll_interval=0.2)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.close()
+            self._server = None
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "running" if self._server is not None else "stopped"
+        where = self.url if self._port else "port 0"
+        return f"<Sandbox {where} seed={self.seed} {state} charges={self.charges}>"
+
+    def _bind(self) -> _Server:
+        if self._server is not None:
+            raise RuntimeError("the sandbox is already running")
+        self._server = _Server(self, self._port)
+        self._port = self._server.server_address[1]
+        return self._server
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def _answer(self, method: str, target: str, headers: Message) -> Answer:
+        """Decide the answer to one request, record it and count its charge.
+
+        Args:
+            method: The HTTP method.
+            target: The request target (path and query string).
+            headers: The request headers.
+
+        Returns:
+            The answer to write.
+        """
+        split = urlsplit(target)
+        params = dict(parse_qsl(split.query, keep_blank_values=True))
+        answer = self._decide(method, split.path, params, headers)
+        with self._lock:
+            self._records.append(RequestRecord(split.path, params, answer.status, answer.charged))
+            self._charges += answer.charged
+        return answer
+
+    def _decide(
+        self, method: str, path: str, params: Mapping[str, str], headers: Message
+    ) -> Answer:
+        if method != "GET":
+            return routes.error(405)
+        with self._lock:
+            injected = self._injected.popleft() if self._injected else None
+            # Two draws for every GET, used or not: request n's fate depends only on n.
+            draw, kind = self._fault_rng.random(), self._fault_rng.random()
+            limited = injected is None and self._over_limit()
+        if injected is not None:
+            return routes.fault(injected)
+        if limited:
+            return routes.error(429)
+        if not self._authorised(headers):
+            return routes.error(401)
+        if draw < self.fault_rate:
+            return routes.fault((502, 503, "success_false", "bad_gateway")[int(kind * 4)])
+        return routes.route(path, params, self.seed)
+
+    def _over_limit(self) -> bool:
+        # Sliding one-second window over accepted requests; the caller holds the lock.
+        if self.rate_limit is None:
+            return False
+        now = time.monotonic()
+        while self._window and self._window[0] <= now - 1.0:
+            self._window.popleft()
+        if len(self._window) >= self.rate_limit:
+            return True
+        self._window.append(now)
+        return False
+
+    def _authorised(self, headers: Message) -> bool:
+        # Deployments differ (Bearer token, X-RapidAPI-Key, ...): accept the key in
+        # any header, whatever its name's casing, bare or as a Bearer token.
+        key = self.api_key.encode()
+        for name, value in headers.items():
+            value = value.strip()
+            if name.lower() == "authorization" and value[:7].lower() == "bearer ":
+                value = value[7:].strip()
+            if hmac.compare_digest(value.encode("utf-8", "surrogateescape"), key):
+                return True
+        return False
+
+
+class _Server(ThreadingHTTPServer):
+    # Handler threads are joined at close (block_on_close), after their sockets
+    # are shut down: no thread or socket outlives the sandbox.
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, sandbox: Sandbox, port: int) -> None:
+        self.sandbox = sandbox
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+        super().__init__(("127.0.0.1", port), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def close(self) -> None:
+        """Wake the keep-alive connections so their threads end, then close."""
+        with self._open_lock:
+            open_now = list(self._open)
+        for sock in open_now:
+            with contextlib.suppress(OSError):  # already closed by its own thread
+                sock.shutdown(socket.SHUT_RDWR)
+        self.server_close()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up mid-answer is normal; anything else is a bug to show.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: every answer has a Content-Length
+    server_version = "socialframe-sandbox"
+    sys_version = ""
+    timeout = 120  # an idle keep-alive connection frees its thread after this
+    # Headers and body leave in two writes; with Nagle on, a small body waits for
+    # the client's delayed ACK (~40 ms per answer).
+    disable_nagle_algorithm = True
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
+
+    def _serve(self) -> None:
+        # Drain any body, or it would be read as the next request on this connection.
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > 0:
+            self.rfile.read(length)
+        sandbox = cast(_Server, self.server).sandbox
+        answer = sandbox._answer(self.command, self.path, self.headers)
+        if sandbox.latency:
+            time.sleep(sandbox.latency)
+        self._write(answer)
+
+    def _write(self, answer: Answer) -> None:
+        body = json.dumps(answer.body, ensure_ascii=False).encode("utf-8")
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in answer.headers:
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # Malformed requests: answer JSON like everything else, then hang up.
+        self.close_connection = True
+        answer = routes.error(code, message)
+        self._write(Answer(answer.status, answer.body, (("Connection", "close"),)))
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # a library must not write to stderr for every request

@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     demo.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
     serve = commands.add_parser("sandbox", help="serve the sandbox for other tools")
-    serve.add_argument("--port", type=int, default=8750)
+    serve.add_argument("--port", type=int, default=8750, help="0 picks a free port")
     serve.add_argument("--seed", type=int, default=0)
     serve.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
     serve.add_argument("--fault-rate", type=float, default=0.0, help="share of 5xx / success:false")
@@ -41,11 +41,14 @@ def main(argv: list[str] | None = None) -> int:
         rate_limit=args.rate_limit,
         api_key=args.api_key,
     )
-    print(f"sandbox serving at {sandbox.url} (Ctrl-C stops it)")
-    print(f"  export SOCIALFRAME_BASE_URL={sandbox.url}")
-    print(f"  export SOCIALFRAME_API_KEY={sandbox.api_key}")
-    sys.stdout.flush()
-    sandbox.serve_forever()
+
+    def ready(served: Sandbox) -> None:
+        print(f"sandbox serving at {served.url} (Ctrl-C stops it)")
+        print(f"  export SOCIALFRAME_BASE_URL={served.url}")
+        print(f"  export SOCIALFRAME_API_KEY={served.api_key}")
+        sys.stdout.flush()
+
+    sandbox.serve_forever(ready=ready)
     return 0
 
 

@@ -167,4 +167,3 @@ def make_session(
     session.mount("https://", adapter)
     session.hooks["response"].append(_response_hook(secret_headers))
     return session
-

@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final
-from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pandas as pd
@@ -117,7 +116,11 @@ AD_DTYPES: Final[Mapping[str, Any]] = {
 }
 
 _NAT: Final = np.iinfo(np.int64).min
-_COMMENT_URN = re.compile(r"\((?:urn:li:)?([A-Za-z]+):(\d+),(\d+)\)")
+_PERMALINK_URN = re.compile(
+    r"(comment|reply)Urn=urn(?::|%3A)li(?::|%3A)comment(?::|%3A)(?:\(|%28)"
+    r"([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
+    re.IGNORECASE,
+)
 _FOLLOWERS = re.compile(r"([\d][\d,.\s]*)\s*([KkMm]?)\s*followers?", re.IGNORECASE)
 _ORG_ID = re.compile(r"urn:li:(?:fsd_)?(?:company|organization):(\d+)")
 _NO_WORDS = re.compile(r"[\W_]*")
@@ -220,17 +223,26 @@ def _frame(
 
 
 def _ids_from_permalink(permalink: str | None) -> tuple[str | None, str | None, str | None]:
-    """(post urn, comment id, parent id) from ``commentUrn`` / ``replyUrn``."""
-    if not permalink or "Urn=" not in permalink:
+    """(post urn, comment id, parent id) from ``commentUrn`` / ``replyUrn``.
+
+    One regex over the raw permalink, URL-encoded or not: parsing the query
+    string properly costs ten times more and this runs once per comment.
+    """
+    if not permalink:
         return None, None, None
-    query = parse_qs(urlsplit(permalink).query)
-    comment = _COMMENT_URN.search((query.get("commentUrn") or [""])[0])
-    reply = _COMMENT_URN.search((query.get("replyUrn") or [""])[0])
+    comment = reply = None
+    for found in _PERMALINK_URN.findall(permalink):
+        if found[0].lower() == "comment":
+            comment = found
+        else:
+            reply = found
     post = comment or reply
-    post_urn = f"urn:li:{post.group(1)}:{post.group(2)}" if post else None
-    if reply:
-        return post_urn, reply.group(3), comment.group(3) if comment else None
-    return post_urn, comment.group(3) if comment else None, None
+    if post is None:
+        return None, None, None
+    post_urn = f"urn:li:{post[1]}:{post[2]}"
+    if reply is not None:
+        return post_urn, reply[3], comment[3] if comment else None
+    return post_urn, post[3], None
 
 
 def _followers(title: str | None) -> int | None:
@@ -251,14 +263,18 @@ def _author(author: Any) -> tuple[Any, ...]:
     """(type, name, id, urn, username, url, title, company_id, followers)."""
     if not isinstance(author, Mapping):
         return (None,) * 9
-    folded = {k.lower().replace("_", ""): v for k, v in author.items()}
     author_id = _str(author.get("id"))
-    org = _ORG_ID.fullmatch(author_id or "")
+    org = _ORG_ID.fullmatch(author_id) if author_id and author_id[0] == "u" else None
     name = _str(author.get("name"))
-    if name is None:
-        parts = [_str(folded.get("firstname")), _str(folded.get("lastname"))]
-        name = " ".join(p.strip() for p in parts if p and p.strip()) or None
-    url = next((_str(v) for k, v in folded.items() if k.endswith("url") and v), None)
+    url = _str(author.get("linkedinUrl"))
+    if name is None or url is None:
+        # Other API versions: firstName / FirstName / first_name, and <brand>Url.
+        folded = {k.lower().replace("_", ""): v for k, v in author.items()}
+        if name is None:
+            parts = [_str(folded.get("firstname")), _str(folded.get("lastname"))]
+            name = " ".join(p.strip() for p in parts if p and p.strip()) or None
+        if url is None:
+            url = next((_str(v) for k, v in folded.items() if k.endswith("url") and v), None)
     title = _str(author.get("title"))
     if title is not None and _NO_WORDS.fullmatch(title):
         title = None  # "--", ".", "" mean no headline

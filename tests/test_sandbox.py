@@ -9,6 +9,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from http.client import HTTPConnection
 from typing import Any
@@ -632,3 +633,16 @@ def test_charges_count_only_successes(sb: Sandbox, http: requests.Session) -> No
     assert [(r.status, r.charged) for r in sb.requests] == [
         (200, True), (400, False), (401, False), (200, False), (503, False), (200, True)
     ]  # fmt: skip
+
+
+def test_concurrent_clients_are_counted_exactly(sb: Sandbox) -> None:
+    def worker(n: int) -> list[int]:
+        with requests.Session() as session:
+            return [
+                call(sb, session, COMMENTS, urn=EXAMPLE_POSTS[51], sort="mostRecent").status_code
+                for _ in range(n)
+            ]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = [s for batch in pool.map(worker, [10] * 8) for s in batch]
+    assert statuses == [200] * 80 and sb.charges == 80 and len(sb.requests) == 80

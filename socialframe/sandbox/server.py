@@ -349,7 +349,6 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: every answer has a Content-Length
     server_version = "socialframe-sandbox"
-    sys_version = ""
     timeout = 120  # an idle keep-alive connection frees its thread after this
     # Headers and body leave in two writes; with Nagle on, a small body waits for
     # the client's delayed ACK (~40 ms per answer).
@@ -362,9 +361,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         # Drain any body, or it would be read as the next request on this connection.
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > 0:
-            self.rfile.read(length)
+        length = self.headers.get("Content-Length", "0").strip()
+        if not length.isdigit():
+            self.send_error(400, "Invalid Content-Length")
+            return
+        if int(length) > 0:
+            self.rfile.read(int(length))
         sandbox = cast(_Server, self.server).sandbox
         answer = sandbox._answer(self.command, self.path, self.headers)
         if sandbox.latency:
@@ -381,6 +383,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+    def version_string(self) -> str:
+        return self.server_version  # not the Python version: nothing to fingerprint
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         # Malformed requests: answer JSON like everything else, then hang up.

@@ -387,3 +387,43 @@ def test_progress_bar_shows_pages_and_cost(
     with sandbox.client(cache=cache_path, progress=False) as c:
         c.post_comments(post_with(120))
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("query", "rows", "calls"),
+    [("running shoes", 130, 7), ("yoga mat", 26, 2), ("coffee", 40, 2), ("for kids", 75, 3),
+     ("typewriter ribbon", 3, 1)],
+)  # fmt: skip
+def test_ad_paging_survives_repeating_pages(
+    sandbox: Sandbox, client: sf.Client, query: str, rows: int, calls: int
+) -> None:
+    # "running shoes" and "yoga mat" keep has_next_page true and repeat their last
+    # page forever: one repeated page (no new ad_archive_id) is all it may cost.
+    df = client.search_ads(query)
+    assert len(df) == rows and df["ad_archive_id"].is_unique
+    assert sandbox.charges == calls
+
+
+@pytest.mark.parametrize(
+    ("header", "wire"),
+    [("Authorization", "Bearer k-123"), ("authorization", "Bearer k-123"),
+     ("X-RapidAPI-Key", "k-123"), ("x-api-key", "k-123")],
+)  # fmt: skip
+def test_key_header_forms(header: str, wire: str) -> None:
+    import requests
+
+    from socialframe.config import Secret
+    from socialframe.transport import KeyAuth
+
+    auth = KeyAuth(header, Secret("k-123"))
+    prepared = requests.Request("GET", "http://127.0.0.1/x", auth=auth).prepare()
+    assert prepared.headers[header] == wire
+    assert "k-123" not in repr(auth) and "k-123" not in repr(Secret("k-123"))
+
+
+def test_progress_is_off_outside_interactive_sessions(
+    sandbox: Sandbox, client: sf.Client, cache_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with sandbox.client(cache=cache_path) as c:  # progress=None
+        assert len(c.post_comments(post_with(120))) == 120
+    assert capsys.readouterr().err == ""

@@ -51,7 +51,7 @@ def run(out: Path, *, cache: object = True) -> dict[str, object]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .plots import plot_comment_activity
+    from .plots import plot_activity
 
     with Sandbox(seed=0) as sandbox:
         client: Client
@@ -65,7 +65,7 @@ def run(out: Path, *, cache: object = True) -> dict[str, object]:
             print(_summary_ads(ads))
             out.mkdir(parents=True, exist_ok=True)
             chart = out / "comment-activity.png"
-            ax = plot_comment_activity(comments, "1D")
+            ax = plot_activity(comments, "1D")
             ax.figure.savefig(chart, dpi=100)
             plt.close(ax.figure)
             print(f"\nledger:  {client.ledger}")

@@ -40,7 +40,7 @@ def comment_activity(
     return counts.astype("int64")
 
 
-def plot_comment_activity(
+def plot_activity(
     comments: pd.DataFrame,
     freq: str = "1D",
     *,

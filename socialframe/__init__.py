@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import accessor as accessor  # registers df.social
 from ._default import configure, post_comments, search_ads
 from .client import Client
 from .errors import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -142,39 +142,35 @@ class Client:
     # -- operations ----------------------------------------------------------------------
 
     def post_comments(
-        self, post: str | int, *, sort: str = "mostRelevant", max_pages: int | None = None
+        self,
+        post: str | int | Iterable[str | int],
+        *,
+        sort: str = "mostRelevant",
+        max_pages: int | None = None,
     ) -> pd.DataFrame:
         """All comments of a post (replies included), one row per comment.
 
         Args:
             post: A post id, ``urn:li:activity:<id>``, or a post URL containing
-                the activity id.
+                the activity id. A list (or any iterable) of them gives one
+                combined frame with a first column ``post`` holding each row's
+                post as given.
             sort: ``"mostRelevant"`` or ``"mostRecent"``.
-            max_pages: Read at most this many pages (50 comments each).
+            max_pages: Read at most this many pages (50 comments each) per post.
 
         Returns:
             A frame with the columns of ``socialframe.frames.COMMENT_COLUMNS``.
 
         Raises:
-            ValueError: bad arguments (before any request).
+            ValueError: bad arguments, for any post of a list (before any request).
             SocialFrameError: see ``socialframe.errors``; ``.partial`` holds the
                 pages fetched before the failure.
         """
-        params = endpoints.comment_params(post, sort)
-        endpoints.positive("max_pages", max_pages)
-        pages = endpoints.iter_comment_pages(
-            self._fetcher("comments", endpoints.COMMENTS_PATH), params, max_pages=max_pages
-        )
-        return self._collect(
-            pages,
-            frames.comments_frame,
-            f"comments {params['urn']}",
-            total=lambda page: page.body.get("totalPage"),
-        )
+        return self._post_comments(post, sort=sort, max_pages=max_pages, key="post")
 
     def search_ads(
         self,
-        query: str | None = None,
+        query: str | Iterable[str] | None = None,
         *,
         ad_page_id: str | int | None = None,
         country: str | None = None,
@@ -187,46 +183,141 @@ class Client:
         """Ads of the Meta Ad Library matching a query (or of one ad page).
 
         Args:
-            query: Search text. Either this or ``ad_page_id``.
+            query: Search text. Either this or ``ad_page_id``. A list (or any
+                iterable) of queries gives one combined frame with the same
+                filters, its ``query`` column telling each row's query.
             ad_page_id: Numeric id of an advertiser page.
             country: ISO-3166 alpha-2 code (``"US"``) or ``"ALL"``.
             active_status: ``"active"``, ``"inactive"``, ``"all"``, ``True`` or ``False``.
             after: Ads started on or after this day (date, datetime or ISO string).
             before: Ads started on or before this day.
-            max_pages: Read at most this many pages (up to 26 ads each).
+            max_pages: Read at most this many pages (up to 26 ads each) per query.
             max_ads: Stop calling once this many distinct ads are in; the frame
-                holds at most this many rows.
+                holds at most this many rows (per query).
 
         Returns:
             A frame with the columns of ``socialframe.frames.AD_COLUMNS``, then
             every other field the service sent.
 
         Raises:
-            ValueError: bad arguments (before any request).
+            ValueError: bad arguments, for any query of a list (before any request).
             SocialFrameError: see ``socialframe.errors``; ``.partial`` holds the
                 pages fetched before the failure.
         """
-        params = endpoints.ad_params(
+        return self._search_ads(
             query,
             ad_page_id=ad_page_id,
             country=country,
             active_status=active_status,
             after=after,
             before=before,
-        )
-        endpoints.positive("max_pages", max_pages)
-        endpoints.positive("max_ads", max_ads)
-        pages = endpoints.iter_ad_pages(
-            self._fetcher("ads", endpoints.ADS_PATH),
-            params,
             max_pages=max_pages,
             max_ads=max_ads,
+            key=None,
         )
-        label = params.get("query") or f"page {params.get('ad_page_id')}"
-        frame = self._collect(pages, frames.ads_frame, f"ads {label!r}", total=lambda _: max_pages)
-        return frame if max_ads is None else frame.head(max_ads)
 
     # -- internals -----------------------------------------------------------------------
+
+    def _post_comments(
+        self, post: object, *, sort: str, max_pages: int | None, key: str
+    ) -> pd.DataFrame:
+        endpoints.positive("max_pages", max_pages)
+        posts = _many(post)
+        items = [
+            endpoints.comment_params(p, sort) for p in (posts if posts is not None else [post])
+        ]
+        fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
+
+        def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
+            pages = endpoints.iter_comment_pages(fetch, params, max_pages=max_pages)
+            return self._collect(
+                pages, frames.comments_frame, f"comments {params['urn']}", _total_page, progress
+            )
+
+        if posts is None:
+            return one(items[0], True)
+        return self._run_many(posts, items, one, key, "posts", frames.comments_frame([]))
+
+    def _search_ads(
+        self,
+        query: object,
+        *,
+        ad_page_id: str | int | None = None,
+        country: str | None = None,
+        active_status: str | bool | None = None,
+        after: date | datetime | str | None = None,
+        before: date | datetime | str | None = None,
+        max_pages: int | None = None,
+        max_ads: int | None = None,
+        key: str | None = None,
+    ) -> pd.DataFrame:
+        endpoints.positive("max_pages", max_pages)
+        endpoints.positive("max_ads", max_ads)
+        queries = _many(query)
+        items = [
+            endpoints.ad_params(
+                q,  # type: ignore[arg-type]
+                ad_page_id=ad_page_id,
+                country=country,
+                active_status=active_status,
+                after=after,
+                before=before,
+            )
+            for q in (queries if queries is not None else [query])
+        ]
+        fetch = self._fetcher("ads", endpoints.ADS_PATH)
+
+        def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
+            pages = endpoints.iter_ad_pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
+            label = params.get("query") or f"page {params.get('ad_page_id')}"
+            frame = self._collect(
+                pages, frames.ads_frame, f"ads {label!r}", lambda _: max_pages, progress
+            )
+            return frame if max_ads is None else frame.head(max_ads)
+
+        if queries is None:
+            return one(items[0], True)
+        # The ads frame already has a `query` column; a pipeline over another column
+        # adds that column too.
+        return self._run_many(queries, items, one, key, "queries", frames.ads_frame([]))
+
+    def _run_many(
+        self,
+        keys: list[Any],
+        items: list[dict[str, str]],
+        one: Callable[[dict[str, str], bool], pd.DataFrame],
+        key: str | None,
+        what: str,
+        empty: pd.DataFrame,
+    ) -> pd.DataFrame:
+        """Fetch every item into one frame, under one progress bar over the items."""
+        import pandas as pd
+
+        bar = Progress(self._progress_on(), what, self.ledger, unit=what.rstrip("s"))
+        done: list[pd.DataFrame] = []
+
+        def combined(last: pd.DataFrame | None = None) -> pd.DataFrame:
+            parts = done + ([last] if last is not None else [])
+            if not parts:
+                return _keyed(empty, key, "")
+            return pd.concat(parts, ignore_index=True)
+
+        try:
+            for item_key, params in zip(keys, items, strict=True):
+                try:
+                    frame = one(params, False)
+                except SocialFrameError as exc:
+                    if exc.partial is not None:
+                        exc.partial = combined(_keyed(exc.partial, key, item_key))
+                    raise
+                done.append(_keyed(frame, key, item_key))
+                bar.page(len(items))
+        finally:
+            bar.close()
+        return combined()
+
+    def _progress_on(self) -> bool:
+        return interactive() if self.progress is None else bool(self.progress)
 
     def _fetcher(self, operation: str, path: str) -> Callable[[Mapping[str, str]], Fetched]:
         def fetch(params: Mapping[str, str]) -> Fetched:
@@ -239,12 +330,11 @@ class Client:
         pages: Iterator[endpoints.Page],
         build: Callable[[list[endpoints.Page]], pd.DataFrame],
         description: str,
-        *,
         total: Callable[[endpoints.Page], Any],
+        progress: bool = True,
     ) -> pd.DataFrame:
         """Drain a pager into a frame; on failure, hand back what was fetched."""
-        enabled = interactive() if self.progress is None else bool(self.progress)
-        bar = Progress(enabled, description, self.ledger)
+        bar = Progress(progress and self._progress_on(), description, self.ledger)
         got: list[endpoints.Page] = []
         try:
             for page in pages:
@@ -257,3 +347,29 @@ class Client:
         finally:
             bar.close()
         return build(got)
+
+
+def _total_page(page: endpoints.Page) -> Any:
+    return page.body.get("totalPage")
+
+
+def _many(value: object) -> list[Any] | None:
+    """The items of a list-like argument, or None for a single post / query."""
+    if value is None or isinstance(value, str | bytes | int | Mapping):
+        return None
+    if isinstance(value, Iterable):
+        return list(value)
+    return None
+
+
+def _keyed(frame: pd.DataFrame, key: str | None, value: Any) -> pd.DataFrame:
+    """The frame with a first column ``key`` holding the item it came from."""
+    if key is None or (key in frame.columns and key == "query"):
+        return frame
+    import pandas as pd
+
+    keyed = frame.copy()
+    if key in keyed.columns:
+        keyed = keyed.drop(columns=key)
+    keyed.insert(0, key, pd.array([str(value)] * len(keyed), dtype="string"))
+    return keyed

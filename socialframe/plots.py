@@ -1,43 +1,28 @@
 """Matplotlib charts, imported lazily. Each draws on ``ax`` (or a new one) and returns it.
 
 Never calls ``plt.show()``: the caller (a notebook, a script saving a PNG) decides.
+Times are labelled with their zone.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import pandas as pd
+import pandas as pd
+
+from .analysis import comment_activity
+
+_FREQ_WORDS = {"1D": "day", "D": "day", "1h": "hour", "h": "hour", "1W": "week", "W": "week",
+               "1ME": "month", "ME": "month", "MS": "month"}  # fmt: skip
 
 
-def comment_activity(
-    comments: pd.DataFrame, freq: str = "1D", *, by: str | None = "author_type", tz: str = "UTC"
-) -> pd.DataFrame:
-    """Comments per period (empty periods as 0), optionally one column per ``by`` value.
+def _axes(ax: Any, size: tuple[float, float]) -> Any:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
 
-    Periods are cut in ``tz``, not in UTC. Comments without a time are left out.
-    """
-    import pandas as pd
-
-    times = comments["created_at"].dt.tz_convert(tz)
-    keep = times.notna()
-    if by is None:
-        counts = pd.Series(1, index=times[keep]).resample(freq).sum().to_frame("comments")
-    else:
-        groups = comments.loc[keep, by].astype("object").fillna("unknown")
-        counts = (
-            pd.DataFrame({"t": times[keep].to_numpy(), by: groups.to_numpy()})
-            .assign(n=1)
-            .pivot_table(index="t", columns=by, values="n", aggfunc="sum", fill_value=0)
-            .resample(freq)
-            .sum()
-        )
-        if isinstance(comments[by].dtype, pd.CategoricalDtype):
-            counts = counts.reindex(columns=list(comments[by].cat.categories), fill_value=0)
-        counts.columns.name = by
-    counts.index.name = f"period ({tz})"
-    return counts.astype("int64")
+    _, ax = plt.subplots(figsize=size, layout="constrained")
+    return ax
 
 
 def plot_activity(
@@ -48,14 +33,11 @@ def plot_activity(
     tz: str = "UTC",
     ax: Any = None,
 ) -> Any:
-    """Stacked bars of comments per period. Returns the matplotlib Axes."""
-    import matplotlib.pyplot as plt
-
+    """Stacked bars of comments per period (periods cut in ``tz``). Returns the Axes."""
     counts = comment_activity(comments, freq, by=by, tz=tz)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4), layout="constrained")
+    ax = _axes(ax, (10, 4))
+    width = _bar_width(counts.index)
     bottom = None
-    width = _bar_width(counts.index, freq)
     for column in counts.columns:
         ax.bar(
             counts.index,
@@ -66,18 +48,50 @@ def plot_activity(
             align="edge",
         )
         bottom = counts[column] if bottom is None else bottom + counts[column]
+    ax.xaxis_date(tz)  # tick labels in the zone the periods were cut in
     ax.set_xlabel(f"time ({tz})")
-    ax.set_ylabel(f"comments per {freq}")
-    ax.set_title(f"Comment activity ({int(counts.to_numpy().sum())} comments)")
+    ax.set_ylabel(f"comments per {_FREQ_WORDS.get(freq, freq)}")
+    ax.set_title(f"Comment activity ({int(counts.to_numpy().sum()):,} comments)")
     if by is not None and len(counts.columns) > 1:
         ax.legend(title=by)
     ax.figure.autofmt_xdate()
     return ax
 
 
-def _bar_width(index: Any, freq: str) -> Any:
-    import pandas as pd
+def _bar_width(index: pd.DatetimeIndex) -> float:
+    """90% of the smallest gap between periods, in days (matplotlib's date unit)."""
+    if len(index) < 2:
+        return 0.9
+    return float(index.to_series().diff().min() / pd.Timedelta(days=1)) * 0.9
 
-    return (
-        pd.Timedelta(pd.tseries.frequencies.to_offset(freq).nanos, "ns") * 0.9 if len(index) else 1
-    )
+
+def plot_timeline(ads: pd.DataFrame, *, ax: Any = None, max_ads: int = 50) -> Any:
+    """One bar per ad from start to end (the latest ``max_ads`` starts); active ads in colour."""
+    import matplotlib.dates as mdates
+
+    shown = ads.dropna(subset=["start_date"]).sort_values("start_date").tail(max_ads)
+    ax = _axes(ax, (10, max(3.0, 0.22 * len(shown) + 1)))
+    now = pd.Timestamp.now(tz="UTC")
+    ends = shown["end_date"].fillna(now)
+    active = shown["is_active"].fillna(False).astype(bool).to_numpy()
+    starts = mdates.date2num(shown["start_date"].dt.tz_localize(None))  # type: ignore[no-untyped-call]
+    stops = mdates.date2num(ends.dt.tz_localize(None))  # type: ignore[no-untyped-call]
+    rows = range(len(shown))
+    ax.barh(list(rows), stops - starts, left=starts, height=0.7,
+            color=["tab:green" if a else "tab:gray" for a in active])  # fmt: skip
+    labels = shown["page_name"].fillna("?").astype(str) + " · " + shown["ad_archive_id"].astype(str)
+    ax.set_yticks(list(rows), labels.tolist(), fontsize=7)
+    ax.xaxis_date()
+    ax.set_xlabel("time (UTC)")
+    ax.set_title(f"Ad run timeline ({len(shown)} of {len(ads)} ads; green = active)")
+    return ax
+
+
+def plot_platforms(ads: pd.DataFrame, *, ax: Any = None) -> Any:
+    """Number of ads per publisher platform (an ad counts once on each of its platforms)."""
+    counts = ads["publisher_platforms"].explode().dropna().astype(str).value_counts().sort_values()
+    ax = _axes(ax, (7, 3))
+    ax.barh(counts.index.tolist(), counts.to_numpy())
+    ax.set_xlabel("ads")
+    ax.set_title(f"Platforms of {len(ads)} ads")
+    return ax

@@ -20,8 +20,11 @@ def interactive() -> bool:
 class Progress:
     """Shown from the second page on, so single-page fetches stay quiet."""
 
-    def __init__(self, enabled: bool, description: str, ledger: Ledger) -> None:
+    def __init__(
+        self, enabled: bool, description: str, ledger: Ledger, *, unit: str = "page"
+    ) -> None:
         self.enabled = enabled
+        self.unit = unit
         self.description = description
         self.ledger = ledger
         self._bar: Any = None
@@ -29,14 +32,14 @@ class Progress:
         self._start_spent = ledger.spent_usd
 
     def page(self, total: int | None = None) -> None:
-        """One more page is in; ``total`` pages when known."""
+        """One more page (or item) is in; ``total`` when known."""
         self._pages += 1
         if not self.enabled:
             return
         if self._bar is None and self._pages >= 2:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(desc=self.description, unit="page", total=total, initial=1)
+            self._bar = tqdm(desc=self.description, unit=self.unit, total=total, initial=1)
         if self._bar is not None:
             if total is not None and self._bar.total != total:
                 self._bar.total = total

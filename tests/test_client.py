@@ -183,7 +183,11 @@ def test_wrong_types_are_type_errors(sandbox: Sandbox, client: sf.Client) -> Non
     with pytest.raises(TypeError):
         client.post_comments(7.384427202391593e18)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        client.search_ads(["shoes"])  # type: ignore[arg-type]
+        client.search_ads(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        client.search_ads(["shoes", 3])  # type: ignore[list-item]
+    with pytest.raises(ValueError):
+        client.post_comments([P82, ""])  # the bad one is found before the good one is fetched
     assert sandbox.requests == []
 
 

@@ -101,10 +101,10 @@ def threads(comments: pd.DataFrame) -> pd.DataFrame:
     top = comments.loc[~is_reply, [
         "post_urn", "comment_id", "created_at", "author_name", "author_type", "text",
     ]]  # fmt: skip
-    ids = top["comment_id"]
+    ids = top["comment_id"].to_numpy()
     out = top.assign(
-        replies=ids.map(replies.size()).fillna(0).astype("int64"),
-        last_reply_at=ids.map(replies.max()).astype(comments["created_at"].dtype),
+        replies=replies.size().reindex(ids, fill_value=0).to_numpy(dtype="int64"),
+        last_reply_at=replies.max().reindex(ids).array,
     )
     return out.sort_values(
         ["replies", "created_at"], ascending=[False, False], kind="stable"

@@ -1,0 +1,84 @@
+"""Charts: drawn on the given Axes, returned, labelled with their zone, never shown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import socialframe as sf  # noqa: E402
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def never_show(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("plots must never call plt.show()")
+
+    monkeypatch.setattr(plt, "show", refuse)
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    with Sandbox() as sandbox, sandbox.client(cache=False) as client:
+        return client.post_comments(EXAMPLE_POSTS[2345]), client.search_ads("running shoes")
+
+
+def test_plot_activity_draws_the_activity_counts(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    comments, _ = frames
+    fig, ax = plt.subplots()
+    got = comments.social.plot_activity("1D", tz="Asia/Tokyo", ax=ax)
+    assert got is ax
+    counts = comments.social.activity("1D", by="author_type", tz="Asia/Tokyo")
+    containers = ax.containers
+    assert len(containers) == 2  # person, organization stacked
+    assert [bar.get_height() for bar in containers[0]] == counts["person"].tolist()
+    assert [bar.get_height() for bar in containers[1]] == counts["organization"].tolist()
+    assert ax.get_xlabel() == "time (Asia/Tokyo)" and ax.get_ylabel() == "comments per day"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["person", "organization"]
+    assert "2,345 comments" in ax.get_title()
+
+
+def test_plot_activity_makes_its_own_axes(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    comments, _ = frames
+    ax = comments.social.plot_activity("1W", by=None)
+    assert ax.get_ylabel() == "comments per week" and ax.get_legend() is None
+    assert sum(bar.get_height() for bar in ax.containers[0]) == len(comments)
+
+
+def test_plot_timeline(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    _, ads = frames
+    ax = ads.social.plot_timeline(max_ads=40)
+    bars = ax.containers[0]
+    assert len(bars) == 40 and ax.get_xlabel() == "time (UTC)"
+    latest = ads.sort_values("start_date").tail(40)
+    colors = [matplotlib.colors.to_hex(bar.get_facecolor()) for bar in bars]
+    expected = ["#2ca02c" if active else "#7f7f7f" for active in latest["is_active"]]
+    assert colors == expected
+    assert "40 of 130 ads" in ax.get_title()
+
+
+def test_plot_platforms(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    _, ads = frames
+    fig, ax = plt.subplots()
+    assert ads.social.plot_platforms(ax=ax) is ax
+    drawn = {
+        tick.get_text(): bar.get_width()
+        for tick, bar in zip(ax.get_yticklabels(), ax.containers[0], strict=True)
+    }
+    expected = ads["publisher_platforms"].explode().value_counts().to_dict()
+    assert drawn == expected
+
+
+def test_demo_chart_helpers_accept_empty_frames() -> None:
+    empty = sf.comments_frame([])
+    ax = empty.social.plot_activity()
+    assert ax.get_title() == "Comment activity (0 comments)"

@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 

@@ -22,7 +22,7 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CELL_TIMEOUT = 60  # seconds; a cell against the sandbox takes well under one
 
-pytestmark = [
+pytestmark_off = [
     # jupyter_client and pyzmq, not socialframe: the kernel's sockets and event
     # loop are torn down by their own finalizers, after the test has finished.
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),

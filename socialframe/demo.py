@@ -18,7 +18,7 @@ DEMO_QUERY = "running shoes"
 
 def _summary_comments(df: pd.DataFrame) -> str:
     kinds = df["author_type"].value_counts()
-    top = df["author_name"].value_counts().head(3)
+    top = df.social.top_authors(3).set_index("author_name")["comments"]
     span = f"{df['created_at'].min():%Y-%m-%d} .. {df['created_at'].max():%Y-%m-%d}"
     return "\n".join(
         [
@@ -34,10 +34,12 @@ def _summary_comments(df: pd.DataFrame) -> str:
 
 def _summary_ads(df: pd.DataFrame) -> str:
     formats = df["display_format"].value_counts()
+    pages = df.social.by_page()
     return "\n".join(
         [
-            f"  {len(df)} ads from {df['page_id'].nunique()} advertisers,"
+            f"  {len(df)} ads from {len(pages)} advertisers,"
             f" {int(df['is_active'].sum())} active; {len(df.columns)} columns",
+            f"  biggest advertiser: {pages['page_name'].iloc[0]} ({pages['ads'].iloc[0]} ads)",
             "  formats: " + ", ".join(f"{k} {v}" for k, v in formats.items()),
             f"  started {df['start_date'].min():%Y-%m-%d} .. {df['start_date'].max():%Y-%m-%d}",
         ]
@@ -51,8 +53,6 @@ def run(out: Path, *, cache: object = True) -> dict[str, object]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .plots import plot_activity
-
     with Sandbox(seed=0) as sandbox:
         client: Client
         with sandbox.client(cache=cache) as client:
@@ -65,7 +65,7 @@ def run(out: Path, *, cache: object = True) -> dict[str, object]:
             print(_summary_ads(ads))
             out.mkdir(parents=True, exist_ok=True)
             chart = out / "comment-activity.png"
-            ax = plot_activity(comments, "1D")
+            ax = comments.social.plot_activity("1D")
             ax.figure.savefig(chart, dpi=100)
             plt.close(ax.figure)
             print(f"\nledger:  {client.ledger}")

@@ -39,14 +39,24 @@ def casings(name: str) -> list[str]:
     return sorted({name, name.lower(), name.upper(), title})
 
 
+def decoded(response: requests.Response) -> Any:
+    """The JSON body (None if it is not JSON), decoded once per response object."""
+    if "_socialframe_body" not in vars(response):
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        response._socialframe_body = body  # type: ignore[attr-defined]
+    return response._socialframe_body  # type: ignore[attr-defined]
+
+
 def is_storable(response: requests.Response) -> bool:
     """Cache filter: an HTTP 200 JSON object whose ``success`` is not false."""
+    if getattr(response, "from_cache", False):
+        return True  # it passed this filter when it was stored
     if response.status_code != 200:
         return False
-    try:
-        body = response.json()
-    except ValueError:
-        return False
+    body = decoded(response)
     return isinstance(body, dict) and body.get("success") is not False
 
 
@@ -110,6 +120,7 @@ def make_session(
     *,
     secret_headers: Iterable[str],
     expire_after: float | timedelta,
+    serve_stale: bool = False,
 ) -> requests.Session:
     """Build the HTTP session.
 
@@ -120,6 +131,8 @@ def make_session(
             cache, or a requests-cache backend object.
         secret_headers: Names of the headers that carry the key.
         expire_after: Seconds (or timedelta) a page stays fresh; -1 for never.
+        serve_stale: Answer cache-only requests with expired pages too (offline
+            mode: they were paid for, and nothing would be sent anyway).
 
     Returns:
         A ``requests_cache.CachedSession``, or a plain ``requests.Session`` when
@@ -160,7 +173,7 @@ def make_session(
             ignored_parameters=sorted(ignored),
             key_fn=_cache_key,
             cache_control=False,
-            stale_if_error=False,
+            stale_if_error=serve_stale,
         )
     adapter = _Adapter()
     session.mount("http://", adapter)

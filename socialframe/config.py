@@ -54,12 +54,6 @@ class Secret:
 
     __str__ = __repr__
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
-
     def __reduce__(self) -> tuple[object, ...]:
         raise TypeError("an API key is not to be pickled")
 
@@ -125,6 +119,12 @@ def resolve(
         raise TypeError(f"api_key must be a string, not {type(key).__name__}")
     if key is not None:
         key = key.strip()
+        if any(not 0x21 <= ord(c) <= 0x7E for c in key):
+            # Never echo it: the message would carry the key into logs and tracebacks.
+            raise ConfigError(
+                "The API key contains a space, a control or a non-ASCII character, so it"
+                " cannot be sent in a header; check how it was copied."
+            )
     if not key and require_key:
         raise ConfigError("No API key." + _HOW_TO.format(env="SOCIALFRAME_API_KEY"))
     header = (auth_header or _env("SOCIALFRAME_AUTH_HEADER") or "Authorization").strip()

@@ -25,7 +25,7 @@ import requests
 import tenacity
 
 from ._version import __version__
-from .cache import FETCHED_AT, make_session
+from .cache import FETCHED_AT, decoded, make_session
 from .config import Secret, Settings
 from .errors import (
     APIError,
@@ -74,16 +74,21 @@ class KeyAuth(requests.auth.AuthBase):
 
 
 def _retry_after(response: requests.Response) -> float | None:
-    raw = response.headers.get("Retry-After")
+    """Seconds from a ``Retry-After`` of seconds or an HTTP date; None if unreadable."""
+    raw = response.headers.get("Retry-After", "").strip()
     if not raw:
         return None
     try:
         return max(0.0, float(raw))
     except ValueError:
+        pass
+    try:
         when = email.utils.parsedate_to_datetime(raw)
-        if when is None:
-            return None
-        return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # "-0000": UTC by RFC 5322
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def _fetched_at(response: requests.Response) -> datetime:
@@ -144,7 +149,9 @@ class Transport:
         secret_headers = [settings.auth_header] + [
             name for name, value in settings.headers.items() if key and key in value
         ]
-        self.session = make_session(cache, secret_headers=secret_headers, expire_after=expire_after)
+        self.session = make_session(
+            cache, secret_headers=secret_headers, expire_after=expire_after, serve_stale=offline
+        )
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
@@ -196,8 +203,16 @@ class Transport:
             raise self._refuse(operation, params)
         extra: dict[str, Any] = {"only_if_cached": True} if cache_only else {}
         try:
+            # Redirects are not followed: requests would re-send a custom key header
+            # to whatever host the redirect names, and requests-cache would store the
+            # first request of the chain, key included.
             response = self.session.get(
-                url, params=params, auth=self._auth, timeout=self.timeout, **extra
+                url,
+                params=params,
+                auth=self._auth,
+                timeout=self.timeout,
+                allow_redirects=False,
+                **extra,
             )
         except NotCachedError:
             raise self._refuse(operation, params) from None
@@ -208,15 +223,12 @@ class Transport:
             raise self._refuse(operation, params)
         if getattr(response, "from_cache", False):
             self.ledger.record("cached")
-            return Fetched(response.json(), _fetched_at(response), True)
+            return Fetched(decoded(response), _fetched_at(response), True)
         return self._classify(operation, response)
 
     def _classify(self, operation: str, response: requests.Response) -> Fetched:
         status = response.status_code
-        try:
-            body = response.json()
-        except ValueError:
-            body = None
+        body = decoded(response)
         message = ""
         if isinstance(body, dict):
             message = str(body.get("message") or body.get("error") or "")
@@ -239,6 +251,14 @@ class Transport:
             raise BadRequestError(status, message, operation=operation)
         if status in (401, 403):
             raise AuthError(status, message, operation=operation)
+        if 300 <= status < 400:
+            where = response.headers.get("Location", "?")
+            raise APIError(
+                status,
+                f"redirected to {where}; set base_url to the final URL (redirects are not"
+                " followed, so the key never travels to another host)",
+                operation=operation,
+            )
         if status == 429:
             raise RateLimitError(
                 status, message, operation=operation, retry_after=_retry_after(response)

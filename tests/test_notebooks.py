@@ -10,6 +10,7 @@ directory is ``tmp_path`` (exports land there, not in the repository).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,16 +19,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from socialframe.sandbox import EXAMPLE_POSTS
+
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CELL_TIMEOUT = 60  # seconds; a cell against the sandbox takes well under one
-
-pytestmark_off = [
-    # jupyter_client and pyzmq, not socialframe: the kernel's sockets and event
-    # loop are torn down by their own finalizers, after the test has finished.
-    pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
-    pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
-]
 
 
 def _text(cell: Any) -> str:
@@ -70,17 +66,23 @@ def check_quickstart(nb: Any, cwd: Path) -> None:
 
 
 def check_comment_activity(nb: Any, cwd: Path) -> None:
-    assert "183" not in _text(_cell(nb, "posts.social.fetch_comments"))  # one line per post
-    assert "paid 50 calls ($0.50)" in _text(_cell(nb, "print(client.ledger)"))  # 2 + 2 + 47 - ...
+    per_post = _text(_cell(nb, "posts.social.fetch_comments"))
+    for total in (82, 51, 2345):  # one row per post, as the notebook spelled it
+        assert re.search(rf"{EXAMPLE_POSTS[total]}/?\s+{total}$", per_post, re.MULTILINE)
+    # 2 + 2 + 47 pages of 50 comments: the ledger covers the whole pipeline
+    assert "paid 51 calls ($0.51)" in _text(_cell(nb, "print(client.ledger)"))
     assert "people," in _text(_cell(nb, "comments.social.people()"))
+    assert "+01:00" in _text(_cell(nb, "social.activity("))  # days cut in Berlin time
     assert "replies" in _text(_cell(nb, "comments.social.threads()"))
     assert _images(nb) >= 1
+    assert "CommentExplorer(" in _text(_cell(nb, "explore_comments(comments"))
 
 
 def check_ad_research(nb: Any, cwd: Path) -> None:
     assert "94 ads from" in _text(_cell(nb, 'client.search_ads("running shoes"'))
     assert "ads were running on 2025-06-01" in _text(_cell(nb, "active_on"))
     assert _images(nb) >= 2  # timeline and platforms
+    assert "same dtypes after the round trip: True" in _text(_cell(nb, "read_parquet"))
     exports = cwd / "exports"
     assert sorted(p.name for p in exports.iterdir()) == [
         "running-shoes.csv",

@@ -1,0 +1,627 @@
+"""Widgets: the pure functions with exact values; the shells driven by setting values and clicking.
+
+No browser and no kernel: a widget is driven by setting its children's values (or
+``button.click()``) and read back through its HTML values, labels and outputs.
+Expected values are computed independently, with plain Python over the frame.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import inspect
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # before anything imports pyplot: tests never open a window
+
+import ipywidgets
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.widgets import (
+    activity_png,
+    ad_search,
+    ads_table_html,
+    comments_table_html,
+    explore_comments,
+    filter_comments,
+    search_cost_label,
+)
+
+SCRIPT = '<script>alert("x")</script>'
+SCRIPT_ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+# -- exceptions in widget callbacks fail the test ------------------------------------------------
+
+
+class WidgetCallbackError(AssertionError):
+    """ipywidgets logged an exception (or a warning) instead of raising it."""
+
+
+class FailOnLog(logging.Handler):
+    """Turns a log record into an exception, raised inside the ``log.warning`` call.
+
+    ipywidgets' ``CallbackDispatcher`` catches a callback's exception and logs it;
+    ``Handler.handle`` does not catch what ``emit`` raises, so the exception leaves
+    ``button.click()`` and fails the test at the click, chained to the original.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        raise WidgetCallbackError(f"{record.name} logged: {record.getMessage()}")
+
+
+def _widget_loggers() -> list[logging.Logger]:
+    from ipywidgets.widgets.widget import CallbackDispatcher
+
+    # The dispatcher logs through traitlets' logger (an Application's, if one is running).
+    log = CallbackDispatcher().log
+    dispatcher = log.logger if isinstance(log, logging.LoggerAdapter) else log
+    named = [logging.getLogger(name) for name in ("traitlets", "ipywidgets", "comm")]
+    return list({id(lg): lg for lg in [dispatcher, *named]}.values())
+
+
+@pytest.fixture(autouse=True)
+def widget_errors_fail(monkeypatch: pytest.MonkeyPatch) -> Iterator[FailOnLog]:
+    """Any WARNING+ record from ipywidgets / traitlets / comm fails the test."""
+    import ipywidgets.widgets.widget as widget_module
+
+    # Under a live IPython shell ipywidgets prints the traceback instead of logging it.
+    monkeypatch.setattr(widget_module, "get_ipython", lambda: None)
+    handler = FailOnLog()
+    loggers = _widget_loggers()
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(handler)
+        lg.setLevel(logging.WARNING)  # a quieter level set elsewhere must not hide them
+    try:
+        yield handler
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.removeHandler(handler)
+            lg.setLevel(level)
+    # Also catches a record whose exception something swallowed on the way up.
+    assert not handler.records, [r.getMessage() for r in handler.records]
+
+
+def test_an_exception_in_a_click_callback_fails_the_test(widget_errors_fail: FailOnLog) -> None:
+    button = ipywidgets.Button()
+    button.on_click(lambda _button: 1 / 0)
+    with pytest.raises(WidgetCallbackError, match="Exception in callback") as info:
+        button.click()
+    assert isinstance(info.value.__context__, ZeroDivisionError)
+    assert len(widget_errors_fail.records) == 1
+    widget_errors_fail.records.clear()  # failing was the point here
+
+
+def test_without_the_fixture_ipywidgets_only_logs(
+    widget_errors_fail: FailOnLog, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The reason for the fixture: unguarded, the same click returns normally."""
+    for lg in _widget_loggers():
+        lg.removeHandler(widget_errors_fail)
+    button = ipywidgets.Button()
+    button.on_click(lambda _button: 1 / 0)
+    button.click()  # no exception
+    [record] = [r for r in caplog.records if r.exc_info]
+    assert record.exc_info is not None and record.exc_info[0] is ZeroDivisionError
+
+
+def test_an_exception_in_an_observer_propagates() -> None:
+    """traitlets runs observers inside the assignment, so they raise where the test sets."""
+    box = ipywidgets.IntText()
+    box.observe(lambda _change: 1 / 0, names="value")
+    with pytest.raises(ZeroDivisionError):
+        box.value = 3
+
+
+def frontend_sets(widget: Any, **state: Any) -> None:
+    """Apply a state update as the browser sends it (the comm message path)."""
+    widget._handle_msg(
+        {
+            "content": {"data": {"method": "update", "state": state, "buffer_paths": []}},
+            "buffers": [],
+        }
+    )
+
+
+# -- data ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def comments() -> pd.DataFrame:
+    with Sandbox(seed=0) as sandbox, sandbox.client(cache=False, progress=False) as client:
+        frame = client.post_comments(EXAMPLE_POSTS[2345])
+    assert len(frame) == 2345
+    return frame
+
+
+def tiny(**columns: Any) -> pd.DataFrame:
+    """A small comments-like frame; unspecified columns are filled per row."""
+    n = len(next(iter(columns.values())))
+    base: dict[str, Any] = {
+        "created_at": pd.to_datetime(["2025-12-01 12:00"] * n, utc=True),
+        "author_type": pd.Categorical(["person"] * n, categories=["person", "organization"]),
+        "author_followers": pd.array([None] * n, dtype="Int64"),
+        "author_name": [f"author {i}" for i in range(n)],
+        "author_url": [f"https://www.linkedin.com/in/a{i}" for i in range(n)],
+        "text": ["hello"] * n,
+        "permalink": [f"https://www.linkedin.com/feed/update/c{i}" for i in range(n)],
+    }
+    base.update(columns)
+    return pd.DataFrame(base)
+
+
+def png_of(output: dict[str, Any]) -> bytes:
+    return base64.b64decode(output["data"]["image/png"])
+
+
+def body_rows(table_html: str) -> int:
+    return table_html.count("<tr>") - 1  # minus the header row
+
+
+def test_import_does_not_load_ipywidgets_or_matplotlib() -> None:
+    code = (
+        "import sys, socialframe.widgets;"
+        "print(sorted(m for m in ('ipywidgets', 'matplotlib', 'IPython') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+# -- filter_comments -----------------------------------------------------------------------------
+
+
+def test_no_filter_keeps_everything(comments: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(filter_comments(comments), comments)
+
+
+@pytest.mark.parametrize("types", [("organization",), ("person",), "person", ()])
+def test_author_types(comments: pd.DataFrame, types: Any) -> None:
+    wanted = {types} if isinstance(types, str) else set(types)
+    expected = [
+        i for i, t in zip(comments.index, comments["author_type"], strict=True) if t in wanted
+    ]
+    got = filter_comments(comments, author_types=types)
+    assert got.index.tolist() == expected
+    assert list(got.columns) == list(comments.columns)
+
+
+def test_unknown_author_type_is_an_error(comments: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match="unknown author type.*'people'"):
+        filter_comments(comments, author_types=["people"])
+
+
+@pytest.mark.parametrize("needle", ["script", "SCRIPT", "great", ".", "(", "🚀", "  thanks "])
+def test_text_is_case_insensitive_and_literal(comments: pd.DataFrame, needle: str) -> None:
+    folded = needle.strip().casefold()
+    expected = [
+        i for i, t in zip(comments.index, comments["text"], strict=True) if folded in t.casefold()
+    ]
+    got = filter_comments(comments, text=needle)
+    assert got.index.tolist() == expected
+    if needle == ".":  # a regex "." would match every non-empty comment
+        assert 0 < len(got) < (comments["text"].str.len() > 0).sum()
+    if needle.lower() == "script":
+        assert len(got) == 16 and set(got["text"]) == {SCRIPT}
+
+
+def test_text_uses_unicode_case_folding() -> None:
+    df = tiny(text=["Straße", "STRASSE", "strasse", "street"])
+    assert filter_comments(df, text="STRASSE").index.tolist() == [0, 1, 2]
+    assert filter_comments(df, text="   ").index.tolist() == [0, 1, 2, 3]
+    assert filter_comments(df, text="s.r").empty
+
+
+@pytest.mark.parametrize("floor", [1, 1000, 8305, 10**6, 10**9])
+def test_min_followers_keeps_organisations_at_or_above(comments: pd.DataFrame, floor: int) -> None:
+    expected = [
+        i
+        for i, kind, n in zip(
+            comments.index, comments["author_type"], comments["author_followers"], strict=True
+        )
+        if kind == "organization" and n is not pd.NA and n >= floor
+    ]
+    got = filter_comments(comments, min_followers=floor)
+    assert got.index.tolist() == expected
+    assert (got["author_type"] == "organization").all()  # people have no count: dropped
+
+
+@pytest.mark.parametrize("floor", [None, 0])
+def test_min_followers_none_or_zero_keeps_people(comments: pd.DataFrame, floor: int | None) -> None:
+    assert len(filter_comments(comments, min_followers=floor)) == 2345
+
+
+@pytest.mark.parametrize("floor", [-1, True, 1.5, "10"])
+def test_bad_min_followers(comments: pd.DataFrame, floor: Any) -> None:
+    with pytest.raises(ValueError, match="min_followers"):
+        filter_comments(comments, min_followers=floor)
+
+
+def test_date_range_in_utc(comments: pd.DataFrame) -> None:
+    first, last = date(2025, 12, 1), date(2025, 12, 15)
+    days = [ts.date() for ts in comments["created_at"]]
+    expected = [i for i, d in zip(comments.index, days, strict=True) if first <= d <= last]
+    got = filter_comments(comments, start=first, end=last)
+    assert got.index.tolist() == expected
+    assert 0 < len(got) < len(comments)
+    assert (
+        filter_comments(comments, start="2025-12-01", end="2025-12-15").index.tolist() == expected
+    )
+
+
+def test_date_range_in_another_zone(comments: pd.DataFrame) -> None:
+    day = date(2025, 12, 20)
+    local = comments["created_at"].dt.tz_convert("Asia/Tokyo")
+    expected = [i for i, ts in zip(comments.index, local, strict=True) if ts.date() == day]
+    got = filter_comments(comments, start=day, end=day, tz="Asia/Tokyo")
+    assert got.index.tolist() == expected
+    utc = [
+        i for i, ts in zip(comments.index, comments["created_at"], strict=True) if ts.date() == day
+    ]
+    assert expected != utc  # the zone really changes which comments fall on the day
+
+
+def test_whole_days_and_instants() -> None:
+    times = [
+        "2025-12-01 00:00",
+        "2025-12-01 23:59:59.999999",
+        "2025-12-02 00:00",
+        "2025-12-02 08:00",
+    ]
+    df = tiny(
+        created_at=pd.to_datetime(times, utc=True, format="ISO8601"), text=["a", "b", "c", "d"]
+    )
+    assert filter_comments(df, end=date(2025, 12, 1)).index.tolist() == [0, 1]
+    assert filter_comments(df, start=date(2025, 12, 2)).index.tolist() == [2, 3]
+    # A datetime is an instant, both ends included; naive ones are read in tz.
+    assert filter_comments(df, end=datetime(2025, 12, 2, 0, 0)).index.tolist() == [0, 1, 2]
+    assert filter_comments(df, start="2025-12-02T08:00:00").index.tolist() == [3]
+    assert filter_comments(
+        df, start=datetime(2025, 12, 2, 9, 0), tz="Europe/Berlin"
+    ).index.tolist() == [3]
+
+
+def test_comments_without_time_drop_only_under_a_date_filter() -> None:
+    df = tiny(created_at=pd.to_datetime(["2025-12-01", None], utc=True), text=["a", "b"])
+    assert filter_comments(df).index.tolist() == [0, 1]
+    assert filter_comments(df, start=date(2025, 1, 1)).index.tolist() == [0]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "match"),
+    [
+        (date(2025, 12, 2), date(2025, 12, 1), "later than"),
+        ("yesterday", None, "start must be"),
+        (None, "2025-13-45", "end must be"),
+    ],
+)
+def test_bad_dates(comments: pd.DataFrame, start: Any, end: Any, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        filter_comments(comments, start=start, end=end)
+
+
+# -- HTML ----------------------------------------------------------------------------------------
+
+
+def test_comment_table_escapes_user_text() -> None:
+    df = tiny(
+        text=[SCRIPT, "<img src=x onerror=alert(1)>", "line 1\nline 2 & 😀"],
+        author_name=["<b>Eve</b>", "O'Brien", "Zoë"],
+    )
+    out = comments_table_html(df)
+    assert f">{SCRIPT_ESCAPED}</td>" in out
+    assert ">&lt;img src=x onerror=alert(1)&gt;</td>" in out
+    assert ">line 1\nline 2 &amp; 😀</td>" in out  # newline kept, shown by white-space:pre-wrap
+    assert ">&lt;b&gt;Eve&lt;/b&gt;</a>" in out and ">O&#x27;Brien</a>" in out
+    assert "<script" not in out and "<img" not in out and "<b>" not in out
+    assert body_rows(out) == 3 and out.count("<td") == 3 * 6
+
+
+def test_comment_table_links_only_http_urls() -> None:
+    df = tiny(
+        text=["a", "b", "c"],
+        author_url=["javascript:alert(1)", "https://example.com/?q='x'&y=<z>", None],
+        permalink=["data:text/html,hi", None, "http://example.com/c"],
+    )
+    out = comments_table_html(df)
+    assert "javascript:" not in out and "data:text" not in out
+    assert "href='https://example.com/?q=&#x27;x&#x27;&amp;y=&lt;z&gt;'" in out
+    assert out.count("<a href=") == 2  # the https author and the http permalink
+    assert ">author 0</td>" in out and ">author 2</td>" in out  # names stay, unlinked
+
+
+def test_comment_table_cells_and_truncation(comments: pd.DataFrame) -> None:
+    orgs = comments[comments["author_type"] == "organization"].head(3)
+    out = comments_table_html(orgs, tz="Asia/Tokyo")
+    row = orgs.iloc[0]
+    assert "time (Asia/Tokyo)</th>" in out
+    assert f">{row['created_at'].tz_convert('Asia/Tokyo'):%Y-%m-%d %H:%M}</td>" in out
+    assert f">{row['author_followers']:,}</td>" in out
+    full = comments_table_html(comments, max_rows=25)
+    assert body_rows(full) == 25
+    assert full.endswith("<p><em>Showing the first 25 of 2,345 comments.</em></p>")
+    assert comments_table_html(comments.iloc[:0]) == "<p><em>No comments to show.</em></p>"
+
+
+def test_ads_table_escapes_and_formats() -> None:
+    ads = pd.DataFrame(
+        {
+            "ad_archive_id": ["1", "2"],
+            "page_name": ["<Brand>", "Shop & Co"],
+            "page_profile_uri": ["https://www.facebook.com/brand/", "javascript:x"],
+            "is_active": pd.array([True, None], dtype="boolean"),
+            "start_date": pd.to_datetime(["2025-09-02 16:00", None], utc=True),
+            "end_date": pd.to_datetime(["2026-01-01", None], utc=True),
+            "publisher_platforms": [["FACEBOOK", "INSTAGRAM"], []],
+            "display_format": ["DCO", None],
+            "body_text": [SCRIPT, "Kids 👟\nnew"],
+            "link_url": ["https://example.com/a?b=1&c=2", None],
+        }
+    )
+    out = ads_table_html(ads)
+    assert f">{SCRIPT_ESCAPED}</td>" in out and "<script" not in out
+    assert ">&lt;Brand&gt;</a>" in out and ">Shop &amp; Co</td>" in out
+    assert ">yes</td>" in out and ">2025-09-02</td>" in out and ">2026-01-01</td>" in out
+    assert ">FACEBOOK, INSTAGRAM</td>" in out
+    assert "href='https://example.com/a?b=1&amp;c=2'" in out and "javascript" not in out
+    assert body_rows(out) == 2
+    assert ads_table_html(ads.iloc[:0]) == "<p><em>No ads to show.</em></p>"
+
+
+@pytest.mark.parametrize(
+    ("pages", "label"),
+    [
+        (1, "Search (at most $0.01)"),
+        (3, "Search (at most $0.03)"),
+        (250, "Search (at most $2.50)"),
+        (123_456, "Search (at most $1,234.56)"),
+    ],
+)
+def test_search_cost_label(pages: int, label: str) -> None:
+    assert search_cost_label(pages) == label
+
+
+@pytest.mark.parametrize("pages", [0, -1, True, 1.0, None])
+def test_search_cost_label_rejects(pages: Any) -> None:
+    with pytest.raises(ValueError, match="pages"):
+        search_cost_label(pages)
+
+
+def test_activity_png_draws_without_pyplot(comments: pd.DataFrame) -> None:
+    import matplotlib.pyplot as plt
+
+    assert activity_png(comments).startswith(PNG_SIGNATURE)
+    assert activity_png(comments.iloc[:0], "1h", tz="Europe/Berlin").startswith(PNG_SIGNATURE)
+    assert plt.get_fignums() == []  # nothing left open in pyplot's registry
+
+
+# -- explore_comments ----------------------------------------------------------------------------
+
+
+def test_public_names() -> None:
+    import socialframe.widgets as widgets
+
+    assert widgets.__all__ == sorted(widgets.__all__)
+    assert all(callable(getattr(widgets, n)) for n in widgets.__all__ if not n.isupper())
+    assert list(inspect.signature(explore_comments).parameters)[0] == "comments"
+    assert list(inspect.signature(ad_search).parameters)[0] == "client"
+
+
+def test_explorer_needs_a_comments_frame(comments: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match=r"missing columns \['text', 'permalink'\]"):
+        explore_comments(comments.drop(columns=["text", "permalink"]))
+
+
+def test_explorer_starts_with_everything(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments)
+    assert isinstance(explorer, ipywidgets.VBox) and type(explorer).__name__ == "CommentExplorer"
+    assert explorer.count.value == "<b>2,345</b> of 2,345 comments match"
+    assert explorer.author_types.options == (
+        ("person (2,008)", "person"),
+        ("organization (337)", "organization"),
+    )
+    assert explorer.author_types.value == ("person", "organization")
+    [output] = explorer.chart.outputs
+    assert png_of(output).startswith(PNG_SIGNATURE)
+    assert output["data"]["text/plain"] == "Comment activity (2,345 comments)"
+    assert body_rows(explorer.table.value) == 200
+    assert explorer.table.value.endswith("Showing the first 200 of 2,345 comments.</em></p>")
+    pd.testing.assert_frame_equal(explorer.filtered, comments)
+
+
+def test_explorer_filters_combine(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments, max_rows=500)
+    explorer.author_types.value = ("organization",)
+    orgs = int((comments["author_type"] == "organization").sum())
+    assert explorer.count.value == f"<b>{orgs}</b> of 2,345 comments match"
+    assert explorer.chart.outputs[0]["data"]["text/plain"] == f"Comment activity ({orgs} comments)"
+
+    explorer.min_followers.value = 1000
+    explorer.start.value = date(2025, 12, 1)
+    explorer.end.value = date(2025, 12, 31)
+    expected = [
+        i
+        for i, row in comments.iterrows()
+        if row["author_type"] == "organization"
+        and row["author_followers"] is not pd.NA
+        and row["author_followers"] >= 1000
+        and date(2025, 12, 1) <= row["created_at"].date() <= date(2025, 12, 31)
+    ]
+    assert 0 < len(expected) < orgs
+    assert explorer.filtered.index.tolist() == expected
+    assert explorer.count.value == f"<b>{len(expected)}</b> of 2,345 comments match"
+    assert body_rows(explorer.table.value) == len(expected)
+    assert "Showing the first" not in explorer.table.value
+
+    explorer.author_types.value = ("person",)  # people have no follower count
+    assert explorer.count.value == "<b>0</b> of 2,345 comments match"
+    assert explorer.table.value == "<p><em>No comments to show.</em></p>"
+    assert explorer.chart.outputs[0]["data"]["text/plain"] == "Comment activity (0 comments)"
+
+
+def test_explorer_text_search_shows_script_as_text(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments)
+    explorer.text.value = "SCRIPT"
+    assert explorer.count.value == "<b>16</b> of 2,345 comments match"
+    table = explorer.table.value
+    assert table.count(f">{SCRIPT_ESCAPED}</td>") == 16
+    assert "<script" not in table.lower()
+    assert body_rows(table) == 16
+
+
+def test_explorer_bad_range_says_so_and_keeps_results(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments)
+    explorer.start.value = date(2025, 12, 10)
+    kept = explorer.filtered
+    explorer.end.value = date(2025, 12, 1)
+    assert "ValueError: start (2025-12-10) is later than end (2025-12-01)" in explorer.count.value
+    assert explorer.filtered is kept
+    explorer.end.value = None
+    assert explorer.count.value == f"<b>{len(kept)}</b> of 2,345 comments match"
+
+
+def test_explorer_zone_applies_to_dates_and_chart(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments, tz="Asia/Tokyo", freq="1W")
+    assert explorer.start.description == "From (Asia/Tokyo)"
+    explorer.start.value = explorer.end.value = date(2025, 12, 20)
+    local = comments["created_at"].dt.tz_convert("Asia/Tokyo")
+    expected = int((local.dt.date == date(2025, 12, 20)).sum())
+    assert explorer.count.value == f"<b>{expected}</b> of 2,345 comments match"
+    assert "time (Asia/Tokyo)" in explorer.table.value
+
+
+def test_explorer_text_typed_in_the_browser(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments)
+    frontend_sets(explorer.text, value="script")
+    assert explorer.count.value == "<b>16</b> of 2,345 comments match"
+
+
+# -- ad_search -------------------------------------------------------------------------------------
+
+
+def test_cost_label_follows_pages(client: sf.Client) -> None:
+    search = ad_search(client)
+    assert type(search).__name__ == "AdSearch"
+    assert search.button.description == "Search (at most $0.01)"
+    search.pages.value = 5
+    assert search.button.description == "Search (at most $0.05)"
+    frontend_sets(search.pages, value=12)
+    assert search.button.description == "Search (at most $0.12)"
+    search.pages.value = 0  # the box clamps to its minimum
+    assert (search.pages.value, search.button.description) == (1, "Search (at most $0.01)")
+    assert ad_search(client, pages=3).button.description == "Search (at most $0.03)"
+    with pytest.raises(ValueError, match="pages"):
+        ad_search(client, pages=0)
+
+
+def test_search_pays_then_cache_is_free(sandbox: Sandbox, client: sf.Client) -> None:
+    search = ad_search(client, pages=2)
+    search.query.value = "for kids"
+    search.button.click()
+    with Sandbox(seed=0) as other, other.client(cache=False, progress=False) as reference:
+        expected = reference.search_ads("for kids", max_pages=2)
+    assert search.results["ad_archive_id"].tolist() == expected["ad_archive_id"].tolist()
+    n = len(expected)
+    assert (sandbox.charges, client.ledger.paid_calls) == (2, 2)
+    assert (
+        search.status.value
+        == f"<b>{n}</b> ads · this search paid 2 calls ($0.02) · 0 from cache (free)"
+    )
+    assert body_rows(search.table.value) == n
+    assert search.ledger.value == client.ledger._repr_html_()
+    assert "<td style='text-align:right'>2</td><td>$0.02 spent</td>" in search.ledger.value
+    assert search.button.disabled is False
+
+    search.button.click()  # the same search again: served from the cache
+    assert (sandbox.charges, client.ledger.paid_calls, client.ledger.cached_calls) == (2, 2, 2)
+    assert (
+        search.status.value
+        == f"<b>{n}</b> ads · this search paid 0 calls ($0.00) · 2 from cache (free)"
+    )
+    assert search.ledger.value == client.ledger._repr_html_()
+
+
+def test_filters_reach_the_service(sandbox: Sandbox, client: sf.Client) -> None:
+    search = ad_search(client)
+    search.query.value = "  coffee "
+    search.country.value = " us "
+    search.active_status.value = "active"
+    search.button.click()
+    assert [dict(r.params) for r in sandbox.requests] == [
+        {"query": "coffee", "country": "US", "activeStatus": "Active"}
+    ]
+    assert sandbox.charges == 1 and len(search.results) > 0
+    assert set(search.results["query"]) == {"coffee"}
+
+
+@pytest.mark.parametrize(
+    ("query", "country", "message"),
+    [
+        ("", "", "ValueError: query is empty"),
+        ("   ", "", "ValueError: query is empty"),
+        (
+            "coffee",
+            "USA",
+            "ValueError: country must be an ISO-3166 alpha-2 code such as &#x27;US&#x27;",
+        ),
+    ],
+)
+def test_bad_input_shows_a_message_and_costs_nothing(
+    sandbox: Sandbox, client: sf.Client, query: str, country: str, message: str
+) -> None:
+    search = ad_search(client, pages=3)
+    search.query.value, search.country.value = query, country
+    search.button.click()
+    assert search.status.value.startswith(f"<span style='color:#b00020'>{message}")
+    assert "Traceback" not in search.status.value
+    assert (sandbox.charges, len(sandbox.requests), client.ledger.paid_calls) == (0, 0, 0)
+    assert search.results is None and search.table.value == ""
+    assert search.ledger.value == client.ledger._repr_html_()
+    assert search.button.disabled is False
+
+
+def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -> None:
+    with sandbox.client(cache=tmp_path / "c.sqlite", progress=None, max_cost=0.01) as client:
+        search = ad_search(client, pages=3)
+        search.query.value = "for kids"
+        search.button.click()
+        assert client.progress is None  # silenced for the search only
+    with Sandbox(seed=0) as other, other.client(cache=False, progress=False) as reference:
+        first_page = reference.search_ads("for kids", max_pages=1)
+    assert sandbox.charges == 1
+    assert search.status.value.startswith("<span style='color:#b00020'>BudgetExceededError: ")
+    assert search.status.value.endswith(
+        f"<br>Showing the {len(first_page)} ads fetched before the error (in <code>.results</code>)."
+    )
+    assert search.results["ad_archive_id"].tolist() == first_page["ad_archive_id"].tolist()
+    assert body_rows(search.table.value) == len(first_page)
+    assert "<td style='text-align:right'>1</td><td>$0.01 spent</td>" in search.ledger.value
+
+
+def test_search_results_are_escaped(client: sf.Client) -> None:
+    search = ad_search(client)
+    search.query.value = "for kids"
+    search.button.click()
+    texts = search.results["body_text"].dropna()
+    assert texts.str.contains("<", regex=False).any() or texts.str.contains("&", regex=False).any()
+    for text in texts:
+        assert f">{html.escape(text)}</td>" in search.table.value

@@ -27,7 +27,8 @@ class Client:
             ``SOCIALFRAME_COMMENTS_URL``).
         auth_header: Header carrying the key: ``Authorization`` sends
             ``Bearer <key>``, any other name the bare key (e.g. ``X-RapidAPI-Key``).
-            Falls back to ``SOCIALFRAME_AUTH_HEADER``.
+            The default, ``"Authorization"``, yields to ``SOCIALFRAME_AUTH_HEADER``
+            when that is set; any other value given here wins over it.
         headers: Extra fixed headers (e.g. ``{"X-RapidAPI-Host": "..."}``).
         cache: ``True`` (SQLite in the user cache dir, or ``SOCIALFRAME_CACHE_DIR``),
             a path to a SQLite file or folder, ``False`` for none, or a
@@ -293,7 +294,7 @@ class Client:
         """Fetch every item into one frame, under one progress bar over the items."""
         import pandas as pd
 
-        bar = Progress(self._progress_on(), what, self.ledger, unit=what.rstrip("s"))
+        bar = Progress(self._progress_on(), what, self.ledger, unit=_UNITS[what])
         done: list[pd.DataFrame] = []
 
         def combined(last: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -347,6 +348,9 @@ class Client:
         finally:
             bar.close()
         return build(got)
+
+
+_UNITS = {"posts": "post", "queries": "query"}
 
 
 def _total_page(page: endpoints.Page) -> Any:

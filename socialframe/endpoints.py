@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 
@@ -24,7 +24,7 @@ ADS_PATH: Final = "fetch_search_ads_pages"
 SORTS: Final = ("mostRelevant", "mostRecent")
 ACTIVE_STATUS: Final = {"all": "ALL", "active": "Active", "inactive": "Inactive"}
 
-_ACTIVITY = re.compile(r"activity[:\-](\d{6,25})")
+_ACTIVITY = re.compile(r"activity[:\-](\d{1,25})")
 _DIGITS = re.compile(r"\d{1,25}")
 _COUNTRY = re.compile(r"[A-Za-z]{2}")
 
@@ -132,15 +132,18 @@ def _active_status(status: str | bool | None) -> str | None:
 def _day(name: str, value: date | datetime | str | None) -> date | None:
     if value is None:
         return None
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
     if isinstance(value, str):
         try:
-            return datetime.fromisoformat(value.strip()).date()
+            value = datetime.fromisoformat(value.strip())
         except ValueError:
-            pass
+            raise ValueError(
+                f"{name} must be a date, a datetime or an ISO date string; got {value!r}"
+            ) from None
+    if isinstance(value, datetime):
+        # An instant with a zone is a day in UTC, the service's calendar.
+        return (value.astimezone(UTC) if value.tzinfo else value).date()
+    if isinstance(value, date):
+        return value
     raise ValueError(f"{name} must be a date, a datetime or an ISO date string; got {value!r}")
 
 
@@ -261,6 +264,7 @@ def iter_ad_pages(
     """
     key = params.get("query") or params.get("ad_page_id", "")
     seen_ids: set[str] = set()
+    anonymous = 0  # ads without an ad_archive_id: rows all the same
     seen_cursors: set[str] = set()
     number, cursor = 1, None
     while True:
@@ -272,10 +276,11 @@ def iter_ad_pages(
         yield _page(fetched, number, key, sent)
         ids = [ad.get("ad_archive_id") for ad in ads if isinstance(ad, Mapping)]
         known = {str(i) for i in ids if i is not None}
-        anonymous = len(ids) - sum(i is not None for i in ids)
-        new = len(known - seen_ids) + anonymous
+        nameless = len(ids) - sum(i is not None for i in ids)
+        new = len(known - seen_ids) + nameless
         seen_ids |= known
-        if not new or (max_ads is not None and len(seen_ids) >= max_ads):
+        anonymous += nameless
+        if not new or (max_ads is not None and len(seen_ids) + anonymous >= max_ads):
             return
         if max_pages is not None and number >= max_pages:
             return

@@ -121,9 +121,16 @@ _PERMALINK_URN = re.compile(
     r"([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
     re.IGNORECASE,
 )
-_FOLLOWERS = re.compile(r"([\d][\d,.\s]*)\s*([KkMm]?)\s*followers?", re.IGNORECASE)
+_FOLLOWERS = re.compile(
+    r"(\d[\d,.\s\u00a0\u202f']*)\s*([KkMm]?)\s*followers?", re.IGNORECASE | re.ASCII
+)
 _ORG_ID = re.compile(r"urn:li:(?:fsd_)?(?:company|organization):(\d+)")
-_NO_WORDS = re.compile(r"[\W_]*")
+# Placeholder headlines: nothing but dashes, dots and the like ("--", ".", "—").
+_NO_TITLE = re.compile(r"[\s\-\u2010-\u2015.,;:_·•|/\\*~]*")
+_DIGITS = re.compile(r"-?\d+", re.ASCII)
+# createdAt outside this window (epoch ms) is garbage, not a time: use the id instead.
+_MS_RANGE = (946_684_800_000, 4_102_444_800_000)  # 2000-01-01 .. 2100-01-01
+_NOT_PROFILE_URL = ("picture", "image", "photo", "logo", "avatar", "banner")
 
 
 # -- shared helpers ----------------------------------------------------------------------
@@ -167,9 +174,14 @@ def _int(value: Any) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
         return int(value)
     return None
+
+
+def _ms(value: int | None) -> int | None:
+    """Epoch milliseconds, or None for 0, missing and out-of-range garbage."""
+    return value if value is not None and _MS_RANGE[0] <= value < _MS_RANGE[1] else None
 
 
 def _times(values: list[int | None], unit: str) -> pd.DatetimeIndex:
@@ -251,12 +263,28 @@ def _followers(title: str | None) -> int | None:
     found = _FOLLOWERS.search(title)
     if not found:
         return None
-    number, suffix = found.group(1).replace(",", "").replace(" ", ""), found.group(2).lower()
+    number = re.sub(r"[\s\u00a0\u202f']", "", found.group(1))
+    suffix = found.group(2).lower()
+    if suffix:  # "1.2K", "1,2K": the separator is a decimal point
+        number = number.replace(",", ".")
+    else:  # "12,345", "12.345", "12 345": separators group thousands
+        number = number.replace(",", "").replace(".", "")
     try:
         value = float(number)
     except ValueError:
         return None
     return round(value * {"": 1, "k": 1_000, "m": 1_000_000}[suffix])
+
+
+def _profile_url(folded: Mapping[str, Any]) -> str | None:
+    """The ``<network>Url`` field under another brand or casing; never a picture's URL."""
+    for key in ("url", "profileurl"):
+        if folded.get(key):
+            return _str(folded[key])
+    for key, value in folded.items():
+        if key.endswith("url") and value and not any(w in key for w in _NOT_PROFILE_URL):
+            return _str(value)
+    return None
 
 
 def _author(author: Any) -> tuple[Any, ...]:
@@ -274,9 +302,9 @@ def _author(author: Any) -> tuple[Any, ...]:
             parts = [_str(folded.get("firstname")), _str(folded.get("lastname"))]
             name = " ".join(p.strip() for p in parts if p and p.strip()) or None
         if url is None:
-            url = next((_str(v) for k, v in folded.items() if k.endswith("url") and v), None)
+            url = _profile_url(folded)
     title = _str(author.get("title"))
-    if title is not None and _NO_WORDS.fullmatch(title):
+    if title is not None and _NO_TITLE.fullmatch(title):
         title = None  # "--", ".", "" mean no headline
     return (
         "organization" if org else "person",
@@ -332,10 +360,10 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
             cols["comment_id"].append(comment_id)
             cols["parent_comment_id"].append(parent_id)
             cols["is_reply"].append(parent_id is not None)
-            ms = _int(comment.get("createdAt"))
-            if not ms and comment_id and comment_id.isdigit():
-                ms = int(comment_id) >> 22  # ids are time-ordered: the top bits are epoch ms
-            created.append(ms or None)
+            ms = _ms(_int(comment.get("createdAt")))
+            if ms is None and comment_id and comment_id.isdigit():
+                ms = _ms(int(comment_id) >> 22)  # ids are time-ordered: the top bits are epoch ms
+            created.append(ms)
             text = comment.get("text")
             cols["text"].append(text if isinstance(text, str) else _str(text))
             cols["is_pinned"].append(_bool(comment.get("isPinned")))
@@ -378,8 +406,11 @@ def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> Non
         path = f"{prefix}{_snake(str(key))}"
         if isinstance(value, Mapping) and value:
             _flatten(value, f"{path}_", out)
-        else:
-            out[path] = value
+            continue
+        base, n = path, 2
+        while path in out:  # "pageId" and "page_id" both become page_id: keep both
+            path, n = f"{base}_{n}", n + 1
+        out[path] = value
 
 
 def _text(value: Any) -> str | None:
@@ -435,6 +466,12 @@ def _ad_row(ad: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         title = _str(first_card.get("title")) or title
     else:
         extras.pop("snapshot_title", None)
+    for name in ("page_id", "page_name"):  # the snapshot's copy, when it says otherwise
+        top, inner = _str(ad.get(name)), _str(snap.get(name))
+        if top is not None and inner is not None and top != inner:
+            extras[f"snapshot_{name}"] = snap.get(name)
+    if ad.get("total_active_time") is not None and _int(ad.get("total_active_time")) is None:
+        extras["raw_total_active_time"] = ad.get("total_active_time")
     spend = ad.get("spend")
     if not isinstance(spend, Mapping):
         extras.pop("spend", None)
@@ -473,19 +510,24 @@ def _ad_row(ad: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return row, extras
 
 
-def _extra_array(values: list[Any]) -> Any:
+def _extra_array(name: str, values: list[Any]) -> Any:
+    """Type an extra column from its values; anything that does not fit stays as sent."""
     present = [v for v in values if v is not None]
     kinds = {type(v) for v in present}
     if not present:
-        return pd.array(values, dtype=object)
+        return _objects(values)
+    if name == "id" or name.endswith("_id"):  # ids are text, whatever type they came in
+        if kinds <= {str, int}:
+            return pd.array([None if v is None else str(v) for v in values], dtype=STRING)
+        return _objects(values)
     if kinds == {bool}:
         return pd.array(values, dtype=BOOLEAN)
-    if kinds == {int}:
-        return pd.array(values, dtype=INT)
-    if kinds <= {int, float}:
-        return pd.array(values, dtype=pd.Float64Dtype())
     if kinds == {str}:
         return pd.array(values, dtype=STRING)
+    if kinds == {int} and all(-(2**63) <= v < 2**63 for v in present):
+        return pd.array(values, dtype=INT)
+    if kinds <= {int, float} and all(isinstance(v, float) or abs(v) <= 2**53 for v in present):
+        return pd.array(values, dtype=pd.Float64Dtype())  # exact: no int beyond 2**53
     return _objects(values)
 
 
@@ -552,7 +594,7 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
         taken = set(AD_COLUMNS)
         added = {
             (f"raw_{name}" if name in taken else name): _extra_array(
-                [extra.get(name) for extra in extras]
+                name, [extra.get(name) for extra in extras]
             )
             for name in names
         }

@@ -186,3 +186,39 @@ def test_import_writes_nothing_and_stays_light(tmp_path: Path) -> None:
     )
     assert out.stdout.strip() == "[]"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_offline_serves_expired_pages(sandbox: Sandbox, cache_path: Path) -> None:
+    with sandbox.client(cache=cache_path, expire_after=timedelta(seconds=1)) as c:
+        online = c.post_comments(P82)
+    time.sleep(1.2)
+    with sf.Client(base_url=sandbox.url, cache=cache_path, offline=True) as off:
+        pd.testing.assert_frame_equal(off.post_comments(P82), online)
+    assert sandbox.charges == 2
+
+
+def test_cache_only_requests_never_reach_the_network(sandbox: Sandbox, cache_path: Path) -> None:
+    # A Vary on a header the next client sends differently makes requests-cache send even
+    # a cache-only request; the adapter refuses it, so a budget of 0 still pays nothing.
+    with sandbox.client(cache=cache_path, auth_header="Authorization") as c:
+        c.post_comments(P82, max_pages=1)
+    stored = sf.Client(base_url=sandbox.url, cache=cache_path, offline=True)
+    with stored:
+        cached = next(iter(stored.session.cache.responses.values()))
+        assert "X-RapidAPI-Key" in cached.headers["Vary"]  # kept: not this client's key header
+    with sandbox.client(cache=cache_path, max_cost=0, headers={"X-RapidAPI-Key": "other"}) as broke:
+        with pytest.raises(sf.BudgetExceededError):
+            broke.post_comments(P82, max_pages=1)
+    assert sandbox.charges == 1 and len(sandbox.requests) == 1
+
+
+def test_adapter_refuses_cache_only_requests() -> None:
+    import requests
+
+    from socialframe.cache import _Adapter
+
+    request = requests.Request(
+        "GET", "http://127.0.0.1:9/x", headers={"Cache-Control": "only-if-cached"}
+    ).prepare()
+    with pytest.raises(sf.NotCachedError):
+        _Adapter().send(request)

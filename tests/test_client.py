@@ -431,3 +431,111 @@ def test_progress_is_off_outside_interactive_sessions(
     with sandbox.client(cache=cache_path) as c:  # progress=None
         assert len(c.post_comments(post_with(120))) == 120
     assert capsys.readouterr().err == ""
+
+
+# -- what goes on the wire -------------------------------------------------------------------
+
+
+def test_default_auth_is_a_bearer_token(sandbox: Sandbox, client: sf.Client) -> None:
+    client.post_comments(P82, max_pages=1)
+    record = sandbox.requests[0]
+    assert record.auth == "Authorization: Bearer"
+    assert "socialframe/" not in str(record.headers)  # names only, never values
+
+
+def test_marketplace_auth_sends_the_bare_key_and_extra_headers(sandbox: Sandbox) -> None:
+    with sandbox.client(
+        cache=False, auth_header="X-RapidAPI-Key", headers={"X-RapidAPI-Host": "h.example"}
+    ) as c:
+        c.search_ads("coffee", max_pages=1)
+    record = sandbox.requests[0]
+    assert record.auth == "X-RapidAPI-Key"
+    assert "X-RapidAPI-Host" in record.headers and "Authorization" not in record.headers
+
+
+def test_auth_header_from_the_environment(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOCIALFRAME_AUTH_HEADER", "X-Api-Key")
+    with sandbox.client(cache=False) as c:
+        c.search_ads("coffee", max_pages=1)
+    with sandbox.client(cache=False, auth_header="X-RapidAPI-Key") as c:  # explicit wins
+        c.search_ads("coffee", max_pages=1)
+    assert [r.auth for r in sandbox.requests] == ["X-Api-Key", "X-RapidAPI-Key"]
+
+
+def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    target = sandbox.url
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(307)
+            self.send_header("Location", target + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Redirect)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        with sf.Client(sandbox.api_key, base_url=url, auth_header="X-RapidAPI-Key",
+                       cache=tmp_path / "c.sqlite") as c:  # type: ignore[operator]  # fmt: skip
+            with pytest.raises(sf.APIError) as info:
+                c.post_comments(P82)
+        assert info.value.status_code == 307 and "redirected to" in info.value.message
+        assert sandbox.requests == []  # the key never travelled on to the other host
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [("3", 3.0), ("0.5", 0.5), ("soon", None), ("", None), ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
+     ("Wed, 21 Oct 2015 07:28:00 -0000", 0.0)],
+)  # fmt: skip
+def test_retry_after_forms(header: str, expected: float | None) -> None:
+    import requests
+
+    from socialframe.transport import _retry_after
+
+    response = requests.Response()
+    response.headers["Retry-After"] = header
+    assert _retry_after(response) == expected
+
+
+def test_retry_after_in_the_future_is_waited_for() -> None:
+    import email.utils
+
+    import requests
+
+    from socialframe.transport import _retry_after
+
+    response = requests.Response()
+    response.headers["Retry-After"] = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 28 <= _retry_after(response) <= 30  # type: ignore[operator]
+
+
+def test_rate_limit_error_after_retries_carries_retry_after(
+    sandbox: Sandbox, cache_path: object
+) -> None:
+    with sandbox.client(cache=cache_path, max_retries=1, backoff=0.01) as c:
+        sandbox.inject(429, 429)
+        with pytest.raises(sf.RateLimitError) as info:
+            c.post_comments(P82)
+    assert info.value.retry_after == 1.0 and len(sandbox.requests) == 2
+
+
+@pytest.mark.parametrize("key", ["sk-abc\ndef", "sk abc", "sk-äbc"])
+def test_unsendable_keys_are_refused_without_echo(key: str) -> None:
+    with pytest.raises(sf.ConfigError) as info:
+        sf.Client(key, base_url="http://127.0.0.1:9")
+    assert key not in str(info.value) and "sk" not in str(info.value)

@@ -116,3 +116,36 @@ def test_ad_params_in_service_forms() -> None:
         "activeStatus": "ALL",
         "after_time": "2025-01-02",
     }
+
+
+def test_max_ads_counts_ads_without_ids() -> None:
+    nameless = {
+        "data": {
+            "ads": [[{"x": i}] for i in range(26)],
+            "page_info": {"end_cursor": "c", "has_next_page": True},
+        }
+    }
+    bodies = [
+        dict(
+            nameless,
+            data=dict(nameless["data"], page_info={"end_cursor": f"c{p}", "has_next_page": True}),
+        )
+        for p in range(6)
+    ]
+    assert len(list(endpoints.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=30))) == 2
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [("2025-01-02T23:30:00-05:00", "2025-01-03"), (datetime(2025, 1, 2, 23, 30, tzinfo=UTC), "2025-01-02"),
+     ("2025-01-02", "2025-01-02"), (datetime(2025, 1, 2, 23, 30), "2025-01-02")],
+)  # fmt: skip
+def test_days_with_a_zone_are_utc_days(given: object, sent: str) -> None:
+    got = endpoints.ad_params(
+        "q", ad_page_id=None, country=None, active_status=None, after=given, before=None
+    )  # type: ignore[arg-type]
+    assert got["after_time"] == sent
+
+
+def test_short_activity_ids_in_urns() -> None:
+    assert endpoints.post_id("urn:li:activity:12345") == "12345"

@@ -331,7 +331,9 @@ def test_ads_schema_errors(body: dict[str, object]) -> None:
 
 # -- property-based ------------------------------------------------------------------------
 
-ids = st.integers(min_value=1 << 40, max_value=(1 << 63) - 1)
+ids = st.integers(min_value=1 << 40, max_value=(1 << 63) - 1) | st.integers(
+    min_value=946_684_800_000 << 22, max_value=(4_102_444_800_000 << 22) - 1
+)
 texts = st.text(max_size=30)
 
 
@@ -371,8 +373,15 @@ def test_comments_frame_properties(pages: list[list[dict[str, object]]]) -> None
         assert row.comment_id == str(reply if reply is not None else cid)
         assert row.is_reply == (reply is not None)
         own = reply if reply is not None else cid
-        expected_ms = c["createdAt"] or own >> 22
-        assert row.created_at == pd.Timestamp(expected_ms, unit="ms", tz="UTC")
+
+        def plausible(ms: object) -> bool:  # 2000-01-01 .. 2100-01-01
+            return isinstance(ms, int) and 946_684_800_000 <= ms < 4_102_444_800_000
+
+        expected_ms = next((m for m in (c["createdAt"], own >> 22) if plausible(m)), None)
+        if expected_ms is None:
+            assert pd.isna(row.created_at)
+        else:
+            assert row.created_at == pd.Timestamp(expected_ms, unit="ms", tz="UTC")
         assert row.text == c["text"]
         org = str(c["author"]["id"]).startswith("urn:li:company:")  # type: ignore[index]
         assert row.author_type == ("organization" if org else "person")
@@ -380,3 +389,64 @@ def test_comments_frame_properties(pages: list[list[dict[str, object]]]) -> None
             assert row.author_followers == int(
                 str(c["author"]["title"]).split()[0].replace(",", "")
             )  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("created", "expected"),
+    [(10**17, TOP >> 22), (10**19, TOP >> 22), ("²", TOP >> 22), ("1760584641073", 1760584641073),
+     (-5, TOP >> 22)],
+)  # fmt: skip
+def test_garbage_created_at_falls_back_to_the_id(created: object, expected: int) -> None:
+    df = sf.comments_frame([comments_body(dict(TOP_COMMENT, createdAt=created))])
+    assert df.loc[0, "created_at"] == pd.Timestamp(expected, unit="ms", tz="UTC")
+
+
+@pytest.mark.parametrize(
+    ("title", "kept"),
+    [("🚀", "🚀"), ("—", None), ("-", None), ("C++ dev", "C++ dev"), ("...", None)],
+)
+def test_titles_keep_emoji_but_not_placeholders(title: str, kept: str | None) -> None:
+    df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=dict(PERSON, title=title)))])
+    got = df.loc[0, "author_title"]
+    assert (pd.isna(got) and kept is None) or got == kept
+
+
+def test_author_url_is_never_a_picture() -> None:
+    author = {"firstName": "A", "lastName": "B", "id": "1", "profilePictureUrl": "https://pic",
+              "profileUrl": "https://www.linkedin.com/in/ab"}  # fmt: skip
+    df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=author))])
+    assert df.loc[0, "author_url"] == "https://www.linkedin.com/in/ab"
+    only_picture = {"name": "C", "id": "2", "profilePictureUrl": "https://pic"}
+    df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=only_picture))])
+    assert pd.isna(df.loc[0, "author_url"])
+
+
+@pytest.mark.parametrize(("title", "n"), [("1\u00a0234 followers", 1234), ("12.345 followers", 12345),
+                                          ("1,2K followers", 1200)])  # fmt: skip
+def test_follower_counts_in_other_locales(title: str, n: int) -> None:
+    df = sf.comments_frame([comments_body(dict(REPLY_COMMENT, author=dict(ORG, title=title)))])
+    assert df.loc[0, "author_followers"] == n
+
+
+def test_nothing_the_service_sent_is_dropped() -> None:
+    odd = ad(
+        "9",
+        page_id="111",
+        snapshot={"page_id": "222", "page_name": "Snap name", "body": {"text": "x"}},
+        total_active_time=1.5,
+        pageId="999",
+        big=2**70,
+        mixed=[1, 2.5],
+        legacy_id=123,
+        huge_ints=None,
+    )
+    other = ad("10", huge_ints=2**60, mixed=None)
+    df = sf.ads_frame([ads_body([odd], [other])])
+    row = df.iloc[0]
+    assert row["page_id"] == "111" and row["snapshot_page_id"] == "222"
+    assert row["snapshot_page_name"] == "Snap name" and row["page_name"] == "Acme Shoes"
+    assert pd.isna(row["total_active_time"]) and row["raw_total_active_time"] == 1.5
+    assert row["page_id_2"] == "999"  # "pageId" flattens onto page_id: kept, not overwritten
+    assert row["big"] == 2**70 and row["mixed"] == [1, 2.5]
+    assert row["legacy_id"] == "123" and str(df["legacy_id"].dtype) == "string"
+    assert df.loc[1, "huge_ints"] == 2**60 and str(df["huge_ints"].dtype) == "Int64"

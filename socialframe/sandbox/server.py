@@ -48,12 +48,17 @@ class RequestRecord:
         params: The query parameters (the last value of a repeated name).
         status: The HTTP status answered.
         charged: Whether the request was billed.
+        headers: The names of the request headers, as sent (never their values).
+        auth: How the key came, e.g. ``"Authorization: Bearer"`` or
+            ``"X-RapidAPI-Key"`` (the header name as sent); None if it did not.
     """
 
     path: str
     params: dict[str, str]
     status: int
     charged: bool
+    headers: tuple[str, ...] = ()
+    auth: str | None = None
 
 
 class Sandbox:
@@ -258,14 +263,18 @@ class Sandbox:
         """
         split = urlsplit(target)
         params = dict(parse_qsl(split.query, keep_blank_values=True))
-        answer = self._decide(method, split.path, params, headers)
+        auth = self._key_header(headers)
+        answer = self._decide(method, split.path, params, auth is not None)
+        record = RequestRecord(
+            split.path, params, answer.status, answer.charged, tuple(headers.keys()), auth
+        )
         with self._lock:
-            self._records.append(RequestRecord(split.path, params, answer.status, answer.charged))
+            self._records.append(record)
             self._charges += answer.charged
         return answer
 
     def _decide(
-        self, method: str, path: str, params: Mapping[str, str], headers: Message
+        self, method: str, path: str, params: Mapping[str, str], authorised: bool
     ) -> Answer:
         if method != "GET":
             return routes.error(405)
@@ -278,7 +287,7 @@ class Sandbox:
             return routes.fault(injected)
         if limited:
             return routes.error(429)
-        if not self._authorised(headers):
+        if not authorised:
             return routes.error(401)
         if draw < self.fault_rate:
             return routes.fault((502, 503, "success_false", "bad_gateway")[int(kind * 4)])
@@ -296,17 +305,19 @@ class Sandbox:
         self._window.append(now)
         return False
 
-    def _authorised(self, headers: Message) -> bool:
+    def _key_header(self, headers: Message) -> str | None:
+        """How the key came (for the record), or None when no header carries it."""
         # Deployments differ (Bearer token, X-RapidAPI-Key, ...): accept the key in
         # any header, whatever its name's casing, bare or as a Bearer token.
         key = self.api_key.encode()
         for name, value in headers.items():
             value = value.strip()
-            if name.lower() == "authorization" and value[:7].lower() == "bearer ":
+            bearer = name.lower() == "authorization" and value[:7].lower() == "bearer "
+            if bearer:
                 value = value[7:].strip()
             if hmac.compare_digest(value.encode("utf-8", "surrogateescape"), key):
-                return True
-        return False
+                return f"{name}: Bearer" if bearer else name
+        return None
 
 
 class _Server(ThreadingHTTPServer):

@@ -206,9 +206,9 @@ def test_cache_only_requests_never_reach_the_network(sandbox: Sandbox, cache_pat
     with stored:
         cached = next(iter(stored.session.cache.responses.values()))
         assert "X-RapidAPI-Key" in cached.headers["Vary"]  # kept: not this client's key header
-    with sandbox.client(cache=cache_path, max_cost=0, headers={"X-RapidAPI-Key": "other"}) as broke:
-        with pytest.raises(sf.BudgetExceededError):
-            broke.post_comments(P82, max_pages=1)
+    broke = sandbox.client(cache=cache_path, max_cost=0, headers={"X-RapidAPI-Key": "other"})
+    with broke, pytest.raises(sf.BudgetExceededError):
+        broke.post_comments(P82, max_pages=1)
     assert sandbox.charges == 1 and len(sandbox.requests) == 1
 
 

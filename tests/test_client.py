@@ -485,10 +485,10 @@ def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        with sf.Client(sandbox.api_key, base_url=url, auth_header="X-RapidAPI-Key",
-                       cache=tmp_path / "c.sqlite") as c:  # type: ignore[operator]  # fmt: skip
-            with pytest.raises(sf.APIError) as info:
-                c.post_comments(P82)
+        c = sf.Client(sandbox.api_key, base_url=url, auth_header="X-RapidAPI-Key",
+                      cache=tmp_path / "c.sqlite")  # type: ignore[operator]  # fmt: skip
+        with c, pytest.raises(sf.APIError) as info:
+            c.post_comments(P82)
         assert info.value.status_code == 307 and "redirected to" in info.value.message
         assert sandbox.requests == []  # the key never travelled on to the other host
     finally:

@@ -116,6 +116,10 @@ AD_DTYPES: Final[Mapping[str, Any]] = {
 }
 
 _NAT: Final = np.iinfo(np.int64).min
+_URN_AT = re.compile(
+    r"urn(?::|%3A)li(?::|%3A)comment(?::|%3A)(?:\(|%28)([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
+    re.IGNORECASE,
+)
 _PERMALINK_URN = re.compile(
     r"(comment|reply)Urn=urn(?::|%3A)li(?::|%3A)comment(?::|%3A)(?:\(|%28)"
     r"([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
@@ -226,9 +230,23 @@ def _frame(
             out[name] = pd.Series(values, dtype=dtype).reset_index(drop=True)
         elif dtype is LIST:
             out[name] = pd.Series(_objects(values), dtype=object)
+        elif dtype is STRING:
+            out[name] = pd.Series(_strings(values))
         else:
             out[name] = pd.Series(pd.array(values, dtype=dtype))
     return pd.DataFrame(out)
+
+
+def _strings(values: list[str | None]) -> Any:
+    """A ``string`` array of str / None values, built by Arrow directly when it can be.
+
+    pandas' own constructor re-validates every element first: ten times slower.
+    """
+    if STRING.storage == "pyarrow":
+        import pyarrow as pa
+
+        return pd.arrays.ArrowStringArray(pa.array(values, type=pa.large_string()))
+    return pd.array(values, dtype=STRING)
 
 
 # -- comments ----------------------------------------------------------------------------
@@ -242,12 +260,27 @@ def _ids_from_permalink(permalink: str | None) -> tuple[str | None, str | None, 
     """
     if not permalink:
         return None, None, None
+    # Fast path: the usual spelling, then one anchored match at each parameter.
+    at, reply_at = permalink.find("commentUrn="), permalink.find("replyUrn=")
+    if at >= 0 or reply_at >= 0:
+        comment = _URN_AT.match(permalink, at + 11) if at >= 0 else None
+        reply = _URN_AT.match(permalink, reply_at + 9) if reply_at >= 0 else None
+        comment_t = comment.groups() if comment else None
+        reply_t = reply.groups() if reply else None
+        return _urn_ids(("comment", *comment_t) if comment_t else None,
+                        ("reply", *reply_t) if reply_t else None)  # fmt: skip
     comment = reply = None
     for found in _PERMALINK_URN.findall(permalink):
         if found[0].lower() == "comment":
             comment = found
         else:
             reply = found
+    return _urn_ids(comment, reply)
+
+
+def _urn_ids(
+    comment: tuple[str, ...] | None, reply: tuple[str, ...] | None
+) -> tuple[str | None, str | None, str | None]:
     post = comment or reply
     if post is None:
         return None, None, None
@@ -340,44 +373,73 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
         >>> comments_frame([body])[["created_at", "author_name"]].iloc[0].tolist()
         [Timestamp('2025-10-16 03:17:21.073000+0000', tz='UTC'), 'Ada']
     """
-    cols: dict[str, list[Any]] = {name: [] for name in COMMENT_COLUMNS}
-    created: list[int | None] = []
+    flat: list[Mapping[str, Any]] = []
+    pages: list[int] = []
+    fallbacks: list[str | None] = []
     counted: list[tuple[Page, int]] = []
-    author_cols = COMMENT_COLUMNS[10:19]
     for page in _pages(payloads):
         data = page.body.get("data")
         if data is None and page.body.get("success") is False:
             raise SchemaError(f"page {page.page} is a failure: {page.body.get('message')!r}")
         if not isinstance(data, list):
             raise SchemaError(f"comments page {page.page}: 'data' is not a list")
-        fallback_urn = f"urn:li:activity:{page.key}" if page.key else None
-        for comment in data:
-            if not isinstance(comment, Mapping):
-                raise SchemaError(f"comments page {page.page}: a comment is not an object")
-            permalink = _str(comment.get("permalink"))
-            post_urn, comment_id, parent_id = _ids_from_permalink(permalink)
-            cols["post_urn"].append(post_urn or fallback_urn)
-            cols["comment_id"].append(comment_id)
-            cols["parent_comment_id"].append(parent_id)
-            cols["is_reply"].append(parent_id is not None)
-            ms = _ms(_int(comment.get("createdAt")))
-            if ms is None and comment_id and comment_id.isdigit():
-                ms = _ms(int(comment_id) >> 22)  # ids are time-ordered: the top bits are epoch ms
-            created.append(ms)
-            text = comment.get("text")
-            cols["text"].append(text if isinstance(text, str) else _str(text))
-            cols["is_pinned"].append(_bool(comment.get("isPinned")))
-            cols["is_edited"].append(_bool(comment.get("isEdited")))
-            cols["thread_urn"].append(_str(comment.get("threadUrn")))
-            cols["permalink"].append(permalink)
-            for name, value in zip(author_cols, _author(comment.get("author")), strict=True):
-                cols[name].append(value)
-            cols["page"].append(page.page)
+        if not all(isinstance(comment, Mapping) for comment in data):
+            raise SchemaError(f"comments page {page.page}: a comment is not an object")
+        flat.extend(data)
+        pages.extend([page.page] * len(data))
+        fallbacks.extend([f"urn:li:activity:{page.key}" if page.key else None] * len(data))
         counted.append((page, len(data)))
-    columns: dict[str, Any] = dict(cols)
-    columns["created_at"] = _times(created, "ms")
-    columns["fetched_at"] = _fetched(counted)
+
+    # Column by column: list comprehensions over plain dicts are the fast path here.
+    permalinks = [_str(c.get("permalink")) for c in flat]
+    ids = [_ids_from_permalink(link) for link in permalinks]
+    comment_ids = [i[1] for i in ids]
+    parents = [i[2] for i in ids]
+    created = [
+        _created_ms(c.get("createdAt"), cid) for c, cid in zip(flat, comment_ids, strict=True)
+    ]
+    authors = _authors([c.get("author") for c in flat])
+    columns: dict[str, Any] = {
+        "post_urn": [i[0] or fb for i, fb in zip(ids, fallbacks, strict=True)],
+        "comment_id": comment_ids,
+        "parent_comment_id": parents,
+        "is_reply": [p is not None for p in parents],
+        "created_at": _times(created, "ms"),
+        "text": [t if isinstance(t := c.get("text"), str) else _str(t) for c in flat],
+        "is_pinned": [_bool(c.get("isPinned")) for c in flat],
+        "is_edited": [_bool(c.get("isEdited")) for c in flat],
+        "thread_urn": [_str(c.get("threadUrn")) for c in flat],
+        "permalink": permalinks,
+        **{name: [a[n] for a in authors] for n, name in enumerate(COMMENT_COLUMNS[10:19])},
+        "page": pages,
+        "fetched_at": _fetched(counted),
+    }
     return _frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
+
+
+def _created_ms(raw: Any, comment_id: str | None) -> int | None:
+    ms = _ms(_int(raw))
+    if ms is None and comment_id and comment_id.isdigit():
+        ms = _ms(int(comment_id) >> 22)  # ids are time-ordered: the top bits are epoch ms
+    return ms
+
+
+def _authors(raw: list[Any]) -> list[tuple[Any, ...]]:
+    """:func:`_author` of each, parsing each distinct author once (authors repeat)."""
+    seen: dict[Any, tuple[Any, ...]] = {}
+    out = []
+    for author in raw:
+        try:
+            key = tuple(author.items()) if isinstance(author, Mapping) else None
+            parsed = seen.get(key) if key is not None else None
+        except TypeError:  # an unhashable value inside: parse it without the memo
+            key = parsed = None
+        if parsed is None:
+            parsed = _author(author)
+            if key is not None:
+                seen[key] = parsed
+        out.append(parsed)
+    return out
 
 
 # -- ads ---------------------------------------------------------------------------------

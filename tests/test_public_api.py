@@ -85,3 +85,32 @@ def _cells(table: str) -> list[list[str]]:
 
     Cells().feed(table)
     return rows
+
+
+def test_accessor_and_widget_signatures_are_the_contract() -> None:
+    from socialframe.accessor import SocialAccessor
+
+    def sig(name: str) -> list[tuple[str, object, str]]:
+        params = list(inspect.signature(getattr(SocialAccessor, name)).parameters.values())[1:]
+        return [(p.name, p.default, p.kind.name) for p in params]
+
+    empty, kw, pos = inspect.Parameter.empty, "KEYWORD_ONLY", "POSITIONAL_OR_KEYWORD"
+    assert sig("activity") == [("freq", "1D", pos), ("by", None, kw), ("tz", "UTC", kw)]
+    assert sig("plot_activity") == [("freq", "1D", pos), ("by", "author_type", kw),
+                                    ("tz", "UTC", kw), ("ax", None, kw)]  # fmt: skip
+    assert sig("top_authors") == [("n", 10, pos)]
+    for name in ("authors", "organizations", "people", "threads", "by_page"):
+        assert sig(name) == []
+    assert sig("active_on")[0] == ("day", empty, pos)
+    assert sig("plot_timeline") == [("ax", None, kw), ("max_ads", 50, kw)]
+    assert sig("plot_platforms") == [("ax", None, kw)]
+    assert sig("fetch_comments") == [("column", "post", pos), ("client", None, kw),
+                                     ("sort", "mostRelevant", kw), ("max_pages", None, kw)]  # fmt: skip
+    assert sig("fetch_ads") == [("column", "query", pos), ("client", None, kw),
+                                ("filters", empty, "VAR_KEYWORD")]  # fmt: skip
+    assert sig("to_csv") == [("path", empty, pos), ("excel", False, kw)]
+
+    import socialframe.widgets as widgets
+
+    assert list(inspect.signature(widgets.explore_comments).parameters)[0] == "comments"
+    assert list(inspect.signature(widgets.ad_search).parameters)[0] == "client"

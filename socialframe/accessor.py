@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from .client import Client
 
 
+_COMMENT_METHODS = frozenset(
+    {"activity", "plot_activity", "authors", "top_authors", "organizations", "people", "threads"}
+)
+_AD_METHODS = frozenset({"by_page", "active_on", "plot_timeline", "plot_platforms"})
+
+
 @pd.api.extensions.register_dataframe_accessor("social")
 class SocialAccessor:
     """``df.social``. See the module docstring."""
@@ -35,6 +41,13 @@ class SocialAccessor:
             self.kind = "ads"
         else:
             self.kind = None
+
+    def __dir__(self) -> list[str]:
+        # Offer the methods that fit this frame (tab completion in notebooks).
+        hidden = {"comments": _AD_METHODS, "ads": _COMMENT_METHODS}.get(
+            self.kind or "", _AD_METHODS | _COMMENT_METHODS
+        )
+        return sorted(set(super().__dir__()) - hidden)
 
     def _need(self, kind: str, method: str) -> pd.DataFrame:
         if self.kind != kind:
@@ -67,6 +80,8 @@ class SocialAccessor:
 
     def top_authors(self, n: int = 10) -> pd.DataFrame:
         """The ``n`` authors with the most comments."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"n must be an int >= 0, got {n!r}")
         return analysis.authors(self._need("comments", "top_authors")).head(n)
 
     def organizations(self) -> pd.DataFrame:

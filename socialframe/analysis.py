@@ -14,8 +14,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-COMMENT_NEEDS = ("comment_id", "parent_comment_id", "created_at", "author_type", "author_name")
-AD_NEEDS = ("ad_archive_id", "page_id", "page_name", "is_active", "start_date", "end_date")
+#: The columns each kind of analysis reads: a frame with all of them is of that kind.
+COMMENT_NEEDS = (
+    "post_urn", "comment_id", "parent_comment_id", "created_at", "text", "author_type",
+    "author_name", "author_id", "author_title", "author_followers", "author_url",
+)  # fmt: skip
+AD_NEEDS = (
+    "ad_archive_id", "page_id", "page_name", "is_active", "start_date", "end_date",
+    "publisher_platforms", "display_format",
+)  # fmt: skip
 
 AUTHOR_COLUMNS = (
     "author_id",
@@ -30,14 +37,42 @@ AUTHOR_COLUMNS = (
 )
 
 
+def _start_anchored(freq: str) -> Any:
+    """The offset whose bins start where the period starts.
+
+    pandas labels ``"1W"`` / ``"1ME"`` bins by their last day; charts and tables
+    want the first. Weeks run Monday to Sunday for ``"W"`` (= ``"W-SUN"``, weeks
+    ending on Sunday), months from the 1st.
+    """
+    offsets = pd.tseries.offsets
+    offset = pd.tseries.frequencies.to_offset(freq)
+    if isinstance(offset, offsets.Week) and offset.weekday is not None:
+        return offsets.Week(offset.n, weekday=(offset.weekday + 1) % 7)
+    if isinstance(offset, offsets.MonthEnd):
+        return offsets.MonthBegin(offset.n)
+    if isinstance(offset, offsets.QuarterEnd):
+        return offsets.QuarterBegin(offset.n, startingMonth=offset.startingMonth % 12 + 1)
+    if isinstance(offset, offsets.YearEnd):
+        return offsets.YearBegin(offset.n, month=offset.month % 12 + 1)
+    return offset
+
+
+def local_midnight(day: date, tz: str) -> pd.Timestamp:
+    """The first instant of ``day`` in ``tz``, also where midnight does not exist (DST)."""
+    return pd.Timestamp(day).tz_localize(tz, nonexistent="shift_forward", ambiguous=False)
+
+
 def comment_activity(
     comments: pd.DataFrame, freq: str = "1D", *, by: str | None = None, tz: str = "UTC"
 ) -> pd.DataFrame:
     """Comments per period, empty periods as 0; optionally one column per ``by`` value.
 
     Periods are cut in ``tz`` (a day in Europe/Berlin starts at midnight there, not
-    in UTC). Comments without a time are left out. A categorical ``by`` column
-    (``author_type``) gives a column for every category, even an absent one.
+    in UTC; a zone's 23- and 25-hour days are days too) and labelled by their start:
+    weeks run Monday to Sunday, months from the 1st. Comments without a time are
+    left out. A categorical ``by`` column (``author_type``) gives a column for every
+    category, even an absent one; rows whose ``by`` value is missing are counted
+    in a last column ``"<NA>"``.
 
     Returns:
         An int64 frame indexed by period start (tz-aware, in ``tz``), with one
@@ -45,17 +80,34 @@ def comment_activity(
     """
     times = comments["created_at"].dt.tz_convert(tz)
     keep = times.notna().to_numpy()
-    index = pd.DatetimeIndex(times[keep], name="period")
+    offset = _start_anchored(freq)
+    # Calendar periods (days and longer) are cut on local wall time, then labelled
+    # with their local start; shorter ones are fixed durations, cut on the instants.
+    calendar = not isinstance(offset, pd.tseries.offsets.Tick) or offset.nanos >= 86_400e9
+    stamps = times[keep].dt.tz_localize(None) if calendar else times[keep]
+    index = pd.DatetimeIndex(stamps, name="period")
     if by is None:
-        values = pd.Series(np.ones(int(keep.sum()), dtype="int64"), index=index)
-        counts = values.resample(freq).sum().to_frame("comments")
+        frame = pd.DataFrame({"comments": np.ones(int(keep.sum()), dtype="int64")}, index=index)
     else:
         labels = comments.loc[keep, by]
-        dummies = pd.get_dummies(labels.astype("object").fillna("<NA>").to_numpy(), dtype="int64")
-        dummies.index = index
-        counts = dummies.resample(freq).sum()
         if isinstance(labels.dtype, pd.CategoricalDtype):
-            counts = counts.reindex(columns=list(labels.cat.categories), fill_value=0)
+            columns = [str(c) for c in labels.cat.categories]
+        else:
+            columns = sorted({str(v) for v in labels.dropna()})
+        text = labels.astype("object").where(labels.notna(), "<NA>").astype(str).to_numpy()
+        if (text == "<NA>").any():
+            columns.append("<NA>")
+        frame = pd.get_dummies(pd.Categorical(text, categories=columns), dtype="int64")
+        frame.index = index
+    counts = frame.resample(offset, closed="left", label="left").sum()
+    if calendar and counts.empty:
+        counts.index = counts.index.tz_localize(tz)
+    elif calendar:
+        counts.index = pd.DatetimeIndex(
+            [local_midnight(stamp, tz) if stamp == stamp.normalize() else stamp.tz_localize(tz)
+             for stamp in counts.index]
+        )  # fmt: skip
+    if by is not None:
         counts.columns = pd.Index(counts.columns, name=by)
     counts.index.name = "period"
     return counts.astype("int64")
@@ -65,15 +117,18 @@ def authors(comments: pd.DataFrame) -> pd.DataFrame:
     """One row per author (person or organisation), most comments first.
 
     Columns: :data:`AUTHOR_COLUMNS`. Authors are keyed by ``author_id`` (by name
-    when the id is missing); their details come from their latest comment.
+    when the id is missing); their details (name, title, followers, ...) are those
+    of their latest comment, as shown there. Comments with neither an author id
+    nor a name belong to no author and are not counted.
     """
-    if comments.empty:
+    key = comments["author_id"].fillna("name:" + comments["author_name"])
+    known = comments.assign(_key=key)[key.notna()]
+    if known.empty:
         return _empty_authors(comments)
-    key = comments["author_id"].fillna("name:" + comments["author_name"].fillna(""))
-    ordered = comments.assign(_key=key).sort_values("created_at", kind="stable")
+    ordered = known.sort_values("created_at", kind="stable", na_position="first")
     grouped = ordered.groupby("_key", sort=False, observed=True)
-    detail = grouped[list(AUTHOR_COLUMNS[:6])].last()
-    out = detail.assign(
+    latest = grouped.tail(1).set_index("_key")[list(AUTHOR_COLUMNS[:6])]
+    out = latest.assign(
         comments=grouped.size().astype("int64"),
         first_comment_at=grouped["created_at"].min(),
         last_comment_at=grouped["created_at"].max(),
@@ -95,7 +150,11 @@ def _empty_authors(comments: pd.DataFrame) -> pd.DataFrame:
 
 
 def threads(comments: pd.DataFrame) -> pd.DataFrame:
-    """Top-level comments with their reply counts and last reply time, busiest first."""
+    """Top-level comments with their reply counts and last reply time, busiest first.
+
+    Replies count toward their parent only when the parent is in the frame (after
+    ``max_pages`` or a filter it may not be); such replies appear in no thread.
+    """
     is_reply = comments["parent_comment_id"].notna()
     replies = comments[is_reply].groupby("parent_comment_id", observed=True)["created_at"]
     top = comments.loc[~is_reply, [
@@ -131,51 +190,72 @@ def _unions(grouped: Any, column: str) -> pd.Series:
 
 
 def ads_by_page(ads: pd.DataFrame) -> pd.DataFrame:
-    """One row per advertiser: ads, active ads, first start, last end, platforms, formats."""
-    key = ads["page_id"].fillna("name:" + ads["page_name"].fillna(""))
-    grouped = ads.assign(_key=key).groupby("_key", sort=False, observed=True)
+    """One row per advertiser: ads, active ads, first start, last end, platforms, formats.
+
+    Advertisers are keyed by ``page_id`` (by name when the id is missing); the name
+    shown is the one of their latest ad. ``last_end`` is NaT while an active ad has
+    no end date (still running). Ads with neither a page id nor a name are left out.
+    """
+    key = ads["page_id"].fillna("name:" + ads["page_name"])
+    known = ads.assign(_key=key)[key.notna()]
+    ordered = known.sort_values("start_date", kind="stable", na_position="first")
+    grouped = ordered.groupby("_key", sort=False, observed=True)
+    open_ended = (ordered["end_date"].isna() & ordered["is_active"].fillna(False)).groupby(
+        ordered["_key"], sort=False
+    ).any()  # fmt: skip
+    latest = grouped.tail(1).set_index("_key")
     out = pd.DataFrame(
         {
-            "page_id": grouped["page_id"].first(),
-            "page_name": grouped["page_name"].first(),
+            "page_id": latest["page_id"],
+            "page_name": latest["page_name"],
             "ads": grouped.size().astype("int64"),
             "active": grouped["is_active"].sum().astype("int64"),
             "first_start": grouped["start_date"].min(),
-            "last_end": grouped["end_date"].max(),
+            "last_end": grouped["end_date"].max().mask(open_ended.astype(bool)),
             "platforms": _unions(grouped, "publisher_platforms"),
             "display_formats": _unions(grouped, "display_format"),
         }
     )
-    if ads.empty:
-        out = out.astype({"page_id": "string", "page_name": "string"})
+    out = out.astype({"page_id": "string", "page_name": "string"})
     return out.sort_values(
         ["ads", "active", "page_name"], ascending=[False, False, True], kind="stable"
     ).reset_index(drop=True)
 
 
-def _day_bounds(day: date | datetime | str, tz: str) -> tuple[pd.Timestamp, pd.Timestamp]:
-    stamp = pd.Timestamp(day)
-    if stamp.tzinfo is None:
-        stamp = stamp.tz_localize(tz)
-    start = stamp.normalize()
-    return start, start + pd.Timedelta(days=1)
+def _local_day(day: date | datetime | str, tz: str) -> date:
+    if isinstance(day, str):
+        try:
+            day = datetime.fromisoformat(day.strip())
+        except ValueError:
+            raise ValueError(
+                f"day must be a date, a datetime or an ISO date string; got {day!r}"
+            ) from None
+    if isinstance(day, datetime):
+        # An instant with a zone names the day it falls on in tz.
+        stamp = pd.Timestamp(day).tz_convert(tz) if day.tzinfo else pd.Timestamp(day)
+        return date(stamp.year, stamp.month, stamp.day)
+    if isinstance(day, date):
+        return day
+    raise TypeError(
+        f"day must be a date, a datetime or an ISO date string, not {type(day).__name__}"
+    )
 
 
 def ads_active_on(
     ads: pd.DataFrame, day: date | datetime | str, *, tz: str = "UTC"
 ) -> pd.DataFrame:
-    """Ads running at some moment of ``day`` (a day in ``tz``).
+    """Ads running at some moment of ``day`` (from its midnight to the next, in ``tz``).
 
-    An ad runs from ``start_date`` to ``end_date``; an ad with no end date runs
-    until now if it is still active.
+    An ad runs from ``start_date`` to ``end_date``. With no end date, an active ad
+    runs until now, an inactive one is taken to have run on its start day only.
+    The rows keep their index (this is a filter).
     """
-    try:
-        start, end = _day_bounds(day, tz)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"day must be a date, a datetime or an ISO date string; got {day!r}"
-        ) from None
+    local = _local_day(day, tz)
+    start = local_midnight(local, tz)
+    end = local_midnight(local + pd.Timedelta(days=1), tz)
     ends = ads["end_date"].copy()
-    ends[ends.isna() & ads["is_active"].fillna(False).astype(bool)] = pd.Timestamp.now(tz="UTC")
+    open_active = ends.isna() & ads["is_active"].fillna(False).astype(bool)
+    ends[open_active] = pd.Timestamp.now(tz="UTC")
+    ends = ends.fillna(ads["start_date"])
     running = (ads["start_date"] < end) & (ends >= start)
     return ads[running.fillna(False).astype(bool)]

@@ -224,9 +224,7 @@ class Client:
     ) -> pd.DataFrame:
         endpoints.positive("max_pages", max_pages)
         posts = _many(post)
-        items = [
-            endpoints.comment_params(p, sort) for p in (posts if posts is not None else [post])
-        ]
+        items = _each(posts, post, lambda p: endpoints.comment_params(p, sort))
         fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
 
         def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
@@ -255,17 +253,18 @@ class Client:
         endpoints.positive("max_pages", max_pages)
         endpoints.positive("max_ads", max_ads)
         queries = _many(query)
-        items = [
-            endpoints.ad_params(
-                q,  # type: ignore[arg-type]
+        items = _each(
+            queries,
+            query,
+            lambda q: endpoints.ad_params(
+                q,
                 ad_page_id=ad_page_id,
                 country=country,
                 active_status=active_status,
                 after=after,
                 before=before,
-            )
-            for q in (queries if queries is not None else [query])
-        ]
+            ),
+        )
         fetch = self._fetcher("ads", endpoints.ADS_PATH)
 
         def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
@@ -291,9 +290,20 @@ class Client:
         what: str,
         empty: pd.DataFrame,
     ) -> pd.DataFrame:
-        """Fetch every item into one frame, under one progress bar over the items."""
+        """Fetch every item into one frame, under one progress bar over the items.
+
+        An item given twice (the same post as an id and as a URL, say) is fetched
+        once; its rows carry the first form given.
+        """
         import pandas as pd
 
+        if key is not None and key in empty.columns and key != "query":
+            raise ValueError(
+                f"the key column {key!r} has the name of a result column; rename it first"
+            )
+        unique: dict[tuple[tuple[str, str], ...], tuple[Any, dict[str, str]]] = {}
+        for item_key, params in zip(keys, items, strict=True):
+            unique.setdefault(tuple(sorted(params.items())), (item_key, params))
         bar = Progress(self._progress_on(), what, self.ledger, unit=_UNITS[what])
         done: list[pd.DataFrame] = []
 
@@ -301,10 +311,12 @@ class Client:
             parts = done + ([last] if last is not None else [])
             if not parts:
                 return _keyed(empty, key, "")
-            return pd.concat(parts, ignore_index=True)
+            # One query's extras may all be missing (typed object) where another's are
+            # text: retype after the concat so the frame stays typed (and Parquet-safe).
+            return frames.retype_extras(pd.concat(parts, ignore_index=True))
 
         try:
-            for item_key, params in zip(keys, items, strict=True):
+            for item_key, params in unique.values():
                 try:
                     frame = one(params, False)
                 except SocialFrameError as exc:
@@ -312,7 +324,7 @@ class Client:
                         exc.partial = combined(_keyed(exc.partial, key, item_key))
                     raise
                 done.append(_keyed(frame, key, item_key))
-                bar.page(len(items))
+                bar.page(len(unique))
         finally:
             bar.close()
         return combined()
@@ -367,13 +379,33 @@ def _many(value: object) -> list[Any] | None:
 
 
 def _keyed(frame: pd.DataFrame, key: str | None, value: Any) -> pd.DataFrame:
-    """The frame with a first column ``key`` holding the item it came from."""
-    if key is None or (key in frame.columns and key == "query"):
+    """The frame with a column ``key`` holding the item it came from, as given.
+
+    First, unless it is the ads frame's own ``query`` column, which it fills.
+    """
+    if key is None:
         return frame
     import pandas as pd
 
     keyed = frame.copy()
-    if key in keyed.columns:
-        keyed = keyed.drop(columns=key)
-    keyed.insert(0, key, pd.array([str(value)] * len(keyed), dtype="string"))
+    column = pd.array([str(value)] * len(keyed), dtype="string")
+    if key in keyed.columns:  # only "query": checked before any call
+        keyed[key] = column
+    else:
+        keyed.insert(0, key, column)
     return keyed
+
+
+def _each(
+    many: list[Any] | None, one: object, check: Callable[[Any], dict[str, str]]
+) -> list[dict[str, str]]:
+    """Validated parameters of every item, before any call; errors name the item."""
+    if many is None:
+        return [check(one)]
+    out = []
+    for position, item in enumerate(many):
+        try:
+            out.append(check(item))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"item {position} ({item!r}): {exc}") from None
+    return out

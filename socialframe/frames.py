@@ -22,7 +22,7 @@ import pandas as pd
 from .endpoints import Page, ad_groups
 from .errors import SchemaError
 
-__all__ = ["AD_COLUMNS", "COMMENT_COLUMNS", "ads_frame", "comments_frame"]
+__all__ = ["AD_COLUMNS", "COMMENT_COLUMNS", "ads_frame", "comments_frame", "retype_extras"]
 
 COMMENT_COLUMNS: Final = (
     "post_urn",
@@ -662,3 +662,22 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
         }
         frame = pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1)
     return frame
+
+
+def retype_extras(frame: pd.DataFrame) -> pd.DataFrame:
+    """Type again the untyped (object) extra columns of a frame, e.g. after a concat.
+
+    An ads frame whose extras were all missing in one search holds them as object;
+    concatenated with another search's typed column the result is object too.
+    """
+    contract = set(AD_COLUMNS) | set(COMMENT_COLUMNS)
+    for name in frame.columns:
+        if name in contract or frame[name].dtype != object:
+            continue
+        values = [None if _missing(v) else v for v in frame[name]]
+        frame[name] = _extra_array(str(name), values)
+    return frame
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)

@@ -54,7 +54,8 @@ def plot_activity(
     ax.set_title(f"Comment activity ({int(counts.to_numpy().sum()):,} comments)")
     if by is not None and len(counts.columns) > 1:
         ax.legend(title=by)
-    ax.figure.autofmt_xdate()
+    # Rotate this chart's own labels; fig.autofmt_xdate() would rework every subplot.
+    ax.tick_params(axis="x", labelrotation=30)
     return ax
 
 
@@ -71,18 +72,21 @@ def plot_timeline(ads: pd.DataFrame, *, ax: Any = None, max_ads: int = 50) -> An
 
     shown = ads.dropna(subset=["start_date"]).sort_values("start_date").tail(max_ads)
     ax = _axes(ax, (10, max(3.0, 0.22 * len(shown) + 1)))
-    now = pd.Timestamp.now(tz="UTC")
-    ends = shown["end_date"].fillna(now)
-    active = shown["is_active"].fillna(False).astype(bool).to_numpy()
-    starts = mdates.date2num(shown["start_date"].dt.tz_localize(None))  # type: ignore[no-untyped-call]
-    stops = mdates.date2num(ends.dt.tz_localize(None))  # type: ignore[no-untyped-call]
+    # As in active_on: an active ad with no end runs until now, an inactive one has no span.
+    active = shown["is_active"].fillna(False).astype(bool)
+    ends = shown["end_date"].mask(shown["end_date"].isna() & active, pd.Timestamp.now(tz="UTC"))
+    ends = ends.fillna(shown["start_date"])
+    utc = [s.dt.tz_convert("UTC").dt.tz_localize(None) for s in (shown["start_date"], ends)]
+    starts = mdates.date2num(utc[0])  # type: ignore[no-untyped-call]
+    stops = mdates.date2num(utc[1])  # type: ignore[no-untyped-call]
     rows = range(len(shown))
     ax.barh(list(rows), stops - starts, left=starts, height=0.7,
-            color=["tab:green" if a else "tab:gray" for a in active])  # fmt: skip
+            color=["tab:green" if a else "tab:gray" for a in active.to_numpy()])  # fmt: skip
     labels = shown["page_name"].fillna("?").astype(str) + " · " + shown["ad_archive_id"].astype(str)
     ax.set_yticks(list(rows), labels.tolist(), fontsize=7)
-    ax.xaxis_date()
+    ax.xaxis_date("UTC")
     ax.set_xlabel("time (UTC)")
+    ax.set_ylabel("ad (page · ad_archive_id)")
     ax.set_title(f"Ad run timeline ({len(shown)} of {len(ads)} ads; green = active)")
     return ax
 
@@ -93,5 +97,6 @@ def plot_platforms(ads: pd.DataFrame, *, ax: Any = None) -> Any:
     ax = _axes(ax, (7, 3))
     ax.barh(counts.index.tolist(), counts.to_numpy())
     ax.set_xlabel("ads")
+    ax.set_ylabel("platform")
     ax.set_title(f"Platforms of {len(ads)} ads")
     return ax

@@ -32,9 +32,10 @@ def test_csv_keeps_ids_text_and_newlines(
     assert [r["comment_id"] for r in rows] == comments["comment_id"].tolist()
     assert [r["text"] for r in rows] == comments["text"].tolist()  # newlines, spaces, <script>
     assert any("\n" in r["text"] for r in rows)
-    assert rows[0]["created_at"] == comments["created_at"].iloc[0].strftime(
-        "%Y-%m-%dT%H:%M:%S.%f%z"
+    assert rows[0]["created_at"] == comments["created_at"].iloc[0].isoformat(
+        timespec="microseconds"
     )
+    assert rows[0]["created_at"].endswith("+00:00")  # RFC 3339
     back = pd.read_csv(path, dtype={"comment_id": str})
     assert back["comment_id"].tolist() == comments["comment_id"].tolist()
 

@@ -203,8 +203,10 @@ def test_fetch_comments_for_a_column_of_posts(sandbox: Sandbox, client: sf.Clien
 def test_fetch_ads_for_a_column_of_queries(sandbox: Sandbox, client: sf.Client) -> None:
     queries = pd.DataFrame({"query": ["coffee", "typewriter ribbon"]})
     got = queries.social.fetch_ads(client=client, active_status="active")
-    assert got.groupby("query", sort=False).size().index.tolist() == ["coffee", "typewriter ribbon"]
-    assert got["is_active"].all() and client.ledger.paid_calls == sandbox.charges
+    sizes = got.groupby("query", sort=False).size()
+    alone = [len(client.search_ads(q, active_status="active")) for q in sizes.index]
+    assert sizes.index.tolist() == ["coffee", "typewriter ribbon"] and sizes.tolist() == alone
+    assert got["is_active"].all() and client.ledger.paid_calls == sandbox.charges > 0
     terms = pd.DataFrame({"term": ["coffee"]})
     assert (
         terms.social.fetch_ads("term", client=client, max_ads=5)["term"].tolist() == ["coffee"] * 5
@@ -248,7 +250,8 @@ def test_pipeline_progress_bar_is_over_items(
             {"post": [EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[1]]}
         ).social.fetch_comments(client=c)
     err = capsys.readouterr().err
-    assert "3/3" in err and "$0.04" in err and "post" in err
+    assert "posts" in err and "3/3" in err and "$0.04" in err
+    assert "comments 7" not in err  # no bar per post under the one over the items
 
 
 def test_result_dtypes(comments: pd.DataFrame, ads: pd.DataFrame) -> None:
@@ -266,3 +269,142 @@ def test_result_dtypes(comments: pd.DataFrame, ads: pd.DataFrame) -> None:
         str(pages["first_start"].dtype) == "datetime64[us, UTC]"
         and pages["platforms"].dtype == object
     )
+
+
+# -- periods, zones and edge cases ---------------------------------------------------------
+
+
+def _at(*stamps: str, types: list[str | None] | None = None) -> pd.DataFrame:
+    """A comments frame with comments at these UTC instants."""
+    rows = [comment(int(pd.Timestamp(s, tz="UTC").timestamp() * 1000), ADA) for s in stamps]
+    frame = sf.comments_frame([{"success": True, "data": rows, "totalPage": 1}])
+    if types is not None:
+        frame["author_type"] = pd.Categorical(types, categories=["person", "organization"])
+    return frame
+
+
+def test_weeks_and_months_are_labelled_by_their_start() -> None:
+    df = _at("2025-10-20 10:00", "2025-10-21 10:00", "2025-10-26 21:00", "2025-11-03 08:00")
+    weeks = df.social.activity("1W")
+    assert [str(d.date()) for d in weeks.index] == ["2025-10-20", "2025-10-27", "2025-11-03"]
+    assert weeks["comments"].tolist() == [3, 0, 1]  # Monday to Sunday
+    months = df.social.activity("1ME", tz="Europe/Berlin")
+    assert months.index.tolist() == [pd.Timestamp("2025-10-01", tz="Europe/Berlin"),
+                                     pd.Timestamp("2025-11-01", tz="Europe/Berlin")]  # fmt: skip
+    assert months["comments"].tolist() == [3, 1]
+
+
+def test_days_are_local_days_across_dst() -> None:
+    # 23:30 UTC on Oct 25 is 01:30 on Oct 26 in Berlin (summer time); Oct 26 has 25 hours
+    df = _at("2025-10-25 21:30", "2025-10-25 23:30", "2025-10-26 22:30", "2025-10-26 23:30")
+    berlin = df.social.activity("1D", tz="Europe/Berlin")
+    assert berlin.index.tolist() == [pd.Timestamp("2025-10-25", tz="Europe/Berlin"),
+                                     pd.Timestamp("2025-10-26", tz="Europe/Berlin"),
+                                     pd.Timestamp("2025-10-27", tz="Europe/Berlin")]  # fmt: skip
+    assert berlin["comments"].tolist() == [1, 2, 1]
+    assert df.social.activity("1D")["comments"].tolist() == [2, 2]  # the same in UTC
+
+
+def test_zones_where_midnight_does_not_exist() -> None:
+    # Santiago skipped from 00:00 to 01:00 on 2025-09-07 (03:00 and 04:00 UTC)
+    df = _at("2025-09-06 12:00", "2025-09-07 05:00", "2025-09-07 12:00")
+    got = df.social.activity("1D", tz="America/Santiago")
+    assert got["comments"].tolist() == [1, 2]
+    assert got.index[1] == pd.Timestamp("2025-09-07 01:00", tz="America/Santiago")
+
+
+def test_missing_by_values_are_counted() -> None:
+    df = _at("2026-01-01 10:00", "2026-01-01 11:00", "2026-01-02 10:00",
+             types=["person", None, "organization"])  # fmt: skip
+    got = df.social.activity("1D", by="author_type")
+    assert list(got.columns) == ["person", "organization", "<NA>"]
+    assert got.to_numpy().sum() == 3 and got["<NA>"].tolist() == [1, 0]
+    plain = df.assign(kind=["b", "a", None]).social.activity("1D", by="kind")
+    assert list(plain.columns) == ["a", "b", "<NA>"]
+
+
+def test_authors_take_their_latest_details_and_skip_anonymous_comments() -> None:
+    old = comment(T0, {"name": "Ada Old", "id": "1", "title": "Engineer"})
+    new = comment(T0 + DAY, {"name": "Ada New", "id": "1"})
+    nobody = comment(T0 + 2 * DAY, {})
+    df = sf.comments_frame([{"success": True, "data": [new, old, nobody, nobody], "totalPage": 1}])
+    got = df.social.authors()
+    assert got["author_name"].tolist() == ["Ada New"] and pd.isna(got.loc[0, "author_title"])
+    assert got["comments"].tolist() == [2]
+
+
+def test_by_page_latest_name_and_still_running() -> None:
+    rows = [
+        ad("1", "10", "2025-01-01", "2025-02-01", False, ["FACEBOOK"], "IMAGE"),
+        ad("2", "10", "2025-03-01", None, True, ["FACEBOOK"], "IMAGE"),
+    ]
+    rows[1]["page_name"] = "New name"
+    rows.append(
+        dict(ad("3", "x", "2025-01-01", None, False, [], "IMAGE"), page_id=None, page_name=None)
+    )
+    frame = sf.ads_frame([{"data": {"ads": [[r] for r in rows], "page_info": {}}}])
+    got = frame.social.by_page()
+    assert got["page_name"].tolist() == ["New name"]  # the anonymous ad is left out
+    assert pd.isna(got.loc[0, "last_end"])  # an active ad without end: still running
+
+
+@pytest.mark.parametrize(
+    ("day", "tz", "ids"),
+    [("2025-10-26", "Europe/Berlin", ["b"]), ("2025-10-27", "Europe/Berlin", []),
+     ("2025-03-31", "Europe/Berlin", ["n"]), ("2025-03-30", "Europe/Berlin", []),
+     (pd.Timestamp("2025-03-30 23:00", tz="UTC"), "Europe/Berlin", ["n"])],
+)  # fmt: skip
+def test_active_on_local_days(day: object, tz: str, ids: list[str]) -> None:
+    rows = [
+        ad("b", "1", "2025-10-26 22:30", "2025-10-26 22:45", False, [], "IMAGE"),  # 23:30 Berlin
+        ad("n", "1", "2025-03-30 22:30", None, False, [], "IMAGE"),  # 00:30 Berlin, Mar 31
+    ]
+    frame = sf.ads_frame([{"data": {"ads": [[r] for r in rows], "page_info": {}}}])
+    assert frame.social.active_on(day, tz=tz)["ad_archive_id"].tolist() == ids  # type: ignore[arg-type]
+
+
+def test_active_on_refuses_numbers(ads: pd.DataFrame) -> None:
+    with pytest.raises(TypeError):
+        ads.social.active_on(20250601)  # type: ignore[arg-type]
+
+
+def test_dir_offers_the_methods_of_the_frame(comments: pd.DataFrame, ads: pd.DataFrame) -> None:
+    assert "threads" in dir(comments.social) and "by_page" not in dir(comments.social)
+    assert "by_page" in dir(ads.social) and "threads" not in dir(ads.social)
+    assert "fetch_comments" in dir(pd.DataFrame({"post": []}).social)
+    with pytest.raises(ValueError):
+        comments.social.top_authors(-1)
+
+
+def test_pipeline_keys_never_overwrite_results(sandbox: Sandbox, client: sf.Client) -> None:
+    with pytest.raises(ValueError, match="page_name"):
+        pd.DataFrame({"page_name": ["coffee"]}).social.fetch_ads("page_name", client=client)
+    with pytest.raises(ValueError, match="text"):
+        pd.DataFrame({"text": [EXAMPLE_POSTS[1]]}).social.fetch_comments("text", client=client)
+    assert sandbox.requests == []
+    got = pd.DataFrame({"query": [" Coffee "]}).social.fetch_ads(client=client, max_ads=2)
+    assert got["query"].tolist() == [" Coffee "] * 2  # the key as given
+
+
+def test_duplicate_items_are_fetched_once(sandbox: Sandbox, cache_path: object) -> None:
+    p82 = EXAMPLE_POSTS[82]
+    with sandbox.client(cache=False) as c:
+        got = c.post_comments([p82, f"urn:li:activity:{p82}", p82])
+    assert len(got) == 82 and sandbox.charges == 2 and (got["post"] == p82).all()
+
+
+def test_bad_item_errors_name_the_item(sandbox: Sandbox, client: sf.Client) -> None:
+    with pytest.raises(TypeError, match=r"item 1 \(None\)"):
+        client.post_comments([EXAMPLE_POSTS[1], None])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"item 0 \(''\)"):
+        client.search_ads([""])
+    assert sandbox.requests == []
+
+
+def test_combined_ads_frames_stay_typed(client: sf.Client, tmp_path: object) -> None:
+    got = client.search_ads(["coffee", "typewriter ribbon"])
+    assert str(got["snapshot_link_description"].dtype) == "string"
+    path = tmp_path / "multi.parquet"  # type: ignore[operator]
+    got.to_parquet(path)
+    back = pd.read_parquet(path)
+    assert {c: str(t) for c, t in back.dtypes.items()} == {c: str(t) for c, t in got.dtypes.items()}

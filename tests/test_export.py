@@ -99,3 +99,21 @@ def test_parquet_frames_still_analyse(
     ads.to_parquet(tmp_path / "ads.parquet")
     back = pd.read_parquet(tmp_path / "ads.parquet")
     pd.testing.assert_frame_equal(back.social.by_page(), ads.social.by_page())
+
+
+def test_csv_numeric_ids_and_formulas(tmp_path: Path) -> None:
+    frame = pd.DataFrame(
+        {
+            "page_id": pd.array([7384427202391592960, None], dtype="Int64"),
+            "author_company_id": [94275825.0, None],
+            "text": ['=HYPERLINK("http://evil","x")', "+1 great"],
+        }
+    )
+    plain = list(csv.DictReader(io.StringIO(frame.social.to_csv(tmp_path / "p.csv").read_text())))
+    assert [r["page_id"] for r in plain] == ["7384427202391592960", ""]
+    assert plain[0]["author_company_id"] == "94275825"
+    assert plain[0]["text"] == '=HYPERLINK("http://evil","x")'  # plain CSV keeps text exactly
+    path = frame.social.to_csv(tmp_path / "x.csv", excel=True)
+    excel = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
+    assert excel[0]["page_id"] == '="7384427202391592960"'
+    assert [r["text"] for r in excel] == ['\'=HYPERLINK("http://evil","x")', "'+1 great"]

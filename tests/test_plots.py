@@ -82,3 +82,29 @@ def test_demo_chart_helpers_accept_empty_frames() -> None:
     empty = sf.comments_frame([])
     ax = empty.social.plot_activity()
     assert ax.get_title() == "Comment activity (0 comments)"
+
+
+def test_bars_start_at_their_period() -> None:
+    import matplotlib.dates as mdates
+
+    rows = [{"createdAt": int(pd.Timestamp(s, tz="UTC").timestamp() * 1000), "text": "",
+             "author": {"name": "A", "id": "1"}}
+            for s in ("2025-10-20 10:00", "2025-10-21 10:00", "2025-11-03 08:00")]  # fmt: skip
+    df = sf.comments_frame([{"success": True, "data": rows, "totalPage": 1}])
+    ax = df.social.plot_activity("1W", by=None)
+    starts = [mdates.num2date(bar.get_x()).date().isoformat() for bar in ax.containers[0]]
+    assert starts == ["2025-10-20", "2025-10-27", "2025-11-03"]
+    assert [bar.get_height() for bar in ax.containers[0]] == [2, 0, 1]
+
+
+def test_plot_activity_leaves_other_subplots_alone(
+    frames: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    comments, _ = frames
+    fig, (top, bottom) = plt.subplots(2, 1)
+    bottom.plot([0, 1], [0, 1])
+    comments.social.plot_activity("1D", ax=top)
+    fig.canvas.draw()
+    assert top.get_xlabel() == "time (UTC)"
+    assert any(label.get_text() for label in top.get_xticklabels())
+    assert all(label.get_rotation() == 0 for label in bottom.get_xticklabels())

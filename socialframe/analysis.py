@@ -58,8 +58,12 @@ def _start_anchored(freq: str) -> Any:
 
 
 def local_midnight(day: date, tz: str) -> pd.Timestamp:
-    """The first instant of ``day`` in ``tz``, also where midnight does not exist (DST)."""
-    return pd.Timestamp(day).tz_localize(tz, nonexistent="shift_forward", ambiguous=False)
+    """The first instant of ``day`` in ``tz``.
+
+    A DST change can skip midnight (the day starts at the first instant after the
+    gap) or repeat it (the day starts at the first of the two).
+    """
+    return pd.Timestamp(day).tz_localize(tz, nonexistent="shift_forward", ambiguous=True)
 
 
 def comment_activity(

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
+from .analysis import local_midnight
 from .errors import SocialFrameError
 from .ledger import PRICE_CENTS
 
@@ -181,9 +182,7 @@ def _instant(
         return (stamp.tz_localize(tz) if stamp.tzinfo is None else stamp), False
     if isinstance(value, date):
         day = value + timedelta(days=1) if end_of_day else value
-        # Midnight can be skipped or repeated by a DST change: the day starts at its first instant.
-        stamp = pd.Timestamp(day).tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
-        return stamp, end_of_day
+        return local_midnight(day, tz), end_of_day
     raise ValueError(f"{name} must be a date, a datetime or an ISO string; got {value!r}")
 
 

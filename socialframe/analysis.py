@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .endpoints import calendar_day
+
 #: The columns each kind of analysis reads: a frame with all of them is of that kind.
 COMMENT_NEEDS = (
     "post_urn", "comment_id", "parent_comment_id", "created_at", "text", "author_type",
@@ -226,25 +228,6 @@ def ads_by_page(ads: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-def _local_day(day: date | datetime | str, tz: str) -> date:
-    if isinstance(day, str):
-        try:
-            day = datetime.fromisoformat(day.strip())
-        except ValueError:
-            raise ValueError(
-                f"day must be a date, a datetime or an ISO date string; got {day!r}"
-            ) from None
-    if isinstance(day, datetime):
-        # An instant with a zone names the day it falls on in tz.
-        stamp = pd.Timestamp(day).tz_convert(tz) if day.tzinfo else pd.Timestamp(day)
-        return date(stamp.year, stamp.month, stamp.day)
-    if isinstance(day, date):
-        return day
-    raise TypeError(
-        f"day must be a date, a datetime or an ISO date string, not {type(day).__name__}"
-    )
-
-
 def ads_active_on(
     ads: pd.DataFrame, day: date | datetime | str, *, tz: str = "UTC"
 ) -> pd.DataFrame:
@@ -254,7 +237,7 @@ def ads_active_on(
     runs until now, an inactive one is taken to have run on its start day only.
     The rows keep their index (this is a filter).
     """
-    local = _local_day(day, tz)
+    local = calendar_day(day, tz)
     start = local_midnight(local, tz)
     end = local_midnight(local + pd.Timedelta(days=1), tz)
     ends = ads["end_date"].copy()

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
+from zoneinfo import ZoneInfo
 
 from .errors import SchemaError
 
@@ -129,9 +130,16 @@ def _active_status(status: str | bool | None) -> str | None:
     )
 
 
-def _day(name: str, value: date | datetime | str | None) -> date | None:
-    if value is None:
-        return None
+def calendar_day(value: date | datetime | str, tz: str = "UTC", *, name: str = "day") -> date:
+    """The calendar day a date, datetime or ISO string names, in ``tz``.
+
+    A naive datetime is read as is; one with a zone names the day it falls on in
+    ``tz`` (for the service's ``after`` / ``before``: UTC, its calendar).
+
+    Raises:
+        ValueError: a string that is not an ISO date or datetime.
+        TypeError: anything else that is not a date.
+    """
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value.strip())
@@ -140,11 +148,23 @@ def _day(name: str, value: date | datetime | str | None) -> date | None:
                 f"{name} must be a date, a datetime or an ISO date string; got {value!r}"
             ) from None
     if isinstance(value, datetime):
-        # An instant with a zone is a day in UTC, the service's calendar.
-        return (value.astimezone(UTC) if value.tzinfo else value).date()
+        if value.tzinfo is not None:
+            value = value.astimezone(ZoneInfo(tz))
+        return date(value.year, value.month, value.day)
     if isinstance(value, date):
         return value
-    raise ValueError(f"{name} must be a date, a datetime or an ISO date string; got {value!r}")
+    raise TypeError(
+        f"{name} must be a date, a datetime or an ISO date string, not {type(value).__name__}"
+    )
+
+
+def _day(name: str, value: date | datetime | str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return calendar_day(value, "UTC", name=name)
+    except TypeError as exc:  # a wrong type here is a bad value of a search filter
+        raise ValueError(str(exc)) from None
 
 
 def ad_params(

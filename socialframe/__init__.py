@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import accessor as accessor  # registers df.social
+from . import _accessor as _accessor  # registers df.social
+from ._client import Client
 from ._default import configure, post_comments, search_ads
-from .client import Client
-from .errors import (
+from ._errors import (
     APIError,
     AuthError,
     BadRequestError,
@@ -28,8 +28,8 @@ from .errors import (
     ServerError,
     SocialFrameError,
 )
-from .frames import ads_frame, comments_frame
-from .ledger import Ledger
+from ._frames import AD_COLUMNS, COMMENT_COLUMNS, ads_frame, comments_frame
+from ._ledger import Ledger
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -37,10 +37,12 @@ if TYPE_CHECKING:
 from ._version import __version__
 
 __all__ = [
+    "AD_COLUMNS",
     "APIError",
     "AuthError",
     "BadRequestError",
     "BudgetExceededError",
+    "COMMENT_COLUMNS",
     "Client",
     "ConfigError",
     "Ledger",
@@ -61,9 +63,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # The sandbox (an HTTP server) is loaded on first use, keeping `import socialframe` cheap.
+    # Loaded on first use, keeping `import socialframe` cheap: the sandbox is an HTTP
+    # server, the widgets need ipywidgets when a widget is built.
     if name == "Sandbox":
         from .sandbox import Sandbox
 
         return Sandbox
+    if name in ("sandbox", "widgets"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'socialframe' has no attribute {name!r}")

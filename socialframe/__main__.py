@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "demo":
-        from .demo import run
+        from ._demo import run
 
         run(args.out, cache=not args.no_cache)
         return 0

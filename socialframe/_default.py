@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .client import Client
+from ._client import Client
 
 if TYPE_CHECKING:
     import pandas as pd

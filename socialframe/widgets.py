@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from .analysis import local_midnight
-from .errors import SocialFrameError
-from .ledger import PRICE_CENTS
+from ._analysis import local_midnight
+from ._errors import SocialFrameError
+from ._ledger import PRICE_CENTS
 
 if TYPE_CHECKING:
     import ipywidgets
 
-    from .client import Client
+    from ._client import Client
 
 __all__ = [
     "MAX_PAGES",
@@ -82,7 +82,7 @@ def filter_comments(
     """The comments matching every given filter, in their original order and index.
 
     Args:
-        comments: A comments frame (``socialframe.frames.COMMENT_COLUMNS``).
+        comments: A comments frame (``socialframe._frames.COMMENT_COLUMNS``).
         author_types: Keep these author types (``"person"``, ``"organization"``);
             ``None`` keeps all, rows without a type included. An empty list keeps none.
         start: Keep comments made on or after this. A ``date`` (or ``"2025-12-01"``)
@@ -265,7 +265,7 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
     end day (UTC), platforms, display format, body text and the ad's link.
 
     Args:
-        ads: An ads frame (``socialframe.frames.AD_COLUMNS``).
+        ads: An ads frame (``socialframe._frames.AD_COLUMNS``).
         max_rows: Rows to show; a note says how many were left out.
 
     Returns:
@@ -402,7 +402,7 @@ def _usd(cents: int) -> str:
 def activity_png(
     comments: pd.DataFrame, freq: str = "1D", *, tz: str = "UTC", dpi: int = 80
 ) -> bytes:
-    """The activity chart of ``socialframe.plots.plot_activity`` as PNG bytes.
+    """The activity chart of ``socialframe._plots.plot_activity`` as PNG bytes.
 
     Drawn on a bare ``matplotlib.figure.Figure``, not through pyplot: no global
     figure to close, no backend to choose, and the same picture in a kernel and
@@ -419,7 +419,7 @@ def activity_png(
     """
     from matplotlib.figure import Figure
 
-    from .plots import plot_activity
+    from ._plots import plot_activity
 
     figure = Figure(figsize=(10, 3.5), layout="constrained")
     plot_activity(comments, freq, by="author_type", tz=tz, ax=figure.subplots())
@@ -466,7 +466,7 @@ def explore_comments(
     type stay in.
 
     Args:
-        comments: A comments frame (``socialframe.frames.COMMENT_COLUMNS``).
+        comments: A comments frame (``socialframe._frames.COMMENT_COLUMNS``).
         freq: Period of the chart's bars.
         tz: Time zone of the date filters, the chart and the table's times.
         max_rows: Rows the table shows (all matches stay in ``.filtered``).

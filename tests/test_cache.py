@@ -215,7 +215,7 @@ def test_cache_only_requests_never_reach_the_network(sandbox: Sandbox, cache_pat
 def test_adapter_refuses_cache_only_requests() -> None:
     import requests
 
-    from socialframe.cache import _Adapter
+    from socialframe._cache import _Adapter
 
     request = requests.Request(
         "GET", "http://127.0.0.1:9/x", headers={"Cache-Control": "only-if-cached"}

@@ -49,7 +49,7 @@ def test_comment_totals_and_call_counts(sandbox: Sandbox, client: sf.Client, tot
     df = client.post_comments(post, sort="mostRecent")
     assert len(df) == total
     assert sandbox.charges == max(1, math.ceil(total / 50))
-    assert tuple(df.columns) == sf.frames.COMMENT_COLUMNS
+    assert tuple(df.columns) == sf.COMMENT_COLUMNS
 
 
 def test_max_pages_limits_calls(sandbox: Sandbox, client: sf.Client) -> None:
@@ -101,7 +101,7 @@ def test_max_ads_60_is_three_calls(sandbox: Sandbox, client: sf.Client) -> None:
 
 def test_ads_are_flattened_and_typed(client: sf.Client) -> None:
     df = client.search_ads("for kids")
-    assert tuple(df.columns[: len(sf.frames.AD_COLUMNS)]) == sf.frames.AD_COLUMNS
+    assert tuple(df.columns[: len(sf.AD_COLUMNS)]) == sf.AD_COLUMNS
     assert df["ad_archive_id"].is_unique and df["page_id"].notna().all()
     assert df["page_name"].notna().all()
     dynamic = df[df["display_format"].isin(["DCO", "DPA"])]
@@ -112,7 +112,7 @@ def test_ads_are_flattened_and_typed(client: sf.Client) -> None:
 
 def test_empty_search_gives_typed_empty_frame(sandbox: Sandbox, client: sf.Client) -> None:
     df = client.search_ads("for kids", after="2099-01-01")
-    assert len(df) == 0 and tuple(df.columns) == sf.frames.AD_COLUMNS
+    assert len(df) == 0 and tuple(df.columns) == sf.AD_COLUMNS
     assert str(df["start_date"].dtype) == "datetime64[us, UTC]" and sandbox.charges == 1
 
 
@@ -416,8 +416,8 @@ def test_ad_paging_survives_repeating_pages(
 def test_key_header_forms(header: str, wire: str) -> None:
     import requests
 
-    from socialframe.config import Secret
-    from socialframe.transport import KeyAuth
+    from socialframe._calls import KeyAuth
+    from socialframe._config import Secret
 
     auth = KeyAuth(header, Secret("k-123"))
     prepared = requests.Request("GET", "http://127.0.0.1/x", auth=auth).prepare()
@@ -505,7 +505,7 @@ def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
 def test_retry_after_forms(header: str, expected: float | None) -> None:
     import requests
 
-    from socialframe.transport import _retry_after
+    from socialframe._calls import _retry_after
 
     response = requests.Response()
     response.headers["Retry-After"] = header
@@ -517,7 +517,7 @@ def test_retry_after_in_the_future_is_waited_for() -> None:
 
     import requests
 
-    from socialframe.transport import _retry_after
+    from socialframe._calls import _retry_after
 
     response = requests.Response()
     response.headers["Retry-After"] = email.utils.formatdate(time.time() + 30, usegmt=True)

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 import socialframe as sf
-from socialframe import endpoints
-from socialframe.transport import Fetched
+from socialframe import _operations as endpoints
+from socialframe._calls import Fetched
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-from socialframe.endpoints import Page
-from socialframe.frames import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
+from socialframe._frames import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
+from socialframe._operations import Page
 
 POST = "7384427202391592960"
 

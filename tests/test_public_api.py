@@ -88,7 +88,7 @@ def _cells(table: str) -> list[list[str]]:
 
 
 def test_accessor_and_widget_signatures_are_the_contract() -> None:
-    from socialframe.accessor import SocialAccessor
+    from socialframe._accessor import SocialAccessor
 
     def sig(name: str) -> list[tuple[str, object, str]]:
         params = list(inspect.signature(getattr(SocialAccessor, name)).parameters.values())[1:]

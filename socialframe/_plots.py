@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from .analysis import comment_activity
+from ._analysis import comment_activity
 
 _FREQ_WORDS = {"1D": "day", "D": "day", "1h": "hour", "h": "hour", "1W": "week", "W": "week",
                "1ME": "month", "ME": "month", "MS": "month"}  # fmt: skip

@@ -1,6 +1,6 @@
 """What the sandbox answers, as data: route a request to its operation, build fault answers.
 
-Pure: no sockets, no shared state. :mod:`socialframe.sandbox.server` decides
+Pure: no sockets, no shared state. :mod:`socialframe.sandbox._server` decides
 *whether* a request gets through (auth, rate limit, faults); this module says what
 the answer is.
 """
@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from socialframe.sandbox import ads, comments
+from socialframe.sandbox import _ads as ads
+from socialframe.sandbox import _comments as comments
 from socialframe.sandbox._common import BadParam
 
 # Headers of successful answers: some real deployments send this Vary, and a

@@ -6,7 +6,7 @@ Each GET goes through the same gates as on the real service, in this order:
 2. the rate limit (429 with ``Retry-After: 1``);
 3. the API key (401);
 4. a random fault, when ``fault_rate`` draws one;
-5. the operation itself (:func:`socialframe.sandbox.routes.route`): 200, 400 or 404.
+5. the operation itself (:func:`socialframe.sandbox._routes.route`): 200, 400 or 404.
 
 Only a 200 success is charged. Other methods get 405.
 """
@@ -30,13 +30,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qsl, urlsplit
 
-from socialframe.sandbox import routes
-from socialframe.sandbox.routes import Answer, Fault
+from socialframe.sandbox import _routes as routes
+from socialframe.sandbox._routes import Answer, Fault
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from socialframe.client import Client
+    from socialframe._client import Client
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +172,7 @@ class Sandbox:
         Returns:
             The client, with this sandbox's key and URL.
         """
-        from socialframe.client import Client  # the sandbox must not need the client
+        from socialframe._client import Client  # the sandbox must not need the client
 
         return Client(api_key=self.api_key, base_url=self.url, **client_kwargs)
 

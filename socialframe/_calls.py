@@ -24,10 +24,9 @@ from typing import Any, Final
 import requests
 import tenacity
 
-from ._version import __version__
-from .cache import FETCHED_AT, decoded, make_session
-from .config import Secret, Settings
-from .errors import (
+from ._cache import FETCHED_AT, decoded, make_session
+from ._config import Secret, Settings
+from ._errors import (
     APIError,
     AuthError,
     BadRequestError,
@@ -39,7 +38,8 @@ from .errors import (
     ServerError,
     SocialFrameError,
 )
-from .ledger import Ledger
+from ._ledger import Ledger
+from ._version import __version__
 
 MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
 MAX_RETRY_AFTER: Final = 120.0  # a longer Retry-After is not waited for

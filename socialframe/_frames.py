@@ -4,7 +4,7 @@ The ordered column lists below are the contract. Columns are built directly
 from Python lists (``pd.json_normalize`` is about 3x slower at 200k rows).
 
 Both builders take an iterable of pages: raw response dicts as the service sent
-them, or :class:`~socialframe.endpoints.Page` objects (which add the page
+them, or :class:`~socialframe._operations.Page` objects (which add the page
 number, the fetch time and the post / query). For raw dicts the page number is
 the position in the iterable and ``fetched_at`` is NaT.
 """
@@ -19,8 +19,8 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from .endpoints import Page, ad_groups
-from .errors import SchemaError
+from ._errors import SchemaError
+from ._operations import Page, ad_groups
 
 __all__ = ["AD_COLUMNS", "COMMENT_COLUMNS", "ads_frame", "comments_frame", "retype_extras"]
 
@@ -357,7 +357,7 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
 
     Args:
         payloads: Response bodies of ``get-profile-posts-comments`` (dicts) or
-            :class:`~socialframe.endpoints.Page` objects, in page order.
+            :class:`~socialframe._operations.Page` objects, in page order.
 
     Returns:
         A DataFrame with exactly the columns of ``COMMENT_COLUMNS``, typed: ids
@@ -603,7 +603,7 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
 
     Args:
         payloads: Response bodies of ``fetch_search_ads_pages`` or
-            :class:`~socialframe.endpoints.Page` objects, in page order.
+            :class:`~socialframe._operations.Page` objects, in page order.
 
     Returns:
         The typed frame; an empty search gives every contract column and dtype.

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 from zoneinfo import ZoneInfo
 
-from .errors import SchemaError
+from ._errors import SchemaError
 
 if TYPE_CHECKING:
-    from .transport import Fetched
+    from ._calls import Fetched
 
 COMMENTS_PATH: Final = "get-profile-posts-comments"
 ADS_PATH: Final = "fetch_search_ads_pages"

@@ -22,7 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
-from .errors import ConfigError
+from ._errors import ConfigError
 
 OPERATIONS: Final = ("ads", "comments")
 

@@ -26,8 +26,8 @@ from urllib.parse import urlsplit, urlunsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from . import config
-from .errors import NotCachedError
+from . import _config as config
+from ._errors import NotCachedError
 
 CACHE_FILENAME = "http_cache.sqlite"
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}

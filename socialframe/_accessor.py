@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from . import analysis, export
+from . import _analysis as analysis
+from . import _export as export
 
 if TYPE_CHECKING:
-    from .client import Client
+    from ._client import Client
 
 
 _COMMENT_METHODS = frozenset(
@@ -70,7 +71,7 @@ class SocialAccessor:
         self, freq: str = "1D", *, by: str | None = "author_type", tz: str = "UTC", ax: Any = None
     ) -> Any:
         """Stacked bar chart of :meth:`activity`; returns the matplotlib Axes."""
-        from .plots import plot_activity
+        from ._plots import plot_activity
 
         return plot_activity(self._need("comments", "plot_activity"), freq, by=by, tz=tz, ax=ax)
 
@@ -110,13 +111,13 @@ class SocialAccessor:
 
     def plot_timeline(self, *, ax: Any = None, max_ads: int = 50) -> Any:
         """Start-to-end bars of the latest ``max_ads`` ads; returns the Axes."""
-        from .plots import plot_timeline
+        from ._plots import plot_timeline
 
         return plot_timeline(self._need("ads", "plot_timeline"), ax=ax, max_ads=max_ads)
 
     def plot_platforms(self, *, ax: Any = None) -> Any:
         """Ads per publisher platform; returns the Axes."""
-        from .plots import plot_platforms
+        from ._plots import plot_platforms
 
         return plot_platforms(self._need("ads", "plot_platforms"), ax=ax)
 

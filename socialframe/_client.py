@@ -6,11 +6,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from . import config, endpoints, frames
-from .errors import SocialFrameError
-from .ledger import Ledger, to_cents
-from .progress import Progress, interactive
-from .transport import Fetched, Transport
+from . import _config as config
+from . import _frames as frames
+from . import _operations as endpoints
+from ._calls import Fetched, Transport
+from ._errors import SocialFrameError
+from ._ledger import Ledger, to_cents
+from ._progress import Progress, interactive
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -160,11 +162,11 @@ class Client:
             max_pages: Read at most this many pages (50 comments each) per post.
 
         Returns:
-            A frame with the columns of ``socialframe.frames.COMMENT_COLUMNS``.
+            A frame with the columns of ``socialframe._frames.COMMENT_COLUMNS``.
 
         Raises:
             ValueError: bad arguments, for any post of a list (before any request).
-            SocialFrameError: see ``socialframe.errors``; ``.partial`` holds the
+            SocialFrameError: see ``socialframe._errors``; ``.partial`` holds the
                 pages fetched before the failure.
         """
         return self._post_comments(post, sort=sort, max_pages=max_pages, key="post")
@@ -197,12 +199,12 @@ class Client:
                 holds at most this many rows (per query).
 
         Returns:
-            A frame with the columns of ``socialframe.frames.AD_COLUMNS``, then
+            A frame with the columns of ``socialframe._frames.AD_COLUMNS``, then
             every other field the service sent.
 
         Raises:
             ValueError: bad arguments, for any query of a list (before any request).
-            SocialFrameError: see ``socialframe.errors``; ``.partial`` holds the
+            SocialFrameError: see ``socialframe._errors``; ``.partial`` holds the
                 pages fetched before the failure.
         """
         return self._search_ads(

@@ -1,6 +1,6 @@
 """Pure analysis of comments and ads frames: what people do right after the fetch.
 
-Every function takes a frame (as built by :mod:`socialframe.frames`) and returns
+Every function takes a frame (as built by :mod:`socialframe._frames`) and returns
 a new one; nothing is fetched, nothing is kept. ``df.social`` (the accessor) and
 the widgets are thin shells over these.
 """
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .endpoints import calendar_day
+from ._operations import calendar_day
 
 #: The columns each kind of analysis reads: a frame with all of them is of that kind.
 COMMENT_NEEDS = (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .client import Client
+from ._client import Client
 from .sandbox import EXAMPLE_POSTS, Sandbox
 
 DEMO_POST = EXAMPLE_POSTS[2345]

@@ -28,8 +28,9 @@ from ._errors import (
     ServerError,
     SocialFrameError,
 )
-from ._frames import AD_COLUMNS, COMMENT_COLUMNS, ads_frame, comments_frame
+from ._frames import ads_frame, comments_frame
 from ._ledger import Ledger
+from ._schema import AD_COLUMNS, COMMENT_COLUMNS
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._operations import calendar_day
+from ._time import calendar_day
 
 #: The columns each kind of analysis reads: a frame with all of them is of that kind.
 COMMENT_NEEDS = (

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any
 from . import _config as config
 from . import _frames as frames
 from . import _operations as endpoints
+from . import _pages as pages_
 from ._calls import Fetched, Transport
 from ._errors import SocialFrameError
 from ._ledger import Ledger, to_cents
 from ._progress import Progress, interactive
+from ._schema import AD_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -230,7 +232,7 @@ class Client:
         fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
 
         def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
-            pages = endpoints.iter_comment_pages(fetch, params, max_pages=max_pages)
+            pages = pages_.iter_comment_pages(fetch, params, max_pages=max_pages)
             return self._collect(
                 pages, frames.comments_frame, f"comments {params['urn']}", _total_page, progress
             )
@@ -270,7 +272,7 @@ class Client:
         fetch = self._fetcher("ads", endpoints.ADS_PATH)
 
         def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
-            pages = endpoints.iter_ad_pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
+            pages = pages_.iter_ad_pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
             label = params.get("query") or f"page {params.get('ad_page_id')}"
             frame = self._collect(
                 pages, frames.ads_frame, f"ads {label!r}", lambda _: max_pages, progress
@@ -315,7 +317,7 @@ class Client:
                 return _keyed(empty, key, "")
             # One query's extras may all be missing (typed object) where another's are
             # text: retype after the concat so the frame stays typed (and Parquet-safe).
-            return frames.retype_extras(pd.concat(parts, ignore_index=True))
+            return frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
 
         try:
             for item_key, params in unique.values():
@@ -342,15 +344,15 @@ class Client:
 
     def _collect(
         self,
-        pages: Iterator[endpoints.Page],
-        build: Callable[[list[endpoints.Page]], pd.DataFrame],
+        pages: Iterator[pages_.Page],
+        build: Callable[[list[pages_.Page]], pd.DataFrame],
         description: str,
-        total: Callable[[endpoints.Page], Any],
+        total: Callable[[pages_.Page], Any],
         progress: bool = True,
     ) -> pd.DataFrame:
         """Drain a pager into a frame; on failure, hand back what was fetched."""
         bar = Progress(progress and self._progress_on(), description, self.ledger)
-        got: list[endpoints.Page] = []
+        got: list[pages_.Page] = []
         try:
             for page in pages:
                 got.append(page)
@@ -367,7 +369,7 @@ class Client:
 _UNITS = {"posts": "post", "queries": "query"}
 
 
-def _total_page(page: endpoints.Page) -> Any:
+def _total_page(page: pages_.Page) -> Any:
     return page.body.get("totalPage")
 
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-from socialframe._frames import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
-from socialframe._operations import Page
+from socialframe._pages import Page
+from socialframe._schema import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
 
 POST = "7384427202391592960"
 

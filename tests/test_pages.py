@@ -1,4 +1,4 @@
-"""Paging rules and argument validation, with a scripted fetch (no network)."""
+"""Paging rules, with a scripted fetch (no network, no client)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 import socialframe as sf
-from socialframe import _operations as endpoints
+from socialframe import _pages as pages_
 from socialframe._calls import Fetched
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -37,7 +37,7 @@ def ads(ids: list[str], cursor: str | None, more: bool) -> dict[str, object]:
 
 def test_comment_pages_follow_tokens_and_stop_at_total_page() -> None:
     fetch = Script(comments(50, 3, "t1"), comments(50, 3, "t2"), comments(7, 3, "t3"))
-    pages = list(endpoints.iter_comment_pages(fetch, {"urn": "1", "sort": "mostRecent"}))
+    pages = list(pages_.iter_comment_pages(fetch, {"urn": "1", "sort": "mostRecent"}))
     assert [p.page for p in pages] == [1, 2, 3]
     assert fetch.sent == [
         {"urn": "1", "sort": "mostRecent", "page": "1"},
@@ -48,7 +48,7 @@ def test_comment_pages_follow_tokens_and_stop_at_total_page() -> None:
 
 def test_comment_pages_stop_on_an_empty_page() -> None:
     fetch = Script(comments(50, 5), comments(0, 5))
-    assert len(list(endpoints.iter_comment_pages(fetch, {"urn": "1", "sort": "x"}))) == 2
+    assert len(list(pages_.iter_comment_pages(fetch, {"urn": "1", "sort": "x"}))) == 2
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_comment_pages_stop_on_an_empty_page() -> None:
 )  # fmt: skip
 def test_comment_pages_schema_errors(body: dict[str, object]) -> None:
     with pytest.raises(sf.SchemaError):
-        list(endpoints.iter_comment_pages(Script(body, body), {"urn": "1", "sort": "x"}))
+        list(pages_.iter_comment_pages(Script(body, body), {"urn": "1", "sort": "x"}))
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_comment_pages_schema_errors(body: dict[str, object]) -> None:
 )
 def test_ad_pages_stop_rules(bodies: list[dict[str, object]], calls: int) -> None:
     fetch = Script(*bodies)
-    pages = list(endpoints.iter_ad_pages(fetch, {"query": "q"}))
+    pages = list(pages_.iter_ad_pages(fetch, {"query": "q"}))
     assert len(pages) == calls == len(fetch.sent)
     assert (
         [s.get("end_cursor") for s in fetch.sent][1:]
@@ -86,36 +86,9 @@ def test_ad_pages_stop_rules(bodies: list[dict[str, object]], calls: int) -> Non
 
 def test_ad_pages_max_ads_and_max_pages() -> None:
     bodies = [ads([f"{p}-{i}" for i in range(26)], f"c{p}", True) for p in range(5)]
-    assert len(list(endpoints.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=52))) == 2
-    assert len(list(endpoints.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=53))) == 3
-    assert len(list(endpoints.iter_ad_pages(Script(*bodies), {"query": "q"}, max_pages=4))) == 4
-
-
-@pytest.mark.parametrize(
-    ("post", "expected"),
-    [("123", "123"), (" urn:li:activity:7384427202391592960 ", "7384427202391592960"),
-     ("https://www.linkedin.com/posts/x_y-activity-7383954759084576768-eGaf", "7383954759084576768"),
-     (7384427202391592960, "7384427202391592960")],
-)  # fmt: skip
-def test_post_id_forms(post: object, expected: str) -> None:
-    assert endpoints.post_id(post) == expected
-
-
-def test_ad_params_in_service_forms() -> None:
-    got = endpoints.ad_params(
-        " shoes ",
-        ad_page_id=None,
-        country="all",
-        active_status="ALL",
-        after="2025-01-02",
-        before=None,
-    )
-    assert got == {
-        "query": "shoes",
-        "country": "ALL",
-        "activeStatus": "ALL",
-        "after_time": "2025-01-02",
-    }
+    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=52))) == 2
+    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=53))) == 3
+    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_pages=4))) == 4
 
 
 def test_max_ads_counts_ads_without_ids() -> None:
@@ -132,20 +105,4 @@ def test_max_ads_counts_ads_without_ids() -> None:
         )
         for p in range(6)
     ]
-    assert len(list(endpoints.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=30))) == 2
-
-
-@pytest.mark.parametrize(
-    ("given", "sent"),
-    [("2025-01-02T23:30:00-05:00", "2025-01-03"), (datetime(2025, 1, 2, 23, 30, tzinfo=UTC), "2025-01-02"),
-     ("2025-01-02", "2025-01-02"), (datetime(2025, 1, 2, 23, 30), "2025-01-02")],
-)  # fmt: skip
-def test_days_with_a_zone_are_utc_days(given: object, sent: str) -> None:
-    got = endpoints.ad_params(
-        "q", ad_page_id=None, country=None, active_status=None, after=given, before=None
-    )  # type: ignore[arg-type]
-    assert got["after_time"] == sent
-
-
-def test_short_activity_ids_in_urns() -> None:
-    assert endpoints.post_id("urn:li:activity:12345") == "12345"
+    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=30))) == 2

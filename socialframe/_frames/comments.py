@@ -1,0 +1,240 @@
+"""Comment pages -> one typed row per comment (columns: ``_schema.COMMENTS``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, NamedTuple
+
+import pandas as pd
+
+from .._errors import SchemaError
+from .._pages import Page
+from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
+from .values import fetch_times, flag, pages, text, times, typed_frame, whole
+
+_URN_AT = re.compile(
+    r"urn(?::|%3A)li(?::|%3A)comment(?::|%3A)(?:\(|%28)([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
+    re.IGNORECASE,
+)
+_PERMALINK_URN = re.compile(
+    r"(comment|reply)Urn=urn(?::|%3A)li(?::|%3A)comment(?::|%3A)(?:\(|%28)"
+    r"([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
+    re.IGNORECASE,
+)
+_FOLLOWERS = re.compile(
+    r"(\d[\d,.\s\u00a0\u202f']*)\s*([KkMm]?)\s*followers?", re.IGNORECASE | re.ASCII
+)
+_ORG_ID = re.compile(r"urn:li:(?:fsd_)?(?:company|organization):(\d+)")
+# Placeholder headlines: nothing but dashes, dots and the like ("--", ".", "—").
+_NO_TITLE = re.compile(r"[\s\-\u2010-\u2015.,;:_·•|/\\*~]*")
+# createdAt outside this window (epoch ms) is garbage, not a time: use the id instead.
+_MS_RANGE: Final = (946_684_800_000, 4_102_444_800_000)  # 2000-01-01 .. 2100-01-01
+_NOT_PROFILE_URL: Final = ("picture", "image", "photo", "logo", "avatar", "banner")
+_NO_AUTHOR: Final = dict.fromkeys(AUTHOR_FIELDS)
+
+
+class Ids(NamedTuple):
+    """A comment's place, read from its permalink."""
+
+    post_urn: str | None
+    comment_id: str | None
+    parent_comment_id: str | None
+
+
+_NO_IDS: Final = Ids(None, None, None)
+
+
+def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
+    """Comment pages -> one row per comment, columns :data:`socialframe.COMMENT_COLUMNS`.
+
+    Args:
+        payloads: Response bodies of ``get-profile-posts-comments`` (dicts), in
+            page order; a single body is taken as a list of one. The page number
+            of each row is the body's position, and ``fetched_at`` is missing
+            (the client's own pages carry both).
+
+    Returns:
+        A DataFrame with exactly the columns of ``COMMENT_COLUMNS``, typed: ids
+        and text as ``string``, flags ``boolean``, counts ``Int64``, times
+        tz-aware UTC, ``author_type`` categorical (person / organization).
+
+    Raises:
+        SchemaError: a page or a comment is not the documented shape.
+
+    Example:
+        >>> body = {"success": True, "data": [{"createdAt": 1760584641073,
+        ...     "text": "hi", "author": {"name": "Ada", "id": "1"}}], "totalPage": 1}
+        >>> comments_frame([body])[["created_at", "author_name"]].iloc[0].tolist()
+        [Timestamp('2025-10-16 03:17:21.073000+0000', tz='UTC'), 'Ada']
+    """
+    flat: list[Mapping[str, Any]] = []
+    numbers: list[int] = []
+    fallbacks: list[str | None] = []
+    counted: list[tuple[Page, int]] = []
+    for page in pages(payloads):
+        data = page.body.get("data")
+        if data is None and page.body.get("success") is False:
+            raise SchemaError(f"page {page.page} is a failure: {page.body.get('message')!r}")
+        if not isinstance(data, list):
+            raise SchemaError(f"comments page {page.page}: 'data' is not a list")
+        if not all(isinstance(comment, Mapping) for comment in data):
+            raise SchemaError(f"comments page {page.page}: a comment is not an object")
+        flat.extend(data)
+        numbers.extend([page.page] * len(data))
+        fallbacks.extend([f"urn:li:activity:{page.key}" if page.key else None] * len(data))
+        counted.append((page, len(data)))
+
+    # Column by column: list comprehensions over plain dicts are the fast path here.
+    permalinks = [text(c.get("permalink")) for c in flat]
+    ids = [ids_from_permalink(link) for link in permalinks]
+    created = [
+        _created_ms(c.get("createdAt"), i.comment_id) for c, i in zip(flat, ids, strict=True)
+    ]
+    authors = _authors([c.get("author") for c in flat])
+    columns: dict[str, Any] = {
+        "post_urn": [i.post_urn or fb for i, fb in zip(ids, fallbacks, strict=True)],
+        "comment_id": [i.comment_id for i in ids],
+        "parent_comment_id": [i.parent_comment_id for i in ids],
+        "is_reply": [i.parent_comment_id is not None for i in ids],
+        "created_at": times(created, "ms"),
+        "text": [t if isinstance(t := c.get("text"), str) else text(t) for c in flat],
+        "is_pinned": [flag(c.get("isPinned")) for c in flat],
+        "is_edited": [flag(c.get("isEdited")) for c in flat],
+        "thread_urn": [text(c.get("threadUrn")) for c in flat],
+        "permalink": permalinks,
+        **{name: [a[name] for a in authors] for name in AUTHOR_FIELDS},
+        "page": numbers,
+        "fetched_at": fetch_times(counted),
+    }
+    return typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
+
+
+def ids_from_permalink(permalink: str | None) -> Ids:
+    """A comment's post urn, id and parent id from its ``commentUrn`` / ``replyUrn``.
+
+    One regex over the raw permalink, URL-encoded or not: parsing the query
+    string properly costs ten times more and this runs once per comment.
+    """
+    if not permalink:
+        return _NO_IDS
+    # Fast path: the usual spelling, then one anchored match at each parameter.
+    at, reply_at = permalink.find("commentUrn="), permalink.find("replyUrn=")
+    if at >= 0 or reply_at >= 0:
+        comment = _URN_AT.match(permalink, at + 11) if at >= 0 else None
+        reply = _URN_AT.match(permalink, reply_at + 9) if reply_at >= 0 else None
+        return _urn_ids(
+            ("comment", *comment.groups()) if comment else None,
+            ("reply", *reply.groups()) if reply else None,
+        )
+    found_comment = found_reply = None
+    for found in _PERMALINK_URN.findall(permalink):
+        if found[0].lower() == "comment":
+            found_comment = found
+        else:
+            found_reply = found
+    return _urn_ids(found_comment, found_reply)
+
+
+def _urn_ids(comment: tuple[str, ...] | None, reply: tuple[str, ...] | None) -> Ids:
+    # Each tuple: (kind, urn type, post id, comment id).
+    post = comment or reply
+    if post is None:
+        return _NO_IDS
+    post_urn = f"urn:li:{post[1]}:{post[2]}"
+    if reply is not None:
+        return Ids(post_urn, reply[3], comment[3] if comment else None)
+    return Ids(post_urn, post[3], None)
+
+
+def _created_ms(raw: Any, comment_id: str | None) -> int | None:
+    ms = _ms(whole(raw))
+    if ms is None and comment_id and comment_id.isdigit():
+        ms = _ms(int(comment_id) >> 22)  # ids are time-ordered: the top bits are epoch ms
+    return ms
+
+
+def _ms(value: int | None) -> int | None:
+    """Epoch milliseconds, or None for 0, missing and out-of-range garbage."""
+    return value if value is not None and _MS_RANGE[0] <= value < _MS_RANGE[1] else None
+
+
+def _authors(raw: list[Any]) -> list[dict[str, Any]]:
+    """:func:`author_fields` of each, parsing each distinct author once (authors repeat)."""
+    seen: dict[Any, dict[str, Any]] = {}
+    out = []
+    for author in raw:
+        try:
+            key = tuple(author.items()) if isinstance(author, Mapping) else None
+            parsed = seen.get(key) if key is not None else None
+        except TypeError:  # an unhashable value inside: parse it without the memo
+            key = parsed = None
+        if parsed is None:
+            parsed = author_fields(author)
+            if key is not None:
+                seen[key] = parsed
+        out.append(parsed)
+    return out
+
+
+def author_fields(author: Any) -> dict[str, Any]:
+    """The ``author_*`` columns of one comment, by name, from its ``author`` object."""
+    if not isinstance(author, Mapping):
+        return _NO_AUTHOR
+    author_id = text(author.get("id"))
+    org = _ORG_ID.fullmatch(author_id) if author_id and author_id[0] == "u" else None
+    name = text(author.get("name"))
+    url = text(author.get("linkedinUrl"))
+    if name is None or url is None:
+        # Other API versions: firstName / FirstName / first_name, and <brand>Url.
+        folded = {k.lower().replace("_", ""): v for k, v in author.items()}
+        if name is None:
+            parts = [text(folded.get("firstname")), text(folded.get("lastname"))]
+            name = " ".join(p.strip() for p in parts if p and p.strip()) or None
+        if url is None:
+            url = _profile_url(folded)
+    title = text(author.get("title"))
+    if title is not None and _NO_TITLE.fullmatch(title):
+        title = None  # "--", ".", "" mean no headline
+    return {
+        "author_type": "organization" if org else "person",
+        "author_name": name,
+        "author_id": author_id,
+        "author_urn": text(author.get("urn")),
+        "author_username": text(author.get("username")),
+        "author_url": url,
+        "author_title": title,
+        "author_company_id": org.group(1) if org else None,
+        "author_followers": followers(title) if org else None,
+    }
+
+
+def followers(title: str | None) -> int | None:
+    """The follower count in an organisation's title ("1.2K followers", "12,345 followers")."""
+    if not title:
+        return None
+    found = _FOLLOWERS.search(title)
+    if not found:
+        return None
+    number = re.sub(r"[\s\u00a0\u202f']", "", found.group(1))
+    suffix = found.group(2).lower()
+    if suffix:  # "1.2K", "1,2K": the separator is a decimal point
+        number = number.replace(",", ".")
+    else:  # "12,345", "12.345", "12 345": separators group thousands
+        number = number.replace(",", "").replace(".", "")
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return round(value * {"": 1, "k": 1_000, "m": 1_000_000}[suffix])
+
+
+def _profile_url(folded: Mapping[str, Any]) -> str | None:
+    """The ``<network>Url`` field under another brand or casing; never a picture's URL."""
+    for key in ("url", "profileurl"):
+        if folded.get(key):
+            return text(folded[key])
+    for key, value in folded.items():
+        if key.endswith("url") and value and not any(w in key for w in _NOT_PROFILE_URL):
+            return text(value)
+    return None

@@ -1,0 +1,180 @@
+"""JSON values -> column values, and columns -> a typed frame.
+
+The service's JSON is loose (ids as numbers or strings, flags missing, counts as
+text); these helpers turn each value into what its column holds, or ``None``
+(missing). Columns are built directly from Python lists: ``pd.json_normalize``
+is about 3x slower at 200k rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+
+from .._errors import SchemaError
+from .._pages import Page
+from .._schema import BOOLEAN, FLOAT, INT, LIST, STRING, is_id
+
+_NAT: Final = np.iinfo(np.int64).min
+_DIGITS = re.compile(r"-?\d+", re.ASCII)
+
+
+def pages(payloads: Iterable[Mapping[str, Any] | Page]) -> Iterable[Page]:
+    """Pages from response bodies (numbered by position) or :class:`Page` objects."""
+    if isinstance(payloads, Mapping | Page):
+        payloads = [payloads]
+    for position, item in enumerate(payloads, start=1):
+        if isinstance(item, Page):
+            yield item
+        elif isinstance(item, Mapping):
+            yield Page(item, position)
+        else:
+            raise SchemaError(f"page {position} is a {type(item).__name__}, not a JSON object")
+
+
+def text(value: Any) -> str | None:
+    """Ids and text as strings; '' and None are missing. Ints never go through float."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def flag(value: Any) -> bool | None:
+    """A JSON boolean, or missing."""
+    return value if isinstance(value, bool) else None
+
+
+def whole(value: Any) -> int | None:
+    """An integer from an int, an integral float or a string of digits; else missing."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        return int(value)
+    return None
+
+
+def times(values: list[int | None], unit: str) -> pd.DatetimeIndex:
+    """Epoch integers in ``unit`` (None = missing) -> tz-aware UTC, microseconds."""
+    raw = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
+    stamps = raw.view(f"datetime64[{unit}]").astype("datetime64[us]")
+    return pd.DatetimeIndex(stamps).tz_localize("UTC")
+
+
+def fetch_times(counted: list[tuple[Page, int]]) -> pd.DatetimeIndex:
+    """Each row's ``fetched_at``: the time of the page it came on."""
+    values: list[int | None] = []
+    for page, n in counted:
+        values.extend([_epoch_us(page.fetched_at)] * n)
+    return times(values, "us")
+
+
+def _epoch_us(at: datetime | None) -> int | None:
+    if at is None:
+        return None
+    ts = pd.Timestamp(at)
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    return int(ts.value // 1000)
+
+
+def objects(values: list[Any]) -> np.ndarray[Any, Any]:
+    """An object array holding each value as is (lists stay lists, never a 2-D array)."""
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = value
+    return out
+
+
+def typed_frame(
+    columns: Mapping[str, Any], order: Iterable[str], dtypes: Mapping[str, Any]
+) -> pd.DataFrame:
+    """A frame of ``columns`` (lists or Index/Series), named and typed by the schema.
+
+    Every column of ``order`` must be built, and nothing else: a builder that
+    forgets a column, or names one the schema does not know, fails here.
+    """
+    order = tuple(order)
+    if set(columns) != set(order):
+        missing, unknown = set(order) - set(columns), set(columns) - set(order)
+        raise AssertionError(f"frame columns differ from the schema: {missing=} {unknown=}")
+    out = {}
+    for name in order:
+        values = columns[name]
+        dtype = dtypes[name]
+        if isinstance(values, pd.Index | pd.Series):
+            out[name] = pd.Series(values, dtype=dtype).reset_index(drop=True)
+        elif dtype is LIST:
+            out[name] = pd.Series(objects(values), dtype=object)
+        elif dtype is STRING:
+            out[name] = pd.Series(strings(values))
+        else:
+            out[name] = pd.Series(pd.array(values, dtype=dtype))
+    return pd.DataFrame(out)
+
+
+def strings(values: list[str | None]) -> Any:
+    """A ``string`` array of str / None values, built by Arrow directly when it can be.
+
+    pandas' own constructor re-validates every element first: ten times slower.
+    """
+    if STRING.storage == "pyarrow":
+        import pyarrow as pa
+
+        return pd.arrays.ArrowStringArray(pa.array(values, type=pa.large_string()))
+    return pd.array(values, dtype=STRING)
+
+
+def extra_array(name: str, values: list[Any]) -> Any:
+    """Type an extra column from its values; anything that does not fit stays as sent."""
+    present = [v for v in values if v is not None]
+    kinds = {type(v) for v in present}
+    if not present:
+        return objects(values)
+    if is_id(name):  # ids are text, whatever type they came in
+        if kinds <= {str, int}:
+            return pd.array([None if v is None else str(v) for v in values], dtype=STRING)
+        return objects(values)
+    if kinds == {bool}:
+        return pd.array(values, dtype=BOOLEAN)
+    if kinds == {str}:
+        return pd.array(values, dtype=STRING)
+    if kinds == {int} and all(-(2**63) <= v < 2**63 for v in present):
+        return pd.array(values, dtype=INT)
+    if kinds <= {int, float} and all(isinstance(v, float) or abs(v) <= 2**53 for v in present):
+        return pd.array(values, dtype=FLOAT)  # exact: no int beyond 2**53
+    return objects(values)
+
+
+def retype_extras(frame: pd.DataFrame, contract: Iterable[str]) -> pd.DataFrame:
+    """Type again the untyped (object) extra columns of a frame, e.g. after a concat.
+
+    An ads frame whose extras were all missing in one search holds them as object;
+    concatenated with another search's typed column the result is object too.
+    """
+    fixed = set(contract)
+    for name in frame.columns:
+        if name in fixed or frame[name].dtype != object:
+            continue
+        values = [None if _missing(v) else v for v in frame[name]]
+        frame[name] = extra_array(str(name), values)
+    return frame
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from . import _accessor as _accessor  # registers df.social
 from ._client import Client
+from ._clock import Clock
 from ._default import configure, post_comments, search_ads
 from ._errors import (
     APIError,
@@ -31,6 +32,7 @@ from ._errors import (
 from ._frames import ads_frame, comments_frame
 from ._ledger import Ledger
 from ._schema import AD_COLUMNS, COMMENT_COLUMNS
+from ._transport import MockTransport
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -45,8 +47,10 @@ __all__ = [
     "BudgetExceededError",
     "COMMENT_COLUMNS",
     "Client",
+    "Clock",
     "ConfigError",
     "Ledger",
+    "MockTransport",
     "NetworkError",
     "NotCachedError",
     "RateLimitError",

@@ -2,70 +2,36 @@
 
 Every function takes a frame (as built by :mod:`socialframe._frames`) and returns
 a new one; nothing is fetched, nothing is kept. ``df.social`` (the accessor) and
-the widgets are thin shells over these.
+the widgets are thin shells over these. Time rules (days, bounds, periods, ad run
+spans) come from :mod:`socialframe._time`; result columns from
+:mod:`socialframe._schema`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._time import calendar_day
-
-#: The columns each kind of analysis reads: a frame with all of them is of that kind.
-COMMENT_NEEDS = (
-    "post_urn", "comment_id", "parent_comment_id", "created_at", "text", "author_type",
-    "author_name", "author_id", "author_title", "author_followers", "author_url",
-)  # fmt: skip
-AD_NEEDS = (
-    "ad_archive_id", "page_id", "page_name", "is_active", "start_date", "end_date",
-    "publisher_platforms", "display_format",
-)  # fmt: skip
-
-AUTHOR_COLUMNS = (
-    "author_id",
-    "author_name",
-    "author_type",
-    "author_title",
-    "author_followers",
-    "author_url",
-    "comments",
-    "first_comment_at",
-    "last_comment_at",
+from . import _time
+from ._checks import count_or_none
+from ._schema import (
+    ADVERTISER_SUMMARY,
+    AUTHOR_DETAILS,
+    AUTHOR_SUMMARY,
+    THREAD_DETAILS,
+    THREAD_SUMMARY,
+    summary_columns,
 )
 
-
-def _start_anchored(freq: str) -> Any:
-    """The offset whose bins start where the period starts.
-
-    pandas labels ``"1W"`` / ``"1ME"`` bins by their last day; charts and tables
-    want the first. Weeks run Monday to Sunday for ``"W"`` (= ``"W-SUN"``, weeks
-    ending on Sunday), months from the 1st.
-    """
-    offsets = pd.tseries.offsets
-    offset = pd.tseries.frequencies.to_offset(freq)
-    if isinstance(offset, offsets.Week) and offset.weekday is not None:
-        return offsets.Week(offset.n, weekday=(offset.weekday + 1) % 7)
-    if isinstance(offset, offsets.MonthEnd):
-        return offsets.MonthBegin(offset.n)
-    if isinstance(offset, offsets.QuarterEnd):
-        return offsets.QuarterBegin(offset.n, startingMonth=offset.startingMonth % 12 + 1)
-    if isinstance(offset, offsets.YearEnd):
-        return offsets.YearBegin(offset.n, month=offset.month % 12 + 1)
-    return offset
+AUTHOR_COLUMNS = summary_columns(AUTHOR_SUMMARY)
+THREAD_COLUMNS = summary_columns(THREAD_SUMMARY)
+ADVERTISER_COLUMNS = summary_columns(ADVERTISER_SUMMARY)
 
 
-def local_midnight(day: date, tz: str) -> pd.Timestamp:
-    """The first instant of ``day`` in ``tz``.
-
-    A DST change can skip midnight (the day starts at the first instant after the
-    gap) or repeat it (the day starts at the first of the two).
-    """
-    return pd.Timestamp(day).tz_localize(tz, nonexistent="shift_forward", ambiguous=True)
+# -- comments ---------------------------------------------------------------------------
 
 
 def comment_activity(
@@ -73,23 +39,14 @@ def comment_activity(
 ) -> pd.DataFrame:
     """Comments per period, empty periods as 0; optionally one column per ``by`` value.
 
-    Periods are cut in ``tz`` (a day in Europe/Berlin starts at midnight there, not
-    in UTC; a zone's 23- and 25-hour days are days too) and labelled by their start:
-    weeks run Monday to Sunday, months from the 1st. Comments without a time are
-    left out. A categorical ``by`` column (``author_type``) gives a column for every
-    category, even an absent one; rows whose ``by`` value is missing are counted
-    in a last column ``"<NA>"``.
-
-    Returns:
-        An int64 frame indexed by period start (tz-aware, in ``tz``), with one
-        column ``comments`` or one per ``by`` value.
+    See :meth:`socialframe._accessor.SocialAccessor.activity` for the rules.
     """
     times = comments["created_at"].dt.tz_convert(tz)
     keep = times.notna().to_numpy()
-    offset = _start_anchored(freq)
+    offset = _time.period_offset(freq)
     # Calendar periods (days and longer) are cut on local wall time, then labelled
     # with their local start; shorter ones are fixed durations, cut on the instants.
-    calendar = not isinstance(offset, pd.tseries.offsets.Tick) or offset.nanos >= 86_400e9
+    calendar = _time.is_calendar(offset)
     stamps = times[keep].dt.tz_localize(None) if calendar else times[keep]
     index = pd.DatetimeIndex(stamps, name="period")
     if by is None:
@@ -106,13 +63,8 @@ def comment_activity(
         frame = pd.get_dummies(pd.Categorical(text, categories=columns), dtype="int64")
         frame.index = index
     counts = frame.resample(offset, closed="left", label="left").sum()
-    if calendar and counts.empty:
-        counts.index = counts.index.tz_localize(tz)
-    elif calendar:
-        counts.index = pd.DatetimeIndex(
-            [local_midnight(stamp, tz) if stamp == stamp.normalize() else stamp.tz_localize(tz)
-             for stamp in counts.index]
-        )  # fmt: skip
+    if calendar:
+        counts.index = _time.localize_starts(pd.DatetimeIndex(counts.index), tz)
     if by is not None:
         counts.columns = pd.Index(counts.columns, name=by)
     counts.index.name = "period"
@@ -120,12 +72,11 @@ def comment_activity(
 
 
 def authors(comments: pd.DataFrame) -> pd.DataFrame:
-    """One row per author (person or organisation), most comments first.
+    """One row per author, most comments first (columns :data:`AUTHOR_COLUMNS`).
 
-    Columns: :data:`AUTHOR_COLUMNS`. Authors are keyed by ``author_id`` (by name
-    when the id is missing); their details (name, title, followers, ...) are those
-    of their latest comment, as shown there. Comments with neither an author id
-    nor a name belong to no author and are not counted.
+    Authors are keyed by ``author_id`` (by name when the id is missing); their
+    details (name, title, followers, ...) are those of their latest comment.
+    Comments with neither an author id nor a name are not counted.
     """
     key = comments["author_id"].fillna("name:" + comments["author_name"])
     known = comments.assign(_key=key)[key.notna()]
@@ -133,7 +84,7 @@ def authors(comments: pd.DataFrame) -> pd.DataFrame:
         return _empty_authors(comments)
     ordered = known.sort_values("created_at", kind="stable", na_position="first")
     grouped = ordered.groupby("_key", sort=False, observed=True)
-    latest = grouped.tail(1).set_index("_key")[list(AUTHOR_COLUMNS[:6])]
+    latest = grouped.tail(1).set_index("_key")[list(AUTHOR_DETAILS)]
     out = latest.assign(
         comments=grouped.size().astype("int64"),
         first_comment_at=grouped["created_at"].min(),
@@ -148,11 +99,17 @@ def authors(comments: pd.DataFrame) -> pd.DataFrame:
 
 
 def _empty_authors(comments: pd.DataFrame) -> pd.DataFrame:
-    frame = comments[list(AUTHOR_COLUMNS[:6])].iloc[:0].copy()
+    frame = comments[list(AUTHOR_DETAILS)].iloc[:0].copy()
     frame["comments"] = pd.Series(dtype="int64")
     frame["first_comment_at"] = comments["created_at"].iloc[:0]
     frame["last_comment_at"] = comments["created_at"].iloc[:0]
-    return frame.reset_index(drop=True)
+    return frame.reset_index(drop=True)[list(AUTHOR_COLUMNS)]
+
+
+def authors_of_type(comments: pd.DataFrame, author_type: str) -> pd.DataFrame:
+    """:func:`authors` of one type (``"person"`` or ``"organization"``)."""
+    found = authors(comments)
+    return found[found["author_type"] == author_type].reset_index(drop=True)
 
 
 def threads(comments: pd.DataFrame) -> pd.DataFrame:
@@ -163,20 +120,67 @@ def threads(comments: pd.DataFrame) -> pd.DataFrame:
     """
     is_reply = comments["parent_comment_id"].notna()
     replies = comments[is_reply].groupby("parent_comment_id", observed=True)["created_at"]
-    top = comments.loc[~is_reply, [
-        "post_urn", "comment_id", "created_at", "author_name", "author_type", "text",
-    ]]  # fmt: skip
+    top = comments.loc[~is_reply, list(THREAD_DETAILS)]
     ids = top["comment_id"].to_numpy()
     out = top.assign(
         replies=replies.size().reindex(ids, fill_value=0).to_numpy(dtype="int64"),
         last_reply_at=replies.max().reindex(ids).array,
     )
-    return out.sort_values(
-        ["replies", "created_at"], ascending=[False, False], kind="stable"
-    ).reset_index(drop=True)
+    out = out.sort_values(["replies", "created_at"], ascending=[False, False], kind="stable")
+    return out.reset_index(drop=True)[list(THREAD_COLUMNS)]
 
 
-# -- ads ---------------------------------------------------------------------------------
+def filter_comments(
+    comments: pd.DataFrame,
+    *,
+    author_type: str | Iterable[str] | None = None,
+    start: object = None,
+    end: object = None,
+    text: str | None = None,
+    min_followers: int | None = None,
+    tz: str = "UTC",
+) -> pd.DataFrame:
+    """The comments matching every given filter, in their original order and index.
+
+    See :meth:`socialframe._accessor.SocialAccessor.filter` for the rules.
+    """
+    keep = pd.Series(True, index=comments.index)
+    if author_type is not None:
+        wanted = _author_types(comments, author_type)
+        keep &= comments["author_type"].isin(wanted).fillna(False).astype(bool)
+    low = _time.bound(start, tz, upper=False, name="start")
+    high = _time.bound(end, tz, upper=True, name="end")
+    _time.check_order(low, high, f"start ({start}) is later than end ({end})")
+    keep &= _time.within(comments["created_at"], low, high)
+    needle = (text or "").strip().casefold()
+    if needle:
+        found = comments["text"].str.casefold().str.contains(needle, regex=False)
+        keep &= found.fillna(False).astype(bool)
+    floor = count_or_none("min_followers", min_followers)
+    if floor:
+        keep &= (comments["author_followers"] >= floor).fillna(False).astype(bool)
+    return comments.loc[keep.to_numpy()].copy()
+
+
+def author_types(comments: pd.DataFrame) -> list[str]:
+    """Author types of a frame: every category of a categorical column, else those seen."""
+    column = comments["author_type"]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return [str(c) for c in column.cat.categories]
+    return sorted(str(v) for v in column.dropna().unique())
+
+
+def _author_types(comments: pd.DataFrame, wanted: str | Iterable[str]) -> list[str]:
+    chosen = [wanted] if isinstance(wanted, str) else list(wanted)
+    known = set(author_types(comments))
+    unknown = [t for t in chosen if t not in known]
+    if unknown:
+        # A typo ("people") would otherwise silently match nothing.
+        raise ValueError(f"unknown author type(s) {unknown}; expected some of {sorted(known)}")
+    return chosen
+
+
+# -- ads --------------------------------------------------------------------------------
 
 
 def _sorted_union(values: Iterable[Any]) -> list[str]:
@@ -196,19 +200,17 @@ def _unions(grouped: Any, column: str) -> pd.Series:
 
 
 def ads_by_page(ads: pd.DataFrame) -> pd.DataFrame:
-    """One row per advertiser: ads, active ads, first start, last end, platforms, formats.
+    """One row per advertiser (columns :data:`ADVERTISER_COLUMNS`), most ads first.
 
     Advertisers are keyed by ``page_id`` (by name when the id is missing); the name
-    shown is the one of their latest ad. ``last_end`` is NaT while an active ad has
-    no end date (still running). Ads with neither a page id nor a name are left out.
+    shown is the one of their latest ad. ``last_end`` is NaT while one of their
+    ads is ongoing (see :func:`socialframe._time.ad_spans`). Ads with neither a
+    page id nor a name are left out.
     """
     key = ads["page_id"].fillna("name:" + ads["page_name"])
-    known = ads.assign(_key=key)[key.notna()]
+    known = ads.assign(_key=key, _ongoing=_time.ad_spans(ads).ongoing)[key.notna()]
     ordered = known.sort_values("start_date", kind="stable", na_position="first")
     grouped = ordered.groupby("_key", sort=False, observed=True)
-    open_ended = (ordered["end_date"].isna() & ordered["is_active"].fillna(False)).groupby(
-        ordered["_key"], sort=False
-    ).any()  # fmt: skip
     latest = grouped.tail(1).set_index("_key")
     out = pd.DataFrame(
         {
@@ -217,32 +219,27 @@ def ads_by_page(ads: pd.DataFrame) -> pd.DataFrame:
             "ads": grouped.size().astype("int64"),
             "active": grouped["is_active"].sum().astype("int64"),
             "first_start": grouped["start_date"].min(),
-            "last_end": grouped["end_date"].max().mask(open_ended.astype(bool)),
+            "last_end": grouped["end_date"].max().mask(grouped["_ongoing"].any()),
             "platforms": _unions(grouped, "publisher_platforms"),
             "display_formats": _unions(grouped, "display_format"),
         }
     )
     out = out.astype({"page_id": "string", "page_name": "string"})
-    return out.sort_values(
+    out = out.sort_values(
         ["ads", "active", "page_name"], ascending=[False, False, True], kind="stable"
-    ).reset_index(drop=True)
+    )
+    return out.reset_index(drop=True)[list(ADVERTISER_COLUMNS)]
 
 
-def ads_active_on(
-    ads: pd.DataFrame, day: date | datetime | str, *, tz: str = "UTC"
-) -> pd.DataFrame:
-    """Ads running at some moment of ``day`` (from its midnight to the next, in ``tz``).
+def ads_active_on(ads: pd.DataFrame, day: object, *, tz: str = "UTC") -> pd.DataFrame:
+    """Ads running at some moment of ``day`` (from its local midnight to the next).
 
-    An ad runs from ``start_date`` to ``end_date``. With no end date, an active ad
-    runs until now, an inactive one is taken to have run on its start day only.
-    The rows keep their index (this is a filter).
+    The rows keep their index (this is a filter). See
+    :meth:`socialframe._accessor.SocialAccessor.active_on`.
     """
-    local = calendar_day(day, tz)
-    start = local_midnight(local, tz)
-    end = local_midnight(local + pd.Timedelta(days=1), tz)
-    ends = ads["end_date"].copy()
-    open_active = ends.isna() & ads["is_active"].fillna(False).astype(bool)
-    ends[open_active] = pd.Timestamp.now(tz="UTC")
-    ends = ends.fillna(ads["start_date"])
-    running = (ads["start_date"] < end) & (ends >= start)
+    local = _time.calendar_day(day, tz)
+    start = _time.local_midnight(local, tz)
+    end = _time.local_midnight(local + pd.Timedelta(days=1), tz)
+    spans = _time.ad_spans(ads)
+    running = (spans.start < end) & (spans.end >= start)
     return ads[running.fillna(False).astype(bool)]

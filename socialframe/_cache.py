@@ -17,17 +17,26 @@ port still finds its pages (the sandbox puts its seed in the URL path instead).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
-from requests.adapters import HTTPAdapter
+from requests.adapters import BaseAdapter
 
 from . import _config as config
-from ._errors import NotCachedError
+from ._clock import SYSTEM_CLOCK, Clock
+from ._transport import HTTPTransport
+
+if TYPE_CHECKING:
+    from requests_cache.backends.base import BaseCache
+
+CacheSetting: TypeAlias = "bool | str | os.PathLike[str] | BaseCache"
+"""The ``cache`` argument of a Client: ``True`` (the default on-disk cache), a path
+to a SQLite file or folder, ``False`` (none), or a requests-cache backend."""
 
 CACHE_FILENAME = "http_cache.sqlite"
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -60,23 +69,10 @@ def is_storable(response: requests.Response) -> bool:
     return isinstance(body, dict) and body.get("success") is not False
 
 
-class _Adapter(HTTPAdapter):
-    """The one place requests leave the process.
-
-    A request marked ``Cache-Control: only-if-cached`` (offline mode, or a budget
-    check) must never reach the network, whatever the cache layer decides.
-    """
-
-    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
-        if "only-if-cached" in str(request.headers.get("Cache-Control", "")):
-            raise NotCachedError("not in the cache; nothing was sent")
-        return super().send(request, *args, **kwargs)
-
-
 FETCHED_AT = "X-Socialframe-Fetched-At"
 
 
-def _response_hook(secret_headers: Iterable[str]) -> Any:
+def _response_hook(secret_headers: Iterable[str], clock: Clock) -> Any:
     """Runs on each response before requests-cache stores it.
 
     Stamps the time the service answered (kept with the cached copy, so a re-run
@@ -86,7 +82,7 @@ def _response_hook(secret_headers: Iterable[str]) -> Any:
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
         if FETCHED_AT not in response.headers:
-            response.headers[FETCHED_AT] = datetime.now(UTC).isoformat()
+            response.headers[FETCHED_AT] = clock.now().astimezone(UTC).isoformat()
         vary = response.headers.get("Vary")
         if vary:
             kept = [v.strip() for v in vary.split(",") if v.strip().lower() not in secret]
@@ -116,11 +112,13 @@ def default_cache_path() -> Path:
 
 
 def make_session(
-    cache: object,
+    cache: CacheSetting,
     *,
     secret_headers: Iterable[str],
     expire_after: float | timedelta,
     serve_stale: bool = False,
+    transport: BaseAdapter | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> requests.Session:
     """Build the HTTP session.
 
@@ -133,6 +131,9 @@ def make_session(
         expire_after: Seconds (or timedelta) a page stays fresh; -1 for never.
         serve_stale: Answer cache-only requests with expired pages too (offline
             mode: they were paid for, and nothing would be sent anyway).
+        transport: What sends the requests the cache cannot answer: the network
+            (:class:`~socialframe._transport.HTTPTransport`) unless given.
+        clock: Stamps each page's arrival time.
 
     Returns:
         A ``requests_cache.CachedSession``, or a plain ``requests.Session`` when
@@ -150,7 +151,7 @@ def make_session(
         backend: Any
         if isinstance(cache, BaseCache):
             backend = cache
-        elif cache is True or isinstance(cache, str | Path):
+        elif cache is True or isinstance(cache, str | os.PathLike):
             path = default_cache_path() if cache is True else Path(cache).expanduser()
             if path.is_dir() or not path.suffix:
                 path = path / CACHE_FILENAME
@@ -175,8 +176,8 @@ def make_session(
             cache_control=False,
             stale_if_error=serve_stale,
         )
-    adapter = _Adapter()
+    adapter = transport if transport is not None else HTTPTransport()
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    session.hooks["response"].append(_response_hook(secret_headers))
+    session.hooks["response"].append(_response_hook(secret_headers, clock))
     return session

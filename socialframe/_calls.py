@@ -1,4 +1,4 @@
-"""One GET to the service: auth, retries, status -> exception, ledger and budget.
+"""One call to the service: auth, retries, status -> exception, ledger and budget.
 
 This is where a call really goes out, so it is where the ledger counts: a call
 answered from the cache is *saved*, a sent call that succeeded is *paid*, a sent
@@ -14,7 +14,6 @@ bodies. 400 and 401 are final.
 from __future__ import annotations
 
 import email.utils
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,8 +22,10 @@ from typing import Any, Final
 
 import requests
 import tenacity
+from requests.adapters import BaseAdapter
 
-from ._cache import FETCHED_AT, decoded, make_session
+from ._cache import FETCHED_AT, CacheSetting, decoded, make_session
+from ._clock import SYSTEM_CLOCK, Clock
 from ._config import Secret, Settings
 from ._errors import (
     APIError,
@@ -73,8 +74,11 @@ class KeyAuth(requests.auth.AuthBase):
         return f"KeyAuth(header={self.header!r}, key=***)"
 
 
-def _retry_after(response: requests.Response) -> float | None:
-    """Seconds from a ``Retry-After`` of seconds or an HTTP date; None if unreadable."""
+def _retry_after(response: requests.Response, now: datetime | None = None) -> float | None:
+    """Seconds from a ``Retry-After`` of seconds or an HTTP date; None if unreadable.
+
+    An HTTP date counts from ``now`` (the client's clock; the real time when omitted).
+    """
     raw = response.headers.get("Retry-After", "").strip()
     if not raw:
         return None
@@ -88,10 +92,10 @@ def _retry_after(response: requests.Response) -> float | None:
         return None
     if when.tzinfo is None:  # "-0000": UTC by RFC 5322
         when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def _fetched_at(response: requests.Response) -> datetime:
+def _fetched_at(response: requests.Response, clock: Clock) -> datetime:
     """When the service answered: stamped on arrival and kept with the cached copy."""
     stamp = response.headers.get(FETCHED_AT)
     if stamp:
@@ -99,7 +103,7 @@ def _fetched_at(response: requests.Response) -> datetime:
             return datetime.fromisoformat(stamp)
         except ValueError:
             pass
-    return datetime.now(UTC)
+    return clock.now()
 
 
 class _Wait(tenacity.wait.wait_base):
@@ -124,20 +128,22 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, ServerError | NetworkError)
 
 
-class Transport:
-    """Sends GETs for one client. Not for direct use: see :class:`~socialframe.Client`."""
+class Caller:
+    """Makes the calls of one client. Not for direct use: see :class:`~socialframe.Client`."""
 
     def __init__(
         self,
         settings: Settings,
         *,
-        cache: object,
+        cache: CacheSetting,
         offline: bool,
         max_cost_cents: Decimal | None,
         max_retries: int,
         timeout: float,
         backoff: float,
         expire_after: float | timedelta,
+        transport: BaseAdapter | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.settings = settings
         self.ledger = Ledger()
@@ -149,8 +155,14 @@ class Transport:
         secret_headers = [settings.auth_header] + [
             name for name, value in settings.headers.items() if key and key in value
         ]
+        self.clock = clock
         self.session = make_session(
-            cache, secret_headers=secret_headers, expire_after=expire_after, serve_stale=offline
+            cache,
+            secret_headers=secret_headers,
+            expire_after=expire_after,
+            serve_stale=offline,
+            transport=transport,
+            clock=clock,
         )
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
@@ -160,7 +172,7 @@ class Transport:
             wait=_Wait(backoff),
             retry=tenacity.retry_if_exception(_retryable),
             reraise=True,
-            sleep=time.sleep,
+            sleep=clock.sleep,
         )
 
     def close(self) -> None:
@@ -223,7 +235,7 @@ class Transport:
             raise self._refuse(operation, params)
         if getattr(response, "from_cache", False):
             self.ledger.record("cached")
-            return Fetched(decoded(response), _fetched_at(response), True)
+            return Fetched(decoded(response), _fetched_at(response, self.clock), True)
         return self._classify(operation, response)
 
     def _classify(self, operation: str, response: requests.Response) -> Fetched:
@@ -245,7 +257,7 @@ class Transport:
                     f"{operation}: HTTP 200 but the body is not a JSON object:"
                     f" {self._scrub(response.text[:200])!r}"
                 )
-            return Fetched(body, _fetched_at(response), False)
+            return Fetched(body, _fetched_at(response, self.clock), False)
         self.ledger.record("failed")
         if status == 400:
             raise BadRequestError(status, message, operation=operation)
@@ -261,7 +273,10 @@ class Transport:
             )
         if status == 429:
             raise RateLimitError(
-                status, message, operation=operation, retry_after=_retry_after(response)
+                status,
+                message,
+                operation=operation,
+                retry_after=_retry_after(response, self.clock.now()),
             )
         if status >= 500:
             raise ServerError(status, message, operation=operation)

@@ -1,23 +1,44 @@
-"""Client: ties transport, paging and frames together; one method per operation."""
+"""Client: calls -> pages -> frames; one method per operation, one item or many."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+import requests
+from requests.adapters import BaseAdapter
 
 from . import _config as config
 from . import _frames as frames
 from . import _operations as endpoints
 from . import _pages as pages_
-from ._calls import Fetched, Transport
+from ._cache import CacheSetting
+from ._calls import Caller, Fetched
+from ._checks import count, count_or_none, seconds
+from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import SocialFrameError
 from ._ledger import Ledger, to_cents
+from ._operations import ActiveStatus, Sort
 from ._progress import Progress, interactive
 from ._schema import AD_COLUMNS
+from ._transport import Handler, MockTransport
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+class AdFilters(TypedDict, total=False):
+    """The keyword arguments of :meth:`Client.search_ads` besides ``query``."""
+
+    ad_page_id: str | int | None
+    country: str | None
+    active_status: ActiveStatus | bool | None
+    after: date | datetime | str | None
+    before: date | datetime | str | None
+    max_pages: int | None
+    max_ads: int | None
+    progress: bool | None
 
 
 class Client:
@@ -49,9 +70,18 @@ class Client:
         expire_after: Seconds (or a timedelta) cached pages stay fresh; ``-1``
             never expires. Falls back to ``SOCIALFRAME_CACHE_EXPIRE``, then never.
         backoff: First retry wait in seconds; doubles on each retry, with jitter.
+        transport: What sends the requests the cache cannot answer: the network
+            by default; a :class:`~socialframe.MockTransport` (or a function
+            ``request -> (status, body)``, or any requests adapter) answers them
+            in-process, for tests without a server.
+        clock: The wall clock, monotonic clock and sleep used for retries,
+            ``Retry-After`` waits and arrival times: the system's by default; a
+            ``socialframe.sandbox.ManualClock`` makes waits instant in tests.
 
     Raises:
         ConfigError: no key (unless offline) or no base URL.
+        ValueError: a bad ``max_retries``, ``timeout``, ``backoff`` or ``offline``
+            without a cache.
 
     Example:
         >>> import socialframe as sf
@@ -68,7 +98,7 @@ class Client:
         base_url: str | Mapping[str, str] | None = None,
         auth_header: str = "Authorization",
         headers: Mapping[str, str] | None = None,
-        cache: object = True,
+        cache: CacheSetting = True,
         offline: bool = False,
         max_cost: float | None = None,
         max_retries: int = 4,
@@ -76,15 +106,14 @@ class Client:
         progress: bool | None = None,
         expire_after: float | timedelta | None = None,
         backoff: float = 1.0,
+        transport: BaseAdapter | Handler | None = None,
+        clock: Clock | None = None,
     ) -> None:
         if offline and (cache is False or cache is None):
             raise ValueError("offline=True needs a cache to answer from")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
-        if not timeout or timeout <= 0:
-            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
-        if backoff < 0:
-            raise ValueError(f"backoff must be >= 0 seconds, got {backoff!r}")
+        count("max_retries", max_retries)
+        timeout = seconds("timeout", timeout, positive=True)
+        backoff = seconds("backoff", backoff)
         # An explicit auth_header wins; the default one yields to the environment.
         header = None if auth_header == "Authorization" else auth_header
         settings = config.resolve(
@@ -92,15 +121,21 @@ class Client:
         )
         self.max_cost = None if max_cost is None else float(max_cost)
         self.progress = progress
-        self._transport = Transport(
+        if transport is not None and not isinstance(transport, BaseAdapter):
+            if not callable(transport):
+                raise TypeError("transport must be a requests adapter or a function")
+            transport = MockTransport(transport)
+        self._caller = Caller(
             settings,
             cache=cache,
             offline=offline,
             max_cost_cents=None if max_cost is None else to_cents(max_cost),
             max_retries=max_retries,
-            timeout=float(timeout),
-            backoff=float(backoff),
+            timeout=timeout,
+            backoff=backoff,
             expire_after=config.resolve_expire(expire_after),
+            transport=transport,
+            clock=clock or SYSTEM_CLOCK,
         )
 
     # -- properties ----------------------------------------------------------------------
@@ -108,35 +143,35 @@ class Client:
     @property
     def ledger(self) -> Ledger:
         """Calls paid, served from the cache and failed, and what they cost."""
-        return self._transport.ledger
+        return self._caller.ledger
 
     @property
     def offline(self) -> bool:
         """Whether this client answers from the cache only."""
-        return self._transport.offline
+        return self._caller.offline
 
     @property
     def base_urls(self) -> Mapping[str, str]:
         """The base URL of each operation."""
-        return dict(self._transport.settings.base_urls)
+        return dict(self._caller.settings.base_urls)
 
     @property
-    def session(self) -> Any:
+    def session(self) -> requests.Session:
         """The underlying ``requests_cache.CachedSession`` (or ``requests.Session``)."""
-        return self._transport.session
+        return self._caller.session
 
     def __repr__(self) -> str:
-        urls = self._transport.settings.base_urls
+        urls = self._caller.settings.base_urls
         where = urls["ads"] if urls["ads"] == urls["comments"] else dict(urls)
         return (
             f"<socialframe.Client {where!r} auth_header="
-            f"{self._transport.settings.auth_header!r} offline={self.offline}"
+            f"{self._caller.settings.auth_header!r} offline={self.offline}"
             f" max_cost={self.max_cost} | {self.ledger}>"
         )
 
     def close(self) -> None:
         """Close the HTTP session and the cache."""
-        self._transport.close()
+        self._caller.close()
 
     def __enter__(self) -> Client:
         return self
@@ -150,28 +185,46 @@ class Client:
         self,
         post: str | int | Iterable[str | int],
         *,
-        sort: str = "mostRelevant",
+        sort: Sort = "mostRelevant",
         max_pages: int | None = None,
+        progress: bool | None = None,
     ) -> pd.DataFrame:
         """All comments of a post (replies included), one row per comment.
 
         Args:
             post: A post id, ``urn:li:activity:<id>``, or a post URL containing
-                the activity id. A list (or any iterable) of them gives one
-                combined frame with a first column ``post`` holding each row's
-                post as given.
+                the activity id. Several posts (a list, any iterable, or a pandas
+                Series) give one combined frame whose first column holds each
+                row's post as given: named ``post``, or after the Series.
             sort: ``"mostRelevant"`` or ``"mostRecent"``.
             max_pages: Read at most this many pages (50 comments each) per post.
+            progress: Show a progress bar for this call; ``None`` follows the
+                client's ``progress``.
 
         Returns:
-            A frame with the columns of ``socialframe._frames.COMMENT_COLUMNS``.
+            A frame with the columns of ``sf.COMMENT_COLUMNS``.
 
         Raises:
             ValueError: bad arguments, for any post of a list (before any request).
-            SocialFrameError: see ``socialframe._errors``; ``.partial`` holds the
-                pages fetched before the failure.
+            SocialFrameError: see the error tree; ``.partial`` holds the pages
+                fetched before the failure.
         """
-        return self._post_comments(post, sort=sort, max_pages=max_pages, key="post")
+        count_or_none("max_pages", max_pages, minimum=1)
+        posts = _many(post)
+        items = _each(posts, post, lambda p: endpoints.comment_params(p, sort))
+        fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
+        show = self._progress_on(progress)
+
+        def one(params: dict[str, str], bar: bool) -> pd.DataFrame:
+            pages = pages_.iter_comment_pages(fetch, params, max_pages=max_pages)
+            return self._collect(
+                pages, frames.comments_frame, f"comments {params['urn']}", _total_page, bar
+            )
+
+        if posts is None:
+            return one(items[0], show)
+        key = _key_name(post, "post")
+        return self._run_many(posts, items, one, key, "posts", frames.comments_frame([]), show)
 
     def search_ads(
         self,
@@ -179,18 +232,20 @@ class Client:
         *,
         ad_page_id: str | int | None = None,
         country: str | None = None,
-        active_status: str | bool | None = None,
+        active_status: ActiveStatus | bool | None = None,
         after: date | datetime | str | None = None,
         before: date | datetime | str | None = None,
         max_pages: int | None = None,
         max_ads: int | None = None,
+        progress: bool | None = None,
     ) -> pd.DataFrame:
         """Ads of the Meta Ad Library matching a query (or of one ad page).
 
         Args:
-            query: Search text. Either this or ``ad_page_id``. A list (or any
-                iterable) of queries gives one combined frame with the same
-                filters, its ``query`` column telling each row's query.
+            query: Search text. Either this or ``ad_page_id``. Several queries (a
+                list, any iterable, or a pandas Series) give one combined frame
+                with the same filters, the ``query`` column telling each row's
+                query; a Series named otherwise adds that column first.
             ad_page_id: Numeric id of an advertiser page.
             country: ISO-3166 alpha-2 code (``"US"``) or ``"ALL"``.
             active_status: ``"active"``, ``"inactive"``, ``"all"``, ``True`` or ``False``.
@@ -199,63 +254,20 @@ class Client:
             max_pages: Read at most this many pages (up to 26 ads each) per query.
             max_ads: Stop calling once this many distinct ads are in; the frame
                 holds at most this many rows (per query).
+            progress: Show a progress bar for this call; ``None`` follows the
+                client's ``progress``.
 
         Returns:
-            A frame with the columns of ``socialframe._frames.AD_COLUMNS``, then
-            every other field the service sent.
+            A frame with the columns of ``sf.AD_COLUMNS``, then every other field
+            the service sent.
 
         Raises:
             ValueError: bad arguments, for any query of a list (before any request).
-            SocialFrameError: see ``socialframe._errors``; ``.partial`` holds the
-                pages fetched before the failure.
+            SocialFrameError: see the error tree; ``.partial`` holds the pages
+                fetched before the failure.
         """
-        return self._search_ads(
-            query,
-            ad_page_id=ad_page_id,
-            country=country,
-            active_status=active_status,
-            after=after,
-            before=before,
-            max_pages=max_pages,
-            max_ads=max_ads,
-            key=None,
-        )
-
-    # -- internals -----------------------------------------------------------------------
-
-    def _post_comments(
-        self, post: object, *, sort: str, max_pages: int | None, key: str
-    ) -> pd.DataFrame:
-        endpoints.positive("max_pages", max_pages)
-        posts = _many(post)
-        items = _each(posts, post, lambda p: endpoints.comment_params(p, sort))
-        fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
-
-        def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
-            pages = pages_.iter_comment_pages(fetch, params, max_pages=max_pages)
-            return self._collect(
-                pages, frames.comments_frame, f"comments {params['urn']}", _total_page, progress
-            )
-
-        if posts is None:
-            return one(items[0], True)
-        return self._run_many(posts, items, one, key, "posts", frames.comments_frame([]))
-
-    def _search_ads(
-        self,
-        query: object,
-        *,
-        ad_page_id: str | int | None = None,
-        country: str | None = None,
-        active_status: str | bool | None = None,
-        after: date | datetime | str | None = None,
-        before: date | datetime | str | None = None,
-        max_pages: int | None = None,
-        max_ads: int | None = None,
-        key: str | None = None,
-    ) -> pd.DataFrame:
-        endpoints.positive("max_pages", max_pages)
-        endpoints.positive("max_ads", max_ads)
+        count_or_none("max_pages", max_pages, minimum=1)
+        count_or_none("max_ads", max_ads, minimum=1)
         queries = _many(query)
         items = _each(
             queries,
@@ -270,20 +282,22 @@ class Client:
             ),
         )
         fetch = self._fetcher("ads", endpoints.ADS_PATH)
+        show = self._progress_on(progress)
 
-        def one(params: dict[str, str], progress: bool) -> pd.DataFrame:
+        def one(params: dict[str, str], bar: bool) -> pd.DataFrame:
             pages = pages_.iter_ad_pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
             label = params.get("query") or f"page {params.get('ad_page_id')}"
             frame = self._collect(
-                pages, frames.ads_frame, f"ads {label!r}", lambda _: max_pages, progress
+                pages, frames.ads_frame, f"ads {label!r}", lambda _: max_pages, bar
             )
             return frame if max_ads is None else frame.head(max_ads)
 
         if queries is None:
-            return one(items[0], True)
-        # The ads frame already has a `query` column; a pipeline over another column
-        # adds that column too.
-        return self._run_many(queries, items, one, key, "queries", frames.ads_frame([]))
+            return one(items[0], show)
+        # The ads frame has a `query` column: a list fills nothing more, a Series named
+        # `query` fills it with the queries as given, any other name adds its column.
+        key = _key_name(query, None)
+        return self._run_many(queries, items, one, key, "queries", frames.ads_frame([]), show)
 
     def _run_many(
         self,
@@ -293,6 +307,7 @@ class Client:
         key: str | None,
         what: str,
         empty: pd.DataFrame,
+        show: bool,
     ) -> pd.DataFrame:
         """Fetch every item into one frame, under one progress bar over the items.
 
@@ -308,7 +323,7 @@ class Client:
         unique: dict[tuple[tuple[str, str], ...], tuple[Any, dict[str, str]]] = {}
         for item_key, params in zip(keys, items, strict=True):
             unique.setdefault(tuple(sorted(params.items())), (item_key, params))
-        bar = Progress(self._progress_on(), what, self.ledger, unit=_UNITS[what])
+        bar = Progress(show, what, self.ledger, unit=_UNITS[what])
         done: list[pd.DataFrame] = []
 
         def combined(last: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -333,12 +348,14 @@ class Client:
             bar.close()
         return combined()
 
-    def _progress_on(self) -> bool:
-        return interactive() if self.progress is None else bool(self.progress)
+    def _progress_on(self, progress: bool | None = None) -> bool:
+        """This call's choice, else the client's; ``None`` means interactive sessions."""
+        chosen = self.progress if progress is None else progress
+        return interactive() if chosen is None else bool(chosen)
 
     def _fetcher(self, operation: str, path: str) -> Callable[[Mapping[str, str]], Fetched]:
         def fetch(params: Mapping[str, str]) -> Fetched:
-            return self._transport.get(operation, path, params)
+            return self._caller.get(operation, path, params)
 
         return fetch
 
@@ -348,10 +365,10 @@ class Client:
         build: Callable[[list[pages_.Page]], pd.DataFrame],
         description: str,
         total: Callable[[pages_.Page], Any],
-        progress: bool = True,
+        show: bool,
     ) -> pd.DataFrame:
         """Drain a pager into a frame; on failure, hand back what was fetched."""
-        bar = Progress(progress and self._progress_on(), description, self.ledger)
+        bar = Progress(show, description, self.ledger)
         got: list[pages_.Page] = []
         try:
             for page in pages:
@@ -380,6 +397,15 @@ def _many(value: object) -> list[Any] | None:
     if isinstance(value, Iterable):
         return list(value)
     return None
+
+
+def _key_name(items: object, default: str | None) -> str | None:
+    """The key column of a many-item fetch: a named Series' name, else ``default``."""
+    import pandas as pd
+
+    if isinstance(items, pd.Series) and items.name is not None:
+        return str(items.name)
+    return default
 
 
 def _keyed(frame: pd.DataFrame, key: str | None, value: Any) -> pd.DataFrame:

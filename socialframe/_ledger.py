@@ -11,9 +11,19 @@ from __future__ import annotations
 import html
 import threading
 from decimal import Decimal, InvalidOperation
-from typing import Final
+from typing import Final, Literal
 
 PRICE_CENTS: Final = 1  # 0.01 USD per successful call
+
+Outcome = Literal["paid", "cached", "failed"]
+"""Where a call went: sent and charged, answered from the cache, or sent and failed."""
+
+
+def usd(cents: int) -> str:
+    """Whole cents as dollars, exactly: ``usd(1234)`` is ``"$12.34"`` (no float rounding)."""
+    sign = "-" if cents < 0 else ""
+    cents = abs(cents)
+    return f"{sign}${cents // 100:,}.{cents % 100:02d}"
 
 
 def to_cents(usd: float | int | str | Decimal) -> Decimal:
@@ -45,11 +55,21 @@ class Ledger:
         self.cached_calls = 0
         self.failed_calls = 0
 
-    def record(self, outcome: str) -> None:
-        """Count one call: ``"paid"``, ``"cached"`` or ``"failed"``."""
+    def record(self, outcome: Outcome) -> None:
+        """Count one call: ``"paid"``, ``"cached"`` or ``"failed"``.
+
+        Raises:
+            ValueError: any other outcome.
+        """
         with self._lock:
-            attr = f"{outcome}_calls"
-            setattr(self, attr, getattr(self, attr) + 1)
+            if outcome == "paid":
+                self.paid_calls += 1
+            elif outcome == "cached":
+                self.cached_calls += 1
+            elif outcome == "failed":
+                self.failed_calls += 1
+            else:
+                raise ValueError(f"outcome must be 'paid', 'cached' or 'failed', got {outcome!r}")
 
     @property
     def spent_usd(self) -> float:
@@ -83,9 +103,10 @@ class Ledger:
         }
 
     def __str__(self) -> str:
+        paid, cached = self.paid_calls, self.cached_calls
         return (
-            f"paid {self.paid_calls} call{'s' * (self.paid_calls != 1)} (${self.spent_usd:.2f})"
-            f" · cached {self.cached_calls} (${self.saved_usd:.2f} saved)"
+            f"paid {paid} call{'s' * (paid != 1)} ({usd(paid * PRICE_CENTS)})"
+            f" · cached {cached} ({usd(cached * PRICE_CENTS)} saved)"
             f" · failed {self.failed_calls} (free)"
         )
 
@@ -96,11 +117,23 @@ class Ledger:
             f"saved_usd={self.saved_usd:.2f})"
         )
 
-    def _repr_html_(self) -> str:
+    def to_html(self) -> str:
+        """The ledger as a small HTML table (what Jupyter shows).
+
+        Returns:
+            A ``<table class='socialframe-ledger'>``: one row each for paid,
+            cached and failed calls, with their count and dollars.
+
+        Example:
+            >>> ledger = Ledger()
+            >>> ledger.record("paid")
+            >>> "$0.01 spent" in ledger.to_html()
+            True
+        """
         rows = [
-            ("paid", self.paid_calls, f"${self.spent_usd:.2f} spent"),
-            ("from cache", self.cached_calls, f"${self.saved_usd:.2f} saved"),
-            ("failed", self.failed_calls, "$0.00 (not charged)"),
+            ("paid", self.paid_calls, f"{usd(self.paid_calls * PRICE_CENTS)} spent"),
+            ("from cache", self.cached_calls, f"{usd(self.cached_calls * PRICE_CENTS)} saved"),
+            ("failed", self.failed_calls, f"{usd(0)} (not charged)"),
         ]
         body = "".join(
             f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
@@ -111,3 +144,6 @@ class Ledger:
             "<table class='socialframe-ledger'><thead><tr><th>calls</th><th>n</th>"
             f"<th>USD</th></tr></thead><tbody>{body}</tbody></table>"
         )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Final
+from typing import Final, Literal, get_args
 from urllib.parse import unquote
 
 from ._time import calendar_day
 
 COMMENTS_PATH: Final = "get-profile-posts-comments"
 ADS_PATH: Final = "fetch_search_ads_pages"
-SORTS: Final = ("mostRelevant", "mostRecent")
+Sort = Literal["mostRelevant", "mostRecent"]
+SORTS: Final = get_args(Sort)
+ActiveStatus = Literal["active", "inactive", "all"]
 ACTIVE_STATUS: Final = {"all": "ALL", "active": "Active", "inactive": "Inactive"}
 
 _ACTIVITY = re.compile(r"activity[:\-](\d{1,25})")
@@ -47,15 +49,6 @@ def post_id(post: object) -> str:
         f"no activity id in post {text[:120]!r}: expected digits, urn:li:activity:<id>"
         " or a URL containing 'activity:<id>' / 'activity-<id>'"
     )
-
-
-def positive(name: str, value: int | None) -> int | None:
-    """``None`` or an int >= 1."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int or None, got {value!r}")
-    return value
 
 
 def comment_params(post: object, sort: str) -> dict[str, str]:

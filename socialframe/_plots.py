@@ -6,17 +6,19 @@ Times are labelled with their zone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from . import _time
 from ._analysis import comment_activity
+from ._checks import count
 
-_FREQ_WORDS = {"1D": "day", "D": "day", "1h": "hour", "h": "hour", "1W": "week", "W": "week",
-               "1ME": "month", "ME": "month", "MS": "month"}  # fmt: skip
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 
-def _axes(ax: Any, size: tuple[float, float]) -> Any:
+def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
@@ -31,8 +33,8 @@ def plot_activity(
     *,
     by: str | None = "author_type",
     tz: str = "UTC",
-    ax: Any = None,
-) -> Any:
+    ax: Axes | None = None,
+) -> Axes:
     """Stacked bars of comments per period (periods cut in ``tz``). Returns the Axes."""
     counts = comment_activity(comments, freq, by=by, tz=tz)
     ax = _axes(ax, (10, 4))
@@ -50,7 +52,7 @@ def plot_activity(
         bottom = counts[column] if bottom is None else bottom + counts[column]
     ax.xaxis_date(tz)  # tick labels in the zone the periods were cut in
     ax.set_xlabel(f"time ({tz})")
-    ax.set_ylabel(f"comments per {_FREQ_WORDS.get(freq, freq)}")
+    ax.set_ylabel(f"comments per {_time.period_word(freq)}")
     ax.set_title(f"Comment activity ({int(counts.to_numpy().sum()):,} comments)")
     if by is not None and len(counts.columns) > 1:
         ax.legend(title=by)
@@ -66,22 +68,21 @@ def _bar_width(index: pd.DatetimeIndex) -> float:
     return float(index.to_series().diff().min() / pd.Timedelta(days=1)) * 0.9
 
 
-def plot_timeline(ads: pd.DataFrame, *, ax: Any = None, max_ads: int = 50) -> Any:
+def plot_timeline(ads: pd.DataFrame, *, ax: Axes | None = None, max_ads: int = 50) -> Axes:
     """One bar per ad from start to end (the latest ``max_ads`` starts); active ads in colour."""
     import matplotlib.dates as mdates
 
+    count("max_ads", max_ads, minimum=1)
     shown = ads.dropna(subset=["start_date"]).sort_values("start_date").tail(max_ads)
     ax = _axes(ax, (10, max(3.0, 0.22 * len(shown) + 1)))
-    # As in active_on: an active ad with no end runs until now, an inactive one has no span.
     active = shown["is_active"].fillna(False).astype(bool)
-    ends = shown["end_date"].mask(shown["end_date"].isna() & active, pd.Timestamp.now(tz="UTC"))
-    ends = ends.fillna(shown["start_date"])
-    utc = [s.dt.tz_convert("UTC").dt.tz_localize(None) for s in (shown["start_date"], ends)]
+    spans = _time.ad_spans(shown)  # as in active_on
+    utc = [s.dt.tz_convert("UTC").dt.tz_localize(None) for s in (spans.start, spans.end)]
     starts = mdates.date2num(utc[0])  # type: ignore[no-untyped-call]
     stops = mdates.date2num(utc[1])  # type: ignore[no-untyped-call]
     rows = range(len(shown))
-    ax.barh(list(rows), stops - starts, left=starts, height=0.7,
-            color=["tab:green" if a else "tab:gray" for a in active.to_numpy()])  # fmt: skip
+    colors = ["tab:green" if a else "tab:gray" for a in active.to_numpy()]
+    ax.barh(list(rows), stops - starts, left=starts, height=0.7, color=colors)
     labels = shown["page_name"].fillna("?").astype(str) + " · " + shown["ad_archive_id"].astype(str)
     ax.set_yticks(list(rows), labels.tolist(), fontsize=7)
     ax.xaxis_date("UTC")
@@ -91,7 +92,7 @@ def plot_timeline(ads: pd.DataFrame, *, ax: Any = None, max_ads: int = 50) -> An
     return ax
 
 
-def plot_platforms(ads: pd.DataFrame, *, ax: Any = None) -> Any:
+def plot_platforms(ads: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     """Number of ads per publisher platform (an ad counts once on each of its platforms)."""
     counts = ads["publisher_platforms"].explode().dropna().astype(str).value_counts().sort_values()
     ax = _axes(ax, (7, 3))

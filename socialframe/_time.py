@@ -184,7 +184,7 @@ def period_word(freq: str) -> str:
     """``"1D"`` -> ``"day"``, ``"1W"`` -> ``"week"``; other frequencies as given."""
     offset = pd.tseries.frequencies.to_offset(freq)
     if offset.n == 1:
-        base = offset.name.split("-")[0]
+        base = offset.rule_code.split("-")[0]
         return _PERIOD_WORDS.get(base, freq)
     return freq
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import socialframe as sf
@@ -55,3 +56,14 @@ def cache_path(tmp_path: Path) -> Path:
 def client(sandbox: Sandbox, cache_path: Path) -> Iterator[sf.Client]:
     with sandbox.client(cache=cache_path, backoff=0.01, progress=False) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def comments_2345() -> pd.DataFrame:
+    """The 2,345 comments of one sandbox post, fetched once per run (read-only: copy to change)."""
+    from socialframe.sandbox import EXAMPLE_POSTS
+
+    with Sandbox(seed=0) as server, server.client(cache=False, progress=False) as c:
+        frame = c.post_comments(EXAMPLE_POSTS[2345])
+    assert len(frame) == 2345
+    return frame

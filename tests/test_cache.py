@@ -212,13 +212,21 @@ def test_cache_only_requests_never_reach_the_network(sandbox: Sandbox, cache_pat
     assert sandbox.charges == 1 and len(sandbox.requests) == 1
 
 
-def test_adapter_refuses_cache_only_requests() -> None:
+@pytest.mark.parametrize("kind", ["network", "mock"])
+def test_transports_refuse_cache_only_requests(kind: str) -> None:
     import requests
 
-    from socialframe._cache import _Adapter
+    from socialframe._transport import HTTPTransport
 
+    answered: list[object] = []
+    transport = (
+        HTTPTransport()
+        if kind == "network"
+        else sf.MockTransport(lambda request: answered.append(request) or (200, {}))
+    )
     request = requests.Request(
         "GET", "http://127.0.0.1:9/x", headers={"Cache-Control": "only-if-cached"}
     ).prepare()
     with pytest.raises(sf.NotCachedError):
-        _Adapter().send(request)
+        transport.send(request)
+    assert answered == []

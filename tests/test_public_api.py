@@ -27,14 +27,25 @@ def test_client_signature_is_the_contract() -> None:
     assert all(p.kind is p.KEYWORD_ONLY for n, p in params.items() if n != "api_key")
 
 
+def _contract_then_additions(method: object, contract: list[str]) -> dict[str, object]:
+    """The contract's parameters come first, in order; later additions are keyword-only
+    with a default, so every call written against the contract still works."""
+    params = inspect.signature(method).parameters  # type: ignore[arg-type]
+    assert list(params)[: len(contract)] == contract
+    added = list(params.values())[len(contract) :]
+    assert all(p.kind is p.KEYWORD_ONLY and p.default is not p.empty for p in added)
+    return {name: p.default for name, p in params.items()}
+
+
 def test_operation_signatures_are_the_contract() -> None:
-    comments = inspect.signature(sf.Client.post_comments).parameters
-    assert list(comments) == ["self", "post", "sort", "max_pages"]
-    assert comments["sort"].default == "mostRelevant" and comments["max_pages"].default is None
-    ads = inspect.signature(sf.Client.search_ads).parameters
-    assert list(ads) == ["self", "query", "ad_page_id", "country", "active_status", "after",
-                         "before", "max_pages", "max_ads"]  # fmt: skip
-    assert all(ads[n].default is None for n in list(ads)[1:])
+    comments = _contract_then_additions(
+        sf.Client.post_comments, ["self", "post", "sort", "max_pages"]
+    )
+    assert comments["sort"] == "mostRelevant" and comments["max_pages"] is None
+    contract = ["self", "query", "ad_page_id", "country", "active_status", "after", "before",
+                "max_pages", "max_ads"]  # fmt: skip
+    ads = _contract_then_additions(sf.Client.search_ads, contract)
+    assert all(ads[n] is None for n in contract[1:])
     sandbox = inspect.signature(sf.Sandbox).parameters
     assert {
         n: sandbox[n].default for n in ["port", "seed", "latency", "fault_rate", "rate_limit"]

@@ -7,14 +7,13 @@ Expected values are computed independently, with plain Python over the frame.
 
 from __future__ import annotations
 
-import base64
 import html
 import inspect
 import logging
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +24,11 @@ matplotlib.use("Agg")  # before anything imports pyplot: tests never open a wind
 import ipywidgets
 import pandas as pd
 import pytest
+from samples import body_rows, png_of
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
-from socialframe.widgets import (
-    activity_png,
-    ad_search,
-    ads_table_html,
-    comments_table_html,
-    explore_comments,
-    filter_comments,
-    search_cost_label,
-)
+from socialframe.sandbox import Sandbox
+from socialframe.widgets import ad_search, explore_comments
 
 SCRIPT = '<script>alert("x")</script>'
 SCRIPT_ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
@@ -144,36 +136,9 @@ def frontend_sets(widget: Any, **state: Any) -> None:
 # -- data ----------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def comments() -> pd.DataFrame:
-    with Sandbox(seed=0) as sandbox, sandbox.client(cache=False, progress=False) as client:
-        frame = client.post_comments(EXAMPLE_POSTS[2345])
-    assert len(frame) == 2345
-    return frame
-
-
-def tiny(**columns: Any) -> pd.DataFrame:
-    """A small comments-like frame; unspecified columns are filled per row."""
-    n = len(next(iter(columns.values())))
-    base: dict[str, Any] = {
-        "created_at": pd.to_datetime(["2025-12-01 12:00"] * n, utc=True),
-        "author_type": pd.Categorical(["person"] * n, categories=["person", "organization"]),
-        "author_followers": pd.array([None] * n, dtype="Int64"),
-        "author_name": [f"author {i}" for i in range(n)],
-        "author_url": [f"https://www.linkedin.com/in/a{i}" for i in range(n)],
-        "text": ["hello"] * n,
-        "permalink": [f"https://www.linkedin.com/feed/update/c{i}" for i in range(n)],
-    }
-    base.update(columns)
-    return pd.DataFrame(base)
-
-
-def png_of(output: dict[str, Any]) -> bytes:
-    return base64.b64decode(output["data"]["image/png"])
-
-
-def body_rows(table_html: str) -> int:
-    return table_html.count("<tr>") - 1  # minus the header row
+@pytest.fixture
+def comments(comments_2345: pd.DataFrame) -> pd.DataFrame:
+    return comments_2345
 
 
 def test_import_does_not_load_ipywidgets_or_matplotlib() -> None:
@@ -185,233 +150,6 @@ def test_import_does_not_load_ipywidgets_or_matplotlib() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
-
-
-# -- filter_comments -----------------------------------------------------------------------------
-
-
-def test_no_filter_keeps_everything(comments: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(filter_comments(comments), comments)
-
-
-@pytest.mark.parametrize("types", [("organization",), ("person",), "person", ()])
-def test_author_types(comments: pd.DataFrame, types: Any) -> None:
-    wanted = {types} if isinstance(types, str) else set(types)
-    expected = [
-        i for i, t in zip(comments.index, comments["author_type"], strict=True) if t in wanted
-    ]
-    got = filter_comments(comments, author_types=types)
-    assert got.index.tolist() == expected
-    assert list(got.columns) == list(comments.columns)
-
-
-def test_unknown_author_type_is_an_error(comments: pd.DataFrame) -> None:
-    with pytest.raises(ValueError, match="unknown author type.*'people'"):
-        filter_comments(comments, author_types=["people"])
-
-
-@pytest.mark.parametrize("needle", ["script", "SCRIPT", "great", ".", "(", "🚀", "  thanks "])
-def test_text_is_case_insensitive_and_literal(comments: pd.DataFrame, needle: str) -> None:
-    folded = needle.strip().casefold()
-    expected = [
-        i for i, t in zip(comments.index, comments["text"], strict=True) if folded in t.casefold()
-    ]
-    got = filter_comments(comments, text=needle)
-    assert got.index.tolist() == expected
-    if needle == ".":  # a regex "." would match every non-empty comment
-        assert 0 < len(got) < (comments["text"].str.len() > 0).sum()
-    if needle.lower() == "script":
-        assert len(got) == 16 and set(got["text"]) == {SCRIPT}
-
-
-def test_text_uses_unicode_case_folding() -> None:
-    df = tiny(text=["Straße", "STRASSE", "strasse", "street"])
-    assert filter_comments(df, text="STRASSE").index.tolist() == [0, 1, 2]
-    assert filter_comments(df, text="   ").index.tolist() == [0, 1, 2, 3]
-    assert filter_comments(df, text="s.r").empty
-
-
-@pytest.mark.parametrize("floor", [1, 1000, 8305, 10**6, 10**9])
-def test_min_followers_keeps_organisations_at_or_above(comments: pd.DataFrame, floor: int) -> None:
-    expected = [
-        i
-        for i, kind, n in zip(
-            comments.index, comments["author_type"], comments["author_followers"], strict=True
-        )
-        if kind == "organization" and n is not pd.NA and n >= floor
-    ]
-    got = filter_comments(comments, min_followers=floor)
-    assert got.index.tolist() == expected
-    assert (got["author_type"] == "organization").all()  # people have no count: dropped
-
-
-@pytest.mark.parametrize("floor", [None, 0])
-def test_min_followers_none_or_zero_keeps_people(comments: pd.DataFrame, floor: int | None) -> None:
-    assert len(filter_comments(comments, min_followers=floor)) == 2345
-
-
-@pytest.mark.parametrize("floor", [-1, True, 1.5, "10"])
-def test_bad_min_followers(comments: pd.DataFrame, floor: Any) -> None:
-    with pytest.raises(ValueError, match="min_followers"):
-        filter_comments(comments, min_followers=floor)
-
-
-def test_date_range_in_utc(comments: pd.DataFrame) -> None:
-    first, last = date(2025, 12, 1), date(2025, 12, 15)
-    days = [ts.date() for ts in comments["created_at"]]
-    expected = [i for i, d in zip(comments.index, days, strict=True) if first <= d <= last]
-    got = filter_comments(comments, start=first, end=last)
-    assert got.index.tolist() == expected
-    assert 0 < len(got) < len(comments)
-    assert (
-        filter_comments(comments, start="2025-12-01", end="2025-12-15").index.tolist() == expected
-    )
-
-
-def test_date_range_in_another_zone(comments: pd.DataFrame) -> None:
-    day = date(2025, 12, 20)
-    local = comments["created_at"].dt.tz_convert("Asia/Tokyo")
-    expected = [i for i, ts in zip(comments.index, local, strict=True) if ts.date() == day]
-    got = filter_comments(comments, start=day, end=day, tz="Asia/Tokyo")
-    assert got.index.tolist() == expected
-    utc = [
-        i for i, ts in zip(comments.index, comments["created_at"], strict=True) if ts.date() == day
-    ]
-    assert expected != utc  # the zone really changes which comments fall on the day
-
-
-def test_whole_days_and_instants() -> None:
-    times = [
-        "2025-12-01 00:00",
-        "2025-12-01 23:59:59.999999",
-        "2025-12-02 00:00",
-        "2025-12-02 08:00",
-    ]
-    df = tiny(
-        created_at=pd.to_datetime(times, utc=True, format="ISO8601"), text=["a", "b", "c", "d"]
-    )
-    assert filter_comments(df, end=date(2025, 12, 1)).index.tolist() == [0, 1]
-    assert filter_comments(df, start=date(2025, 12, 2)).index.tolist() == [2, 3]
-    # A datetime is an instant, both ends included; naive ones are read in tz.
-    assert filter_comments(df, end=datetime(2025, 12, 2, 0, 0)).index.tolist() == [0, 1, 2]
-    assert filter_comments(df, start="2025-12-02T08:00:00").index.tolist() == [3]
-    assert filter_comments(
-        df, start=datetime(2025, 12, 2, 9, 0), tz="Europe/Berlin"
-    ).index.tolist() == [3]
-
-
-def test_comments_without_time_drop_only_under_a_date_filter() -> None:
-    df = tiny(created_at=pd.to_datetime(["2025-12-01", None], utc=True), text=["a", "b"])
-    assert filter_comments(df).index.tolist() == [0, 1]
-    assert filter_comments(df, start=date(2025, 1, 1)).index.tolist() == [0]
-
-
-@pytest.mark.parametrize(
-    ("start", "end", "match"),
-    [
-        (date(2025, 12, 2), date(2025, 12, 1), "later than"),
-        ("yesterday", None, "start must be"),
-        (None, "2025-13-45", "end must be"),
-    ],
-)
-def test_bad_dates(comments: pd.DataFrame, start: Any, end: Any, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        filter_comments(comments, start=start, end=end)
-
-
-# -- HTML ----------------------------------------------------------------------------------------
-
-
-def test_comment_table_escapes_user_text() -> None:
-    df = tiny(
-        text=[SCRIPT, "<img src=x onerror=alert(1)>", "line 1\nline 2 & 😀"],
-        author_name=["<b>Eve</b>", "O'Brien", "Zoë"],
-    )
-    out = comments_table_html(df)
-    assert f">{SCRIPT_ESCAPED}</td>" in out
-    assert ">&lt;img src=x onerror=alert(1)&gt;</td>" in out
-    assert ">line 1\nline 2 &amp; 😀</td>" in out  # newline kept, shown by white-space:pre-wrap
-    assert ">&lt;b&gt;Eve&lt;/b&gt;</a>" in out and ">O&#x27;Brien</a>" in out
-    assert "<script" not in out and "<img" not in out and "<b>" not in out
-    assert body_rows(out) == 3 and out.count("<td") == 3 * 6
-
-
-def test_comment_table_links_only_http_urls() -> None:
-    df = tiny(
-        text=["a", "b", "c"],
-        author_url=["javascript:alert(1)", "https://example.com/?q='x'&y=<z>", None],
-        permalink=["data:text/html,hi", None, "http://example.com/c"],
-    )
-    out = comments_table_html(df)
-    assert "javascript:" not in out and "data:text" not in out
-    assert "href='https://example.com/?q=&#x27;x&#x27;&amp;y=&lt;z&gt;'" in out
-    assert out.count("<a href=") == 2  # the https author and the http permalink
-    assert ">author 0</td>" in out and ">author 2</td>" in out  # names stay, unlinked
-
-
-def test_comment_table_cells_and_truncation(comments: pd.DataFrame) -> None:
-    orgs = comments[comments["author_type"] == "organization"].head(3)
-    out = comments_table_html(orgs, tz="Asia/Tokyo")
-    row = orgs.iloc[0]
-    assert "time (Asia/Tokyo)</th>" in out
-    assert f">{row['created_at'].tz_convert('Asia/Tokyo'):%Y-%m-%d %H:%M}</td>" in out
-    assert f">{row['author_followers']:,}</td>" in out
-    full = comments_table_html(comments, max_rows=25)
-    assert body_rows(full) == 25
-    assert full.endswith("<p><em>Showing the first 25 of 2,345 comments.</em></p>")
-    assert comments_table_html(comments.iloc[:0]) == "<p><em>No comments to show.</em></p>"
-
-
-def test_ads_table_escapes_and_formats() -> None:
-    ads = pd.DataFrame(
-        {
-            "ad_archive_id": ["1", "2"],
-            "page_name": ["<Brand>", "Shop & Co"],
-            "page_profile_uri": ["https://www.facebook.com/brand/", "javascript:x"],
-            "is_active": pd.array([True, None], dtype="boolean"),
-            "start_date": pd.to_datetime(["2025-09-02 16:00", None], utc=True),
-            "end_date": pd.to_datetime(["2026-01-01", None], utc=True),
-            "publisher_platforms": [["FACEBOOK", "INSTAGRAM"], []],
-            "display_format": ["DCO", None],
-            "body_text": [SCRIPT, "Kids 👟\nnew"],
-            "link_url": ["https://example.com/a?b=1&c=2", None],
-        }
-    )
-    out = ads_table_html(ads)
-    assert f">{SCRIPT_ESCAPED}</td>" in out and "<script" not in out
-    assert ">&lt;Brand&gt;</a>" in out and ">Shop &amp; Co</td>" in out
-    assert ">yes</td>" in out and ">2025-09-02</td>" in out and ">2026-01-01</td>" in out
-    assert ">FACEBOOK, INSTAGRAM</td>" in out
-    assert "href='https://example.com/a?b=1&amp;c=2'" in out and "javascript" not in out
-    assert body_rows(out) == 2
-    assert ads_table_html(ads.iloc[:0]) == "<p><em>No ads to show.</em></p>"
-
-
-@pytest.mark.parametrize(
-    ("pages", "label"),
-    [
-        (1, "Search (at most $0.01)"),
-        (3, "Search (at most $0.03)"),
-        (250, "Search (at most $2.50)"),
-        (123_456, "Search (at most $1,234.56)"),
-    ],
-)
-def test_search_cost_label(pages: int, label: str) -> None:
-    assert search_cost_label(pages) == label
-
-
-@pytest.mark.parametrize("pages", [0, -1, True, 1.0, None])
-def test_search_cost_label_rejects(pages: Any) -> None:
-    with pytest.raises(ValueError, match="pages"):
-        search_cost_label(pages)
-
-
-def test_activity_png_draws_without_pyplot(comments: pd.DataFrame) -> None:
-    import matplotlib.pyplot as plt
-
-    assert activity_png(comments).startswith(PNG_SIGNATURE)
-    assert activity_png(comments.iloc[:0], "1h", tz="Europe/Berlin").startswith(PNG_SIGNATURE)
-    assert plt.get_fignums() == []  # nothing left open in pyplot's registry
 
 
 # -- explore_comments ----------------------------------------------------------------------------

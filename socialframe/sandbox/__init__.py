@@ -17,6 +17,12 @@ Example:
 Nothing happens at import: the server binds its port in :meth:`Sandbox.start`
 (or ``with``), and data is generated on demand.
 
+Without a server: ``sandbox.client(in_process=True)`` answers through
+:meth:`Sandbox.transport`, in this process, with the same gates, records and
+charges; with a :class:`ManualClock` shared by both, waits (``Retry-After``,
+backoff, latency) cost no time. :func:`example_comments` / :func:`example_ads`
+return ready-made frames that way.
+
 The data, as pure deterministic functions (no I/O, no clock, no state): same
 arguments, same result, in any process, so tests and notebooks can compute what
 the sandbox will answer without a server.
@@ -35,6 +41,7 @@ Operation A (ads, :mod:`socialframe.sandbox._ads`):
 
 from __future__ import annotations
 
+from socialframe._clock import ManualClock
 from socialframe.sandbox._ads import (
     ADS_PER_ANSWER,
     EXAMPLE_QUERIES,
@@ -54,6 +61,7 @@ from socialframe.sandbox._comments import (
     has_pinned,
     total_pages,
 )
+from socialframe.sandbox._examples import example_ads, example_comments
 from socialframe.sandbox._routes import ENVELOPES
 from socialframe.sandbox._server import RequestRecord, Sandbox
 
@@ -65,12 +73,15 @@ __all__ = [
     "PAGE_SIZE",
     "TOTALS",
     "AdSearch",
+    "ManualClock",
     "RequestRecord",
     "Sandbox",
     "ads_body",
     "ads_total",
     "comment_total",
     "comments_body",
+    "example_ads",
+    "example_comments",
     "expected_token",
     "has_pinned",
     "parse_search",

@@ -21,22 +21,34 @@ import secrets
 import socket
 import sys
 import threading
-import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
+from socialframe._clock import SYSTEM_CLOCK, Clock
 from socialframe.sandbox import _routes as routes
 from socialframe.sandbox._routes import Answer, Fault
 
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from requests import PreparedRequest
+
     from socialframe._client import Client
+    from socialframe._transport import MockTransport
+
+
+class Headers(Protocol):
+    """Request headers as both the server (``email.message.Message``) and the
+    in-process transport (``requests``' case-insensitive dict) hold them;
+    a name may repeat in the former."""
+
+    def keys(self) -> Iterable[str]: ...
+
+    def items(self) -> Iterable[tuple[str, str]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +85,9 @@ class Sandbox:
             ``random.Random(seed)`` in arrival order, so a run is repeatable.
         rate_limit: Most requests accepted in any one-second window; more get 429.
         api_key: The key to accept; a random ``sf-sandbox-...`` one by default.
+        clock: Times the rate-limit window and sleeps the latency; the system's
+            by default. Share a :class:`~socialframe.sandbox.ManualClock` with an
+            in-process client and waits cost nothing.
 
     Example:
         >>> import requests
@@ -92,6 +107,7 @@ class Sandbox:
         rate_limit: float | None = None,
         *,
         api_key: str | None = None,
+        clock: Clock | None = None,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be within [0, 1], got {fault_rate}")
@@ -106,6 +122,7 @@ class Sandbox:
         self.fault_rate = fault_rate
         self.rate_limit = rate_limit
         self.api_key = api_key or "sf-sandbox-" + secrets.token_hex(8)
+        self.clock: Clock = clock or SYSTEM_CLOCK
         self._port = port
         self._lock = threading.Lock()
         self._charges = 0
@@ -163,18 +180,63 @@ class Sandbox:
         with self._lock:
             self._injected.extend(faults)
 
-    def client(self, **client_kwargs: Any) -> Client:
+    def client(self, *, in_process: bool = False, **client_kwargs: Any) -> Client:
         """Return a :class:`socialframe.Client` pointed at this sandbox.
 
         Args:
+            in_process: Answer in this process through :meth:`transport`, without
+                a server or a socket (the sandbox need not be started). The
+                client then also shares this sandbox's clock, unless given one.
             **client_kwargs: More arguments for the client (cache, max_cost, ...).
 
         Returns:
             The client, with this sandbox's key and URL.
+
+        Example:
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+            >>> clock = ManualClock()
+            >>> sandbox = Sandbox(clock=clock)  # not started: no port, no thread
+            >>> sandbox.inject(503, 429)
+            >>> with sandbox.client(in_process=True, cache=False) as client:
+            ...     n = len(client.post_comments(EXAMPLE_POSTS[82]))
+            >>> n, client.ledger.failed_calls, sandbox.charges, clock.sleeps[1] >= 1.0
+            (82, 2, 2, True)
         """
         from socialframe._client import Client  # the sandbox must not need the client
 
+        if in_process:
+            client_kwargs.setdefault("transport", self.transport())
+            client_kwargs.setdefault("clock", self.clock)
+            return Client(api_key=self.api_key, base_url=self.in_process_url, **client_kwargs)
         return Client(api_key=self.api_key, base_url=self.url, **client_kwargs)
+
+    @property
+    def in_process_url(self) -> str:
+        """The base URL of :meth:`transport`: ``http://sandbox.invalid/seed-<seed>``.
+
+        ``.invalid`` never resolves (RFC 2606): a client pointed there without the
+        in-process transport fails rather than reaching some other host.
+        """
+        return f"http://sandbox.invalid/seed-{self.seed}"
+
+    def transport(self) -> MockTransport:
+        """This sandbox as an in-process transport, for ``sf.Client(transport=...)``.
+
+        Every request goes through the same gates as on the server (injected
+        faults, rate limit, key, random faults), is recorded in :attr:`requests`
+        and counted in :attr:`charges`; ``latency`` is slept on :attr:`clock`.
+        """
+        from socialframe._transport import MockTransport
+
+        def answer(request: PreparedRequest) -> tuple[int, Any, dict[str, str]]:
+            split = urlsplit(request.url or "")
+            target = split.path + (f"?{split.query}" if split.query else "")
+            found = self._answer(request.method or "GET", target, request.headers)
+            if self.latency:
+                self.clock.sleep(self.latency)
+            return found.status, found.body, dict(found.headers)
+
+        return MockTransport(answer)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -250,7 +312,7 @@ class Sandbox:
 
     # -- answering ---------------------------------------------------------------------------
 
-    def _answer(self, method: str, target: str, headers: Message) -> Answer:
+    def _answer(self, method: str, target: str, headers: Headers) -> Answer:
         """Decide the answer to one request, record it and count its charge.
 
         Args:
@@ -297,7 +359,7 @@ class Sandbox:
         # Sliding one-second window over accepted requests; the caller holds the lock.
         if self.rate_limit is None:
             return False
-        now = time.monotonic()
+        now = self.clock.monotonic()
         while self._window and self._window[0] <= now - 1.0:
             self._window.popleft()
         if len(self._window) >= self.rate_limit:
@@ -305,7 +367,7 @@ class Sandbox:
         self._window.append(now)
         return False
 
-    def _key_header(self, headers: Message) -> str | None:
+    def _key_header(self, headers: Headers) -> str | None:
         """How the key came (for the record), or None when no header carries it."""
         # Deployments differ (Bearer token, X-RapidAPI-Key, ...): accept the key in
         # any header, whatever its name's casing, bare or as a Bearer token.
@@ -381,7 +443,7 @@ class _Handler(BaseHTTPRequestHandler):
         sandbox = cast(_Server, self.server).sandbox
         answer = sandbox._answer(self.command, self.path, self.headers)
         if sandbox.latency:
-            time.sleep(sandbox.latency)
+            sandbox.clock.sleep(sandbox.latency)
         self._write(answer)
 
     def _write(self, answer: Answer) -> None:

@@ -17,7 +17,7 @@ from ._cache import CacheSetting
 from ._calls import Caller, Fetched
 from ._checks import count, count_or_none, seconds
 from ._clock import SYSTEM_CLOCK, Clock
-from ._errors import SocialFrameError
+from ._errors import FetchError
 from ._ledger import Ledger, to_cents
 from ._operations import ActiveStatus, Sort
 from ._progress import Progress, interactive
@@ -206,7 +206,8 @@ class Client:
 
         Raises:
             ValueError: bad arguments, for any post of a list (before any request).
-            SocialFrameError: see the error tree; ``.partial`` holds the pages
+            FetchError: see the error tree (``BudgetExceededError``,
+                ``APIError``, ...); ``.partial`` holds the frame of the pages
                 fetched before the failure.
         """
         count_or_none("max_pages", max_pages, minimum=1)
@@ -263,7 +264,8 @@ class Client:
 
         Raises:
             ValueError: bad arguments, for any query of a list (before any request).
-            SocialFrameError: see the error tree; ``.partial`` holds the pages
+            FetchError: see the error tree (``BudgetExceededError``,
+                ``APIError``, ...); ``.partial`` holds the frame of the pages
                 fetched before the failure.
         """
         count_or_none("max_pages", max_pages, minimum=1)
@@ -338,10 +340,10 @@ class Client:
             for item_key, params in unique.values():
                 try:
                     frame = one(params, False)
-                except SocialFrameError as exc:
-                    if exc.partial is not None:
-                        exc.partial = combined(_keyed(exc.partial, key, item_key))
-                    raise
+                except FetchError as exc:
+                    this = exc.partial if exc.partial is not None else empty
+                    whole = combined(_keyed(this, key, item_key))
+                    raise exc.with_partial(whole).with_traceback(exc.__traceback__) from None
                 done.append(_keyed(frame, key, item_key))
                 bar.page(len(unique))
         finally:
@@ -375,9 +377,8 @@ class Client:
                 got.append(page)
                 known = total(page)
                 bar.page(known if isinstance(known, int) and known > 0 else None)
-        except SocialFrameError as exc:
-            exc.partial = build(got)
-            raise
+        except FetchError as exc:
+            raise exc.with_partial(build(got)).with_traceback(exc.__traceback__) from None
         finally:
             bar.close()
         return build(got)

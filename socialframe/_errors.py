@@ -3,20 +3,23 @@
 ::
 
     SocialFrameError
-      ├─ ConfigError            missing key / base URL; raised before any request
-      ├─ NotCachedError         offline and the page is not cached; nothing sent
-      ├─ BudgetExceededError    the next paid call would pass max_cost; .partial
-      ├─ SchemaError            a 200 body that is not the documented shape
-      ├─ NetworkError           the service could not be reached, after the retries
-      └─ APIError               .status_code .message .operation
-           ├─ BadRequestError   400
-           ├─ AuthError         401
-           ├─ RateLimitError    429, .retry_after
-           └─ ServerError       5xx, and HTTP 200 bodies with success: false
+      ├─ ConfigError                missing key / base URL; raised before any request
+      └─ FetchError                 a fetch failed; .partial: the frame fetched before
+           ├─ NotCachedError        offline and the page is not cached; nothing sent
+           ├─ BudgetExceededError   the next paid call would pass max_cost
+           ├─ SchemaError           a 200 body that is not the documented shape
+           ├─ NetworkError          the service could not be reached, after the retries
+           └─ APIError              .status_code .message .operation
+                ├─ BadRequestError  400
+                ├─ AuthError        401
+                ├─ RateLimitError   429, .retry_after
+                └─ ServerError      5xx, and HTTP 200 bodies with success: false
 
-Every error raised part-way through a multi-page fetch carries ``.partial``: the
-frame of the pages fetched before it (those pages are in the cache too, so a
-re-run pays only for the rest). Messages never contain the API key.
+Every error raised by a fetch is a :class:`FetchError` carrying ``.partial``:
+the frame of the pages fetched before it (those pages are in the cache too, so a
+re-run pays only for the rest). The client builds the error with it; an error
+raised outside a fetch (``sf.comments_frame`` on a bad body) has ``None``.
+Messages never contain the API key.
 
 Bad arguments (an empty post, a malformed date, ...) are plain ``ValueError`` /
 ``TypeError``, raised before any request.
@@ -24,7 +27,7 @@ Bad arguments (an empty post, a malformed date, ...) are plain ``ValueError`` /
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,6 +38,7 @@ __all__ = [
     "BadRequestError",
     "BudgetExceededError",
     "ConfigError",
+    "FetchError",
     "NetworkError",
     "NotCachedError",
     "RateLimitError",
@@ -45,48 +49,80 @@ __all__ = [
 
 
 class SocialFrameError(Exception):
-    """Base of every error socialframe raises.
-
-    Attributes:
-        partial: The frame fetched before the error, when it stopped a multi-page
-            fetch part-way; ``None`` otherwise.
-    """
-
-    partial: pd.DataFrame | None = None
+    """Base of every error socialframe raises."""
 
 
 class ConfigError(SocialFrameError):
-    """The client lacks an API key or a base URL. Raised before any request."""
+    """The client lacks an API key or a base URL, or a setting is unusable.
+
+    Raised when the client is built, before any request.
+    """
 
 
-class NotCachedError(SocialFrameError):
+class FetchError(SocialFrameError):
+    """A fetch failed part-way (or at its first call).
+
+    Args:
+        message: What happened.
+        partial: The frame fetched before the failure, if any.
+    """
+
+    def __init__(self, message: str, *, partial: pd.DataFrame | None = None) -> None:
+        super().__init__(message)
+        self._partial = partial
+
+    @property
+    def partial(self) -> pd.DataFrame | None:
+        """The frame of the pages fetched before the error (``None`` outside a fetch)."""
+        return self._partial
+
+    def with_partial(self, partial: pd.DataFrame | None) -> Self:
+        """This error with ``partial`` as the frame fetched so far (a new error).
+
+        The client raises the new one, with the original traceback, once it
+        knows what the fetch had collected; the original is left as it was.
+        """
+        new = type(self).__new__(type(self), *self.args)
+        new.__dict__.update(self.__dict__)
+        new._partial = partial
+        return new
+
+
+class NotCachedError(FetchError):
     """Offline mode and the page is not in the cache. Nothing was sent."""
 
 
-class BudgetExceededError(SocialFrameError):
+class BudgetExceededError(FetchError):
     """The next paid call would take the spend over ``max_cost``; it was not sent.
 
     Attributes:
-        partial: The frame fetched so far (possibly empty, never ``None``).
+        partial: The frame fetched so far (possibly empty).
         max_cost: The budget in USD.
         spent_usd: What the client had spent when it refused.
     """
 
-    def __init__(self, message: str, *, max_cost: float, spent_usd: float) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        *,
+        max_cost: float,
+        spent_usd: float,
+        partial: pd.DataFrame | None = None,
+    ) -> None:
+        super().__init__(message, partial=partial)
         self.max_cost = max_cost
         self.spent_usd = spent_usd
 
 
-class SchemaError(SocialFrameError):
+class SchemaError(FetchError):
     """An HTTP 200 body that is not the documented shape."""
 
 
-class NetworkError(SocialFrameError):
+class NetworkError(FetchError):
     """The service could not be reached (refused, DNS, timeout), after the retries."""
 
 
-class APIError(SocialFrameError):
+class APIError(FetchError):
     """The service answered with an error.
 
     Attributes:
@@ -95,12 +131,19 @@ class APIError(SocialFrameError):
         operation: ``"ads"`` or ``"comments"``.
     """
 
-    def __init__(self, status_code: int, message: str, *, operation: str = "") -> None:
+    def __init__(
+        self,
+        status_code: int,
+        message: str,
+        *,
+        operation: str = "",
+        partial: pd.DataFrame | None = None,
+    ) -> None:
+        where = f" ({operation})" if operation else ""
+        super().__init__(f"HTTP {status_code}{where}: {message or 'no message'}", partial=partial)
         self.status_code = status_code
         self.message = message
         self.operation = operation
-        where = f" ({operation})" if operation else ""
-        super().__init__(f"HTTP {status_code}{where}: {message or 'no message'}")
 
 
 class BadRequestError(APIError):
@@ -125,8 +168,9 @@ class RateLimitError(APIError):
         *,
         operation: str = "",
         retry_after: float | None = None,
+        partial: pd.DataFrame | None = None,
     ) -> None:
-        super().__init__(status_code, message, operation=operation)
+        super().__init__(status_code, message, operation=operation, partial=partial)
         self.retry_after = retry_after
 
 

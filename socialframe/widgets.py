@@ -23,7 +23,7 @@ import pandas as pd
 
 from . import _analysis as analysis
 from . import _render as render
-from ._errors import SocialFrameError
+from ._errors import FetchError, SocialFrameError
 from ._render import MAX_ROWS
 
 if TYPE_CHECKING:
@@ -265,7 +265,7 @@ def _run_search(panel: Any, client: Client, max_rows: int) -> None:
             progress=False,
         )
     except (ValueError, TypeError, SocialFrameError) as exc:
-        partial = getattr(exc, "partial", None)
+        partial = exc.partial if isinstance(exc, FetchError) else None
         panel.results = partial
         panel.status.value = render.error_html(exc) + _partial_note(partial)
         panel.table.value = (

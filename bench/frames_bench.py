@@ -50,9 +50,14 @@ def normalize_then_type(pages: list[dict[str, object]]) -> pd.DataFrame:
     ms = flat["createdAt"].where(flat["createdAt"] > 0)
     from_id = out["comment_id"].astype("float64")  # loses precision: the usual trap
     out["created_at"] = pd.to_datetime(ms.fillna(from_id / 2**22), unit="ms", utc=True)
-    for src, dst in [("text", "text"), ("threadUrn", "thread_urn"), ("author.name", "author_name"),
-                     ("author.id", "author_id"), ("author.urn", "author_urn"),
-                     ("author.title", "author_title")]:  # fmt: skip
+    for src, dst in [
+        ("text", "text"),
+        ("threadUrn", "thread_urn"),
+        ("author.name", "author_name"),
+        ("author.id", "author_id"),
+        ("author.urn", "author_urn"),
+        ("author.title", "author_title"),
+    ]:
         out[dst] = flat[src].astype("string") if src in flat else pd.NA
     out["is_pinned"] = flat["isPinned"].astype("boolean")
     out["author_type"] = (

@@ -127,8 +127,17 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
             strict=True,
         )
     ]
-    headers = ["ad", "advertiser", "active", "start (UTC)", "end (UTC)", "platforms", "format",
-               "text", "link"]  # fmt: skip
+    headers = [
+        "ad",
+        "advertiser",
+        "active",
+        "start (UTC)",
+        "end (UTC)",
+        "platforms",
+        "format",
+        "text",
+        "link",
+    ]
     return _table(headers, rows, total=len(ads), noun="ads")
 
 

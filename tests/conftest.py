@@ -1,4 +1,5 @@
-"""Shared fixtures: a clean environment, a running sandbox, a private cache.
+"""Shared fixtures: a running sandbox, a private cache, a client (the clean
+environment comes from the root conftest.py, for the doctests too).
 
 Everything goes through real HTTP on 127.0.0.1: requests, requests-cache and a
 socket to the sandbox server, as users do.
@@ -14,31 +15,6 @@ import pytest
 
 import socialframe as sf
 from socialframe.sandbox import Sandbox
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No SOCIALFRAME_* from the machine; the default cache dir is the test's own."""
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("SOCIALFRAME_"):
-            monkeypatch.delenv(name)
-    cache_dir = tmp_path / "cache"
-    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(cache_dir))
-    return cache_dir
-
-
-@pytest.fixture(autouse=True)
-def no_default_client() -> Iterator[None]:
-    """Each test starts and ends without a default client."""
-    from socialframe import _default
-
-    _default._client = None
-    yield
-    if _default._client is not None:
-        _default._client.close()
-        _default._client = None
 
 
 @pytest.fixture

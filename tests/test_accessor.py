@@ -93,9 +93,16 @@ def test_authors_and_top_authors(comments: pd.DataFrame) -> None:
     assert ada["author_title"] == "Engineer" and pd.isna(got.iloc[1]["author_title"])
     assert got.iloc[2]["author_followers"] == 1200
     assert list(got.columns) == [
-        "author_id", "author_name", "author_type", "author_title", "author_followers",
-        "author_url", "comments", "first_comment_at", "last_comment_at",
-    ]  # fmt: skip
+        "author_id",
+        "author_name",
+        "author_type",
+        "author_title",
+        "author_followers",
+        "author_url",
+        "comments",
+        "first_comment_at",
+        "last_comment_at",
+    ]
     assert comments.social.top_authors(2)["author_name"].tolist() == ["Ada", "Bob"]
     assert comments.social.organizations()["author_name"].tolist() == ["Acme"]
     assert comments.social.people()["author_name"].tolist() == ["Ada", "Bob"]
@@ -116,8 +123,9 @@ def test_empty_comments(comments: pd.DataFrame) -> None:
     assert empty.social.activity().empty
 
 
-def ad(ad_id: str, page: str, start: str, end: str | None, active: bool, platforms: list[str],
-       fmt: str) -> dict[str, object]:  # fmt: skip
+def ad(
+    ad_id: str, page: str, start: str, end: str | None, active: bool, platforms: list[str], fmt: str
+) -> dict[str, object]:
     return {
         "ad_archive_id": ad_id,
         "page_id": page,
@@ -152,16 +160,29 @@ def test_by_page(ads: pd.DataFrame) -> None:
     assert first["display_formats"] == ["IMAGE", "VIDEO"]
     assert pd.isna(got.iloc[1]["last_end"])  # still running, no end date
     assert got.iloc[2]["last_end"] == pd.Timestamp("2025-02-01 13:00", tz="UTC")
-    assert list(got.columns) == ["page_id", "page_name", "ads", "active", "first_start",
-                                 "last_end", "platforms", "display_formats"]  # fmt: skip
+    assert list(got.columns) == [
+        "page_id",
+        "page_name",
+        "ads",
+        "active",
+        "first_start",
+        "last_end",
+        "platforms",
+        "display_formats",
+    ]
     assert len(ads.iloc[:0].social.by_page()) == 0
 
 
 @pytest.mark.parametrize(
     ("day", "ids"),
-    [("2025-01-20", ["1", "2"]), ("2025-02-01", ["2", "3"]), ("2025-02-02", ["2"]),
-     ("2025-06-01", ["4"]), ("2024-12-31", [])],
-)  # fmt: skip
+    [
+        ("2025-01-20", ["1", "2"]),
+        ("2025-02-01", ["2", "3"]),
+        ("2025-02-02", ["2"]),
+        ("2025-06-01", ["4"]),
+        ("2024-12-31", []),
+    ],
+)
 def test_active_on(ads: pd.DataFrame, day: str, ids: list[str]) -> None:
     assert ads.social.active_on(day)["ad_archive_id"].tolist() == ids
 
@@ -191,9 +212,14 @@ def test_accessor_keeps_no_state(comments: pd.DataFrame) -> None:
 
 def test_fetch_comments_for_a_column_of_posts(sandbox: Sandbox, client: sf.Client) -> None:
     posts = pd.DataFrame(
-        {"url": [f"https://www.linkedin.com/feed/update/urn:li:activity:{EXAMPLE_POSTS[82]}/",
-                 EXAMPLE_POSTS[1], f"urn:li:activity:{EXAMPLE_POSTS[51]}"]}
-    )  # fmt: skip
+        {
+            "url": [
+                f"https://www.linkedin.com/feed/update/urn:li:activity:{EXAMPLE_POSTS[82]}/",
+                EXAMPLE_POSTS[1],
+                f"urn:li:activity:{EXAMPLE_POSTS[51]}",
+            ]
+        }
+    )
     got = posts.social.fetch_comments("url", client=client)
     assert list(got.columns[:2]) == ["url", "post_urn"] and len(got) == 82 + 1 + 51
     assert got.groupby("url", sort=False).size().tolist() == [82, 1, 51]
@@ -289,8 +315,10 @@ def test_weeks_and_months_are_labelled_by_their_start() -> None:
     assert [str(d.date()) for d in weeks.index] == ["2025-10-20", "2025-10-27", "2025-11-03"]
     assert weeks["comments"].tolist() == [3, 0, 1]  # Monday to Sunday
     months = df.social.activity("1ME", tz="Europe/Berlin")
-    assert months.index.tolist() == [pd.Timestamp("2025-10-01", tz="Europe/Berlin"),
-                                     pd.Timestamp("2025-11-01", tz="Europe/Berlin")]  # fmt: skip
+    assert months.index.tolist() == [
+        pd.Timestamp("2025-10-01", tz="Europe/Berlin"),
+        pd.Timestamp("2025-11-01", tz="Europe/Berlin"),
+    ]
     assert months["comments"].tolist() == [3, 1]
 
 
@@ -298,9 +326,11 @@ def test_days_are_local_days_across_dst() -> None:
     # 23:30 UTC on Oct 25 is 01:30 on Oct 26 in Berlin (summer time); Oct 26 has 25 hours
     df = _at("2025-10-25 21:30", "2025-10-25 23:30", "2025-10-26 22:30", "2025-10-26 23:30")
     berlin = df.social.activity("1D", tz="Europe/Berlin")
-    assert berlin.index.tolist() == [pd.Timestamp("2025-10-25", tz="Europe/Berlin"),
-                                     pd.Timestamp("2025-10-26", tz="Europe/Berlin"),
-                                     pd.Timestamp("2025-10-27", tz="Europe/Berlin")]  # fmt: skip
+    assert berlin.index.tolist() == [
+        pd.Timestamp("2025-10-25", tz="Europe/Berlin"),
+        pd.Timestamp("2025-10-26", tz="Europe/Berlin"),
+        pd.Timestamp("2025-10-27", tz="Europe/Berlin"),
+    ]
     assert berlin["comments"].tolist() == [1, 2, 1]
     assert df.social.activity("1D")["comments"].tolist() == [2, 2]  # the same in UTC
 
@@ -314,8 +344,12 @@ def test_zones_where_midnight_does_not_exist() -> None:
 
 
 def test_missing_by_values_are_counted() -> None:
-    df = _at("2026-01-01 10:00", "2026-01-01 11:00", "2026-01-02 10:00",
-             types=["person", None, "organization"])  # fmt: skip
+    df = _at(
+        "2026-01-01 10:00",
+        "2026-01-01 11:00",
+        "2026-01-02 10:00",
+        types=["person", None, "organization"],
+    )
     got = df.social.activity("1D", by="author_type")
     assert list(got.columns) == ["person", "organization", "<NA>"]
     assert got.to_numpy().sum() == 3 and got["<NA>"].tolist() == [1, 0]
@@ -350,10 +384,14 @@ def test_by_page_latest_name_and_still_running() -> None:
 
 @pytest.mark.parametrize(
     ("day", "tz", "ids"),
-    [("2025-10-26", "Europe/Berlin", ["b"]), ("2025-10-27", "Europe/Berlin", []),
-     ("2025-03-31", "Europe/Berlin", ["n"]), ("2025-03-30", "Europe/Berlin", []),
-     (pd.Timestamp("2025-03-30 23:00", tz="UTC"), "Europe/Berlin", ["n"])],
-)  # fmt: skip
+    [
+        ("2025-10-26", "Europe/Berlin", ["b"]),
+        ("2025-10-27", "Europe/Berlin", []),
+        ("2025-03-31", "Europe/Berlin", ["n"]),
+        ("2025-03-30", "Europe/Berlin", []),
+        (pd.Timestamp("2025-03-30 23:00", tz="UTC"), "Europe/Berlin", ["n"]),
+    ],
+)
 def test_active_on_local_days(day: object, tz: str, ids: list[str]) -> None:
     rows = [
         ad("b", "1", "2025-10-26 22:30", "2025-10-26 22:45", False, [], "IMAGE"),  # 23:30 Berlin

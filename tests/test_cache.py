@@ -63,9 +63,17 @@ def _scan(folder: Path) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "header", ["Authorization", "authorization", "AUTHORIZATION", "X-RapidAPI-Key", "x-rapidapi-key",
-               "X-RAPIDAPI-KEY", "X-Api-Key"],
-)  # fmt: skip
+    "header",
+    [
+        "Authorization",
+        "authorization",
+        "AUTHORIZATION",
+        "X-RapidAPI-Key",
+        "x-rapidapi-key",
+        "X-RAPIDAPI-KEY",
+        "X-Api-Key",
+    ],
+)
 def test_the_key_never_reaches_the_cache(tmp_path: Path, header: str) -> None:
     folder = tmp_path / "keycache"
     with Sandbox(api_key=KEY) as sandbox:

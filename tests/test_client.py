@@ -59,10 +59,15 @@ def test_max_pages_limits_calls(sandbox: Sandbox, client: sf.Client) -> None:
 
 @pytest.mark.parametrize(
     "form",
-    [P82, int(P82), f"urn:li:activity:{P82}", f"https://www.linkedin.com/feed/update/urn:li:activity:{P82}/",
-     f"https://www.linkedin.com/posts/someone_topic-activity-{P82}-eGaf?utm_source=share",
-     f"https://www.linkedin.com/feed/update/urn%3Ali%3Aactivity%3A{P82}"],
-)  # fmt: skip
+    [
+        P82,
+        int(P82),
+        f"urn:li:activity:{P82}",
+        f"https://www.linkedin.com/feed/update/urn:li:activity:{P82}/",
+        f"https://www.linkedin.com/posts/someone_topic-activity-{P82}-eGaf?utm_source=share",
+        f"https://www.linkedin.com/feed/update/urn%3Ali%3Aactivity%3A{P82}",
+    ],
+)
 def test_post_forms_send_the_numeric_id(sandbox: Sandbox, client: sf.Client, form: object) -> None:
     df = client.post_comments(form, max_pages=1)  # type: ignore[arg-type]
     assert len(df) == 50 and sent(sandbox)[0]["urn"] == P82
@@ -118,8 +123,14 @@ def test_empty_search_gives_typed_empty_frame(sandbox: Sandbox, client: sf.Clien
 
 @pytest.mark.parametrize(
     ("given", "wire"),
-    [("active", "Active"), ("Inactive", "Inactive"), ("ALL", "ALL"), (True, "Active"), (False, "Inactive")],
-)  # fmt: skip
+    [
+        ("active", "Active"),
+        ("Inactive", "Inactive"),
+        ("ALL", "ALL"),
+        (True, "Active"),
+        (False, "Inactive"),
+    ],
+)
 def test_active_status_forms(sandbox: Sandbox, client: sf.Client, given: object, wire: str) -> None:
     df = client.search_ads("for kids", active_status=given, max_pages=1)  # type: ignore[arg-type]
     assert sent(sandbox)[0]["activeStatus"] == wire
@@ -129,9 +140,12 @@ def test_active_status_forms(sandbox: Sandbox, client: sf.Client, given: object,
 
 @pytest.mark.parametrize(
     ("after", "before"),
-    [(date(2025, 1, 2), date(2025, 12, 31)), ("2025-01-02", "2025-12-31T23:00:00"),
-     (datetime(2025, 1, 2, 9, 30), pd.Timestamp("2025-12-31 10:00", tz="UTC"))],
-)  # fmt: skip
+    [
+        (date(2025, 1, 2), date(2025, 12, 31)),
+        ("2025-01-02", "2025-12-31T23:00:00"),
+        (datetime(2025, 1, 2, 9, 30), pd.Timestamp("2025-12-31 10:00", tz="UTC")),
+    ],
+)
 def test_dates_are_sent_as_days(
     sandbox: Sandbox, client: sf.Client, after: object, before: object
 ) -> None:
@@ -397,9 +411,14 @@ def test_progress_bar_shows_pages_and_cost(
 
 @pytest.mark.parametrize(
     ("query", "rows", "calls"),
-    [("running shoes", 130, 7), ("yoga mat", 26, 2), ("coffee", 40, 2), ("for kids", 75, 3),
-     ("typewriter ribbon", 3, 1)],
-)  # fmt: skip
+    [
+        ("running shoes", 130, 7),
+        ("yoga mat", 26, 2),
+        ("coffee", 40, 2),
+        ("for kids", 75, 3),
+        ("typewriter ribbon", 3, 1),
+    ],
+)
 def test_ad_paging_survives_repeating_pages(
     sandbox: Sandbox, client: sf.Client, query: str, rows: int, calls: int
 ) -> None:
@@ -412,9 +431,13 @@ def test_ad_paging_survives_repeating_pages(
 
 @pytest.mark.parametrize(
     ("header", "wire"),
-    [("Authorization", "Bearer k-123"), ("authorization", "Bearer k-123"),
-     ("X-RapidAPI-Key", "k-123"), ("x-api-key", "k-123")],
-)  # fmt: skip
+    [
+        ("Authorization", "Bearer k-123"),
+        ("authorization", "Bearer k-123"),
+        ("X-RapidAPI-Key", "k-123"),
+        ("x-api-key", "k-123"),
+    ],
+)
 def test_key_header_forms(header: str, wire: str) -> None:
     import requests
 
@@ -487,8 +510,9 @@ def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        c = sf.Client(sandbox.api_key, base_url=url, auth_header="X-RapidAPI-Key",
-                      cache=tmp_path / "c.sqlite")  # type: ignore[operator]  # fmt: skip
+        c = sf.Client(
+            sandbox.api_key, base_url=url, auth_header="X-RapidAPI-Key", cache=tmp_path / "c.sqlite"
+        )  # type: ignore[operator]
         with c, pytest.raises(sf.APIError) as info:
             c.post_comments(P82)
         assert info.value.status_code == 307 and "redirected to" in info.value.message
@@ -501,9 +525,15 @@ def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
 
 @pytest.mark.parametrize(
     ("header", "expected"),
-    [("3", 3.0), ("0.5", 0.5), ("soon", None), ("", None), ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
-     ("Wed, 21 Oct 2015 07:28:00 -0000", 0.0)],
-)  # fmt: skip
+    [
+        ("3", 3.0),
+        ("0.5", 0.5),
+        ("soon", None),
+        ("", None),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
+        ("Wed, 21 Oct 2015 07:28:00 -0000", 0.0),
+    ],
+)
 def test_retry_after_forms(header: str, expected: float | None) -> None:
     import requests
 

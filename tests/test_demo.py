@@ -13,8 +13,12 @@ def run_demo(tmp_path: Path) -> str:
     env = dict(os.environ, SOCIALFRAME_CACHE_DIR=str(tmp_path / "cache"), MPLBACKEND="Agg")
     done = subprocess.run(
         [sys.executable, "-m", "socialframe", "demo", "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -134,9 +134,15 @@ def test_comment_columns_dtypes_and_values() -> None:
 
 @pytest.mark.parametrize(
     ("title", "followers"),
-    [("12,345 followers", 12345), ("87 followers", 87), ("1 follower", 1), ("1.2K followers", 1200),
-     ("3M followers", 3_000_000), ("Nonprofit", None)],
-)  # fmt: skip
+    [
+        ("12,345 followers", 12345),
+        ("87 followers", 87),
+        ("1 follower", 1),
+        ("1.2K followers", 1200),
+        ("3M followers", 3_000_000),
+        ("Nonprofit", None),
+    ],
+)
 def test_organisation_followers(title: str, followers: int | None) -> None:
     df = sf.comments_frame([comments_body(dict(REPLY_COMMENT, author=dict(ORG, title=title)))])
     got = df.loc[0, "author_followers"]
@@ -151,9 +157,13 @@ def test_junk_titles_are_na(title: str | None) -> None:
 
 @pytest.mark.parametrize(
     "names",
-    [{"firstName": "Ada", "lastName": "Lovelace"}, {"first_name": "Ada", "last_name": "Lovelace"},
-     {"FirstName": "Ada", "LastName": "Lovelace"}, {"firstname": "Ada", "LASTNAME": "Lovelace"}],
-)  # fmt: skip
+    [
+        {"firstName": "Ada", "lastName": "Lovelace"},
+        {"first_name": "Ada", "last_name": "Lovelace"},
+        {"FirstName": "Ada", "LastName": "Lovelace"},
+        {"firstname": "Ada", "LASTNAME": "Lovelace"},
+    ],
+)
 def test_author_name_from_first_and_last(names: dict[str, str]) -> None:
     author = {"id": "1", "urn": "ACo", **names}
     df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=author))])
@@ -298,8 +308,14 @@ def test_ad_columns_dtypes_values_and_extras() -> None:
     assert (dyn["spend_lower_bound"], dyn["spend_upper_bound"]) == ("100", "199")
     assert pd.isna(dyn["spend"])
     # everything else the service sent is a snake_case column
-    assert {"ad_id", "reach_estimate", "categories", "snapshot_cards", "snapshot_images",
-            "impressions_with_index_impressions_index"} <= set(df.columns)  # fmt: skip
+    assert {
+        "ad_id",
+        "reach_estimate",
+        "categories",
+        "snapshot_cards",
+        "snapshot_images",
+        "impressions_with_index_impressions_index",
+    } <= set(df.columns)
     assert df["result_page"].tolist() == [1, 1, 1]
     assert df.loc[1, "snapshot_images"][0]["resized_image_url"] == "https://img/1s.jpg"
 
@@ -346,10 +362,13 @@ def comment(draw: st.DrawFn) -> dict[str, object]:
             {"id": st.from_regex(r"\d{1,12}", fullmatch=True), "name": texts, "title": texts}
         )
         | st.fixed_dictionaries(
-            {"id": st.integers(1, 10**9).map(lambda n: f"urn:li:company:{n}"),
-             "name": texts, "title": st.integers(0, 10**7).map(lambda n: f"{n:,} followers")}
+            {
+                "id": st.integers(1, 10**9).map(lambda n: f"urn:li:company:{n}"),
+                "name": texts,
+                "title": st.integers(0, 10**7).map(lambda n: f"{n:,} followers"),
+            }
         )
-    )  # fmt: skip
+    )
     return {
         "createdAt": draw(st.sampled_from([0, None]) | st.integers(1, 4_000_000_000_000)),
         "permalink": permalink(cid, reply),
@@ -393,9 +412,14 @@ def test_comments_frame_properties(pages: list[list[dict[str, object]]]) -> None
 
 @pytest.mark.parametrize(
     ("created", "expected"),
-    [(10**17, TOP >> 22), (10**19, TOP >> 22), ("²", TOP >> 22), ("1760584641073", 1760584641073),
-     (-5, TOP >> 22)],
-)  # fmt: skip
+    [
+        (10**17, TOP >> 22),
+        (10**19, TOP >> 22),
+        ("²", TOP >> 22),
+        ("1760584641073", 1760584641073),
+        (-5, TOP >> 22),
+    ],
+)
 def test_garbage_created_at_falls_back_to_the_id(created: object, expected: int) -> None:
     df = sf.comments_frame([comments_body(dict(TOP_COMMENT, createdAt=created))])
     assert df.loc[0, "created_at"] == pd.Timestamp(expected, unit="ms", tz="UTC")
@@ -412,8 +436,13 @@ def test_titles_keep_emoji_but_not_placeholders(title: str, kept: str | None) ->
 
 
 def test_author_url_is_never_a_picture() -> None:
-    author = {"firstName": "A", "lastName": "B", "id": "1", "profilePictureUrl": "https://pic",
-              "profileUrl": "https://www.linkedin.com/in/ab"}  # fmt: skip
+    author = {
+        "firstName": "A",
+        "lastName": "B",
+        "id": "1",
+        "profilePictureUrl": "https://pic",
+        "profileUrl": "https://www.linkedin.com/in/ab",
+    }
     df = sf.comments_frame([comments_body(dict(TOP_COMMENT, author=author))])
     assert df.loc[0, "author_url"] == "https://www.linkedin.com/in/ab"
     only_picture = {"name": "C", "id": "2", "profilePictureUrl": "https://pic"}
@@ -421,8 +450,10 @@ def test_author_url_is_never_a_picture() -> None:
     assert pd.isna(df.loc[0, "author_url"])
 
 
-@pytest.mark.parametrize(("title", "n"), [("1\u00a0234 followers", 1234), ("12.345 followers", 12345),
-                                          ("1,2K followers", 1200)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("title", "n"),
+    [("1\u00a0234 followers", 1234), ("12.345 followers", 12345), ("1,2K followers", 1200)],
+)
 def test_follower_counts_in_other_locales(title: str, n: int) -> None:
     df = sf.comments_frame([comments_body(dict(REPLY_COMMENT, author=dict(ORG, title=title)))])
     assert df.loc[0, "author_followers"] == n

@@ -11,10 +11,16 @@ from socialframe import _operations as operations
 
 @pytest.mark.parametrize(
     ("post", "expected"),
-    [("123", "123"), (" urn:li:activity:7384427202391592960 ", "7384427202391592960"),
-     ("https://www.linkedin.com/posts/x_y-activity-7383954759084576768-eGaf", "7383954759084576768"),
-     (7384427202391592960, "7384427202391592960")],
-)  # fmt: skip
+    [
+        ("123", "123"),
+        (" urn:li:activity:7384427202391592960 ", "7384427202391592960"),
+        (
+            "https://www.linkedin.com/posts/x_y-activity-7383954759084576768-eGaf",
+            "7383954759084576768",
+        ),
+        (7384427202391592960, "7384427202391592960"),
+    ],
+)
 def test_post_id_forms(post: object, expected: str) -> None:
     assert operations.post_id(post) == expected
 
@@ -38,9 +44,13 @@ def test_ad_params_in_service_forms() -> None:
 
 @pytest.mark.parametrize(
     ("given", "sent"),
-    [("2025-01-02T23:30:00-05:00", "2025-01-03"), (datetime(2025, 1, 2, 23, 30, tzinfo=UTC), "2025-01-02"),
-     ("2025-01-02", "2025-01-02"), (datetime(2025, 1, 2, 23, 30), "2025-01-02")],
-)  # fmt: skip
+    [
+        ("2025-01-02T23:30:00-05:00", "2025-01-03"),
+        (datetime(2025, 1, 2, 23, 30, tzinfo=UTC), "2025-01-02"),
+        ("2025-01-02", "2025-01-02"),
+        (datetime(2025, 1, 2, 23, 30), "2025-01-02"),
+    ],
+)
 def test_days_with_a_zone_are_utc_days(given: object, sent: str) -> None:
     got = operations.ad_params(
         "q", ad_page_id=None, country=None, active_status=None, after=given, before=None

@@ -53,9 +53,12 @@ def test_comment_pages_stop_on_an_empty_page() -> None:
 
 @pytest.mark.parametrize(
     "body",
-    [{"data": [{}], "totalPage": None, "paginationToken": "t"}, {"data": [{}], "totalPage": 2},
-     {"data": None, "totalPage": 2}],
-)  # fmt: skip
+    [
+        {"data": [{}], "totalPage": None, "paginationToken": "t"},
+        {"data": [{}], "totalPage": 2},
+        {"data": None, "totalPage": 2},
+    ],
+)
 def test_comment_pages_schema_errors(body: dict[str, object]) -> None:
     with pytest.raises(sf.SchemaError):
         list(pages_.iter_comment_pages(Script(body, body), {"urn": "1", "sort": "x"}))

@@ -87,9 +87,14 @@ def test_demo_chart_helpers_accept_empty_frames() -> None:
 def test_bars_start_at_their_period() -> None:
     import matplotlib.dates as mdates
 
-    rows = [{"createdAt": int(pd.Timestamp(s, tz="UTC").timestamp() * 1000), "text": "",
-             "author": {"name": "A", "id": "1"}}
-            for s in ("2025-10-20 10:00", "2025-10-21 10:00", "2025-11-03 08:00")]  # fmt: skip
+    rows = [
+        {
+            "createdAt": int(pd.Timestamp(s, tz="UTC").timestamp() * 1000),
+            "text": "",
+            "author": {"name": "A", "id": "1"},
+        }
+        for s in ("2025-10-20 10:00", "2025-10-21 10:00", "2025-11-03 08:00")
+    ]
     df = sf.comments_frame([{"success": True, "data": rows, "totalPage": 1}])
     ax = df.social.plot_activity("1W", by=None)
     starts = [mdates.num2date(bar.get_x()).date().isoformat() for bar in ax.containers[0]]

@@ -18,10 +18,17 @@ def test_all_is_sorted_and_complete() -> None:
 def test_client_signature_is_the_contract() -> None:
     params = inspect.signature(sf.Client).parameters
     expected = {
-        "api_key": None, "base_url": None, "auth_header": "Authorization", "headers": None,
-        "cache": True, "offline": False, "max_cost": None, "max_retries": 4, "timeout": 60.0,
+        "api_key": None,
+        "base_url": None,
+        "auth_header": "Authorization",
+        "headers": None,
+        "cache": True,
+        "offline": False,
+        "max_cost": None,
+        "max_retries": 4,
+        "timeout": 60.0,
         "progress": None,
-    }  # fmt: skip
+    }
     assert list(params)[: len(expected)] == list(expected)
     assert {n: params[n].default for n in expected} == expected
     assert all(p.kind is p.KEYWORD_ONLY for n, p in params.items() if n != "api_key")
@@ -42,8 +49,17 @@ def test_operation_signatures_are_the_contract() -> None:
         sf.Client.post_comments, ["self", "post", "sort", "max_pages"]
     )
     assert comments["sort"] == "mostRelevant" and comments["max_pages"] is None
-    contract = ["self", "query", "ad_page_id", "country", "active_status", "after", "before",
-                "max_pages", "max_ads"]  # fmt: skip
+    contract = [
+        "self",
+        "query",
+        "ad_page_id",
+        "country",
+        "active_status",
+        "after",
+        "before",
+        "max_pages",
+        "max_ads",
+    ]
     ads = _contract_then_additions(sf.Client.search_ads, contract)
     assert all(ads[n] is None for n in contract[1:])
     sandbox = inspect.signature(sf.Sandbox).parameters
@@ -53,8 +69,14 @@ def test_operation_signatures_are_the_contract() -> None:
 
 
 def test_error_tree() -> None:
-    for leaf in (sf.ConfigError, sf.NotCachedError, sf.BudgetExceededError, sf.SchemaError,
-                 sf.APIError, sf.NetworkError):  # fmt: skip
+    for leaf in (
+        sf.ConfigError,
+        sf.NotCachedError,
+        sf.BudgetExceededError,
+        sf.SchemaError,
+        sf.APIError,
+        sf.NetworkError,
+    ):
         assert issubclass(leaf, sf.SocialFrameError)
     for leaf in (sf.BadRequestError, sf.AuthError, sf.RateLimitError, sf.ServerError):
         assert issubclass(leaf, sf.APIError)
@@ -107,18 +129,29 @@ def test_accessor_and_widget_signatures_are_the_contract() -> None:
 
     empty, kw, pos = inspect.Parameter.empty, "KEYWORD_ONLY", "POSITIONAL_OR_KEYWORD"
     assert sig("activity") == [("freq", "1D", pos), ("by", None, kw), ("tz", "UTC", kw)]
-    assert sig("plot_activity") == [("freq", "1D", pos), ("by", "author_type", kw),
-                                    ("tz", "UTC", kw), ("ax", None, kw)]  # fmt: skip
+    assert sig("plot_activity") == [
+        ("freq", "1D", pos),
+        ("by", "author_type", kw),
+        ("tz", "UTC", kw),
+        ("ax", None, kw),
+    ]
     assert sig("top_authors") == [("n", 10, pos)]
     for name in ("authors", "organizations", "people", "threads", "by_page"):
         assert sig(name) == []
     assert sig("active_on")[0] == ("day", empty, pos)
     assert sig("plot_timeline") == [("ax", None, kw), ("max_ads", 50, kw)]
     assert sig("plot_platforms") == [("ax", None, kw)]
-    assert sig("fetch_comments") == [("column", "post", pos), ("client", None, kw),
-                                     ("sort", "mostRelevant", kw), ("max_pages", None, kw)]  # fmt: skip
-    assert sig("fetch_ads") == [("column", "query", pos), ("client", None, kw),
-                                ("filters", empty, "VAR_KEYWORD")]  # fmt: skip
+    assert sig("fetch_comments") == [
+        ("column", "post", pos),
+        ("client", None, kw),
+        ("sort", "mostRelevant", kw),
+        ("max_pages", None, kw),
+    ]
+    assert sig("fetch_ads") == [
+        ("column", "query", pos),
+        ("client", None, kw),
+        ("filters", empty, "VAR_KEYWORD"),
+    ]
     assert sig("to_csv") == [("path", empty, pos), ("excel", False, kw)]
 
     import socialframe.widgets as widgets

@@ -399,8 +399,19 @@ def test_text_quirks(sb: Sandbox, http: requests.Session) -> None:
     joined = "\n".join(texts)
     assert "" in texts and "Great point   " in texts
     assert any(t.endswith(" ") and t.strip() for t in texts)
-    for needle in ("🚀", "🔥", "👏", "ü", "ですね", "شكراً", "बहुत", "谢谢", "https://", "\n",
-                   '<script>alert("x")</script>'):  # fmt: skip
+    for needle in (
+        "🚀",
+        "🔥",
+        "👏",
+        "ü",
+        "ですね",
+        "شكراً",
+        "बहुत",
+        "谢谢",
+        "https://",
+        "\n",
+        '<script>alert("x")</script>',
+    ):
         assert needle in joined, needle
     assert "Totally agree with " in texts  # cut where a mention stood
     assert any(c["isEdited"] for c in items) and not all(c["isEdited"] for c in items)
@@ -495,8 +506,12 @@ def test_ad_records(sb: Sandbox, http: requests.Session) -> None:
         snap = ad["snapshot"]
         assert ad["ad_id"] is None and ad["end_date"] >= ad["start_date"] > 1.6e9
         assert ad["publisher_platform"] and set(ad["publisher_platform"]) <= {
-            "FACEBOOK", "INSTAGRAM", "AUDIENCE_NETWORK", "MESSENGER", "THREADS"
-        }  # fmt: skip
+            "FACEBOOK",
+            "INSTAGRAM",
+            "AUDIENCE_NETWORK",
+            "MESSENGER",
+            "THREADS",
+        }
         assert ad["categories"] == ["UNKNOWN"] and ad["reach_estimate"] is None
         assert set(ad["impressions_with_index"]) == {"impressions_text", "impressions_index"}
         assert isinstance(snap["page_like_count"], int) and isinstance(snap["cards"], list)
@@ -510,8 +525,12 @@ def test_ad_records(sb: Sandbox, http: requests.Session) -> None:
             assert snap["cards"] and all("{{" not in c["body"] for c in snap["cards"])
     assert top_missing and snap_missing
     assert {ad["snapshot"]["display_format"] for ad in ads} == {
-        "IMAGE", "VIDEO", "DCO", "DPA", "CAROUSEL"
-    }  # fmt: skip
+        "IMAGE",
+        "VIDEO",
+        "DCO",
+        "DPA",
+        "CAROUSEL",
+    }
     assert any(ad["spend"] for ad in ads) and any(ad["spend"] is None for ad in ads)
     assert any(ad["collation_count"] is None for ad in ads)
     assert any(
@@ -591,8 +610,9 @@ def test_fault_rate_is_deterministic_and_free(http: requests.Session) -> None:
     draws, expected = random.Random(3), []
     for _ in range(40):
         fails, kind = draws.random() < 0.5, int(draws.random() * 4)
-        expected.append(((502, None), (503, None), (200, False), (200, False))[kind] if fails
-                        else (200, None))  # fmt: skip
+        expected.append(
+            ((502, None), (503, None), (200, False), (200, False))[kind] if fails else (200, None)
+        )
     assert first == expected
     assert 10 < first.count((200, None)) < 30 and {502, 200} <= {s for s, _ in first}
     assert (200, False) in first
@@ -631,8 +651,13 @@ def test_charges_count_only_successes(sb: Sandbox, http: requests.Session) -> No
     call(sb, http, COMMENTS, urn=EXAMPLE_POSTS[0], sort="mostRecent")  # 200, empty: still paid
     assert sb.charges == 2
     assert [(r.status, r.charged) for r in sb.requests] == [
-        (200, True), (400, False), (401, False), (200, False), (503, False), (200, True)
-    ]  # fmt: skip
+        (200, True),
+        (400, False),
+        (401, False),
+        (200, False),
+        (503, False),
+        (200, True),
+    ]
 
 
 def test_concurrent_clients_are_counted_exactly(sb: Sandbox) -> None:

@@ -190,9 +190,14 @@ def ads_body(params: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
     """
     search, cursor = parse_search(params)
     fingerprint = digest(
-        seed, "search", search.key, search.country, search.active_status, search.after,
+        seed,
+        "search",
+        search.key,
+        search.country,
+        search.active_status,
+        search.after,
         search.before,
-    )[:16]  # fmt: skip
+    )[:16]
     offset, step = (0, 0) if cursor is None else _read_cursor(cursor, fingerprint, seed)
     groups = _visible(search, seed)
     starts = _page_starts(groups)
@@ -367,7 +372,7 @@ def _group(rng: random.Random, pages: list[_Page], index: int, size: int, seen: 
             "hide_data_status": "NONE",
             "state_media_run_label": None,
             "snapshot": copy.deepcopy(snapshot),
-        }  # fmt: skip
+        }
         if missing == "top":
             del ad["page_id"], ad["page_name"]
         ads.append(ad)
@@ -411,15 +416,17 @@ def _snapshot(rng: random.Random, page: _Page, forced: str | None, text: str) ->
     cards: list[dict[str, Any]] = []
     if fmt in ("DCO", "DPA", "CAROUSEL"):
         for _ in range(rng.randint(2, 4)):
-            cards.append({
-                "body": f"{page.name}: {rng.choice(AD_BODIES) or rng.choice(AD_TITLES)}",
-                "title": rng.choice(PRODUCT_NAMES),
-                "link_url": link,
-                "original_image_url": _media(rng, "jpg"),
-                "resized_image_url": _media(rng, "jpg"),
-                "video_hd_url": None,
-                "video_sd_url": None,
-            })  # fmt: skip
+            cards.append(
+                {
+                    "body": f"{page.name}: {rng.choice(AD_BODIES) or rng.choice(AD_TITLES)}",
+                    "title": rng.choice(PRODUCT_NAMES),
+                    "link_url": link,
+                    "original_image_url": _media(rng, "jpg"),
+                    "resized_image_url": _media(rng, "jpg"),
+                    "video_hd_url": None,
+                    "video_sd_url": None,
+                }
+            )
     if fmt in ("DCO", "DPA"):
         text, title = "{{product.brand}}", "{{product.name}}"
     images = []
@@ -429,11 +436,13 @@ def _snapshot(rng: random.Random, page: _Page, forced: str | None, text: str) ->
         )
     videos = []
     if fmt == "VIDEO" and rng.random() < 0.5:
-        videos.append({
-            "video_hd_url": _media(rng, "mp4"),
-            "video_sd_url": _media(rng, "mp4"),
-            "video_preview_image_url": _media(rng, "jpg"),
-        })  # fmt: skip
+        videos.append(
+            {
+                "video_hd_url": _media(rng, "mp4"),
+                "video_sd_url": _media(rng, "mp4"),
+                "video_preview_image_url": _media(rng, "jpg"),
+            }
+        )
     return {
         "page_id": page.id,
         "page_name": page.name,

@@ -228,8 +228,10 @@ def _generate(post_id: str, seed: int, total: int) -> tuple[_Thread, ...]:
         pinned = len(threads) == pinned_thread
         items = [_item(rng, pool, n, pinned, thread_urn, created, created, link)]
         low, high = _REPLY_DELAY_MS
-        times = sorted(min(created + low + int(rng.random() * (high - low)), REFERENCE_MS)
-                       for _ in range(replies))  # fmt: skip
+        times = sorted(
+            min(created + low + int(rng.random() * (high - low)), REFERENCE_MS)
+            for _ in range(replies)
+        )
         for i, when in enumerate(times, start=1):
             reply_id = (when << 22) | rng.getrandbits(22)
             reply_link = f"{link}&replyUrn={_quoted_urn(post_id, reply_id)}"
@@ -288,8 +290,13 @@ def _post_authors(post_id: str, seed: int, total: int) -> tuple[dict[str, str], 
     chosen: list[int] = []
     for shape in ("v1", "v2", "v3", "org"):  # one of each first: every shape shows
         start = rng.randrange(len(authors))
-        chosen.append(next(i % len(authors) for i in range(start, start + len(authors))
-                           if shapes[i % len(authors)] == shape))  # fmt: skip
+        chosen.append(
+            next(
+                i % len(authors)
+                for i in range(start, start + len(authors))
+                if shapes[i % len(authors)] == shape
+            )
+        )
     size = max(0, min(len(authors), total * 6 // 10) - 4)
     chosen += rng.sample(range(len(authors)), size)
     return tuple(authors[i] for i in chosen)
@@ -307,12 +314,14 @@ def _authors(seed: int) -> tuple[tuple[str, ...], tuple[dict[str, str], ...]]:
         if r < 0.15:
             shape = "org"
             followers = int(10 ** rng.uniform(1.5, 6.5))
-            authors.append({
-                "name": rng.choice(COMPANIES),
-                "id": f"urn:li:company:{rng.randrange(10**5, 10**9)}",
-                "linkedinUrl": "https://www.linkedin.com/",
-                "title": f"{followers:,} followers",
-            })  # fmt: skip
+            authors.append(
+                {
+                    "name": rng.choice(COMPANIES),
+                    "id": f"urn:li:company:{rng.randrange(10**5, 10**9)}",
+                    "linkedinUrl": "https://www.linkedin.com/",
+                    "title": f"{followers:,} followers",
+                }
+            )
         else:
             shape = "v1" if r < 0.55 else "v2" if r < 0.85 else "v3"
             authors.append(_person(rng, shape))

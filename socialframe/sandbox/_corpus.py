@@ -61,14 +61,14 @@ FIRST_NAMES: tuple[str, ...] = (
     "Ravi", "Sofía", "Tomás", "Uma", "Wei", "Yara", "Zoë", "Łukasz",
     "Дмитрий", "Анна", "Γιώργος", "محمد", "فاطمة", "राहुल", "さくら", "太郎",
     "伟", "민준", "Søren", "Ayşe",
-)  # fmt: skip
+)  # fmt: skip  # a word list: packed rows read as a table
 
 LAST_NAMES: tuple[str, ...] = (
     "Müller", "Smith", "García", "Nguyen", "O'Connor", "Rossi", "Kowalski",
     "Tanaka", "Okafor", "Patel", "Silva", "Johansson", "Dubois", "Schmidt",
     "Kim", "Chen", "Lee", "Haddad", "Novak", "Andersen",
     "Иванов", "Παπαδόπουλος", "الحسن", "शर्मा", "佐藤", "王", "박", "Yılmaz",
-)  # fmt: skip
+)  # fmt: skip  # a word list: packed rows read as a table
 
 HEADLINES: tuple[str, ...] = (
     "Head of Growth at Northwind | Ex-Consultant",
@@ -89,18 +89,18 @@ COMPANIES: tuple[str, ...] = (
     "Northwind Logistics", "Acme Robotics", "Globex Analytics", "Initech",
     "Umbrella Health", "Stark Freight", "Wayne Capital", "Hooli Cloud",
     "Vandelay Industries", "Tyrell Systems", "Müller & Söhne GmbH", "株式会社サンプル",
-)  # fmt: skip
+)  # fmt: skip  # a word list: packed rows read as a table
 
 BRANDS: tuple[str, ...] = (
     "Sunny Sprouts", "KidVenture", "StrideLab", "TrailFox", "Bloom & Co",
     "UrbanPace", "Little Giants", "Nordlicht", "PixelPlay", "Casa Verde",
     "Happy Tots Store", "RunRight", "Zenfit", "Maison Lune", "Kawaii Kids",
-)  # fmt: skip
+)  # fmt: skip  # a word list: packed rows read as a table
 
 PAGE_CATEGORIES: tuple[str, ...] = (
     "Clothing (Brand)", "Shopping & retail", "Sportswear Store", "Baby goods/kids goods",
     "Education", "Product/service", "E-commerce website", "Toy store",
-)  # fmt: skip
+)  # fmt: skip  # a word list: packed rows read as a table
 
 AD_BODIES: tuple[str, ...] = (
     "Back to school in style! Shop the new collection today. 🎒✨",
@@ -119,12 +119,12 @@ AD_BODIES: tuple[str, ...] = (
 AD_TITLES: tuple[str, ...] = (
     "Shop now", "New arrivals", "Summer sale", "Limited edition", "Bestsellers",
     "Jetzt entdecken", "Nouveautés", "Ofertas", "新作",
-)  # fmt: skip
+)  # fmt: skip  # a word list: packed rows read as a table
 
 PRODUCT_NAMES: tuple[str, ...] = (
     "Cloud Runner 3", "Trail Pro GTX", "Rainbow Hoodie", "Dino Backpack",
     "Puzzle Set 500", "Aero Knit Sneaker", "Kids Rain Boots", "Comfort Tee",
-)  # fmt: skip
+)  # fmt: skip  # a word list: packed rows read as a table
 
 CTA: tuple[tuple[str, str], ...] = (
     ("Shop now", "SHOP_NOW"),

@@ -11,6 +11,7 @@ from requests.adapters import BaseAdapter
 
 from . import _config as config
 from . import _frames as frames
+from . import _many as many
 from . import _operations as endpoints
 from . import _pages as pages_
 from ._cache import CacheSetting
@@ -21,7 +22,6 @@ from ._errors import FetchError
 from ._ledger import Ledger, to_cents
 from ._operations import ActiveStatus, Sort
 from ._progress import Progress, interactive
-from ._schema import AD_COLUMNS
 from ._transport import Handler, MockTransport
 
 if TYPE_CHECKING:
@@ -211,8 +211,8 @@ class Client:
                 fetched before the failure.
         """
         count_or_none("max_pages", max_pages, minimum=1)
-        posts = _many(post)
-        items = _each(posts, post, lambda p: endpoints.comment_params(p, sort))
+        posts = many.items_of(post)
+        items = many.validate_each(posts, post, lambda p: endpoints.comment_params(p, sort))
         fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
         show = self._progress_on(progress)
 
@@ -224,8 +224,14 @@ class Client:
 
         if posts is None:
             return one(items[0], show)
-        key = _key_name(post, "post")
-        return self._run_many(posts, items, one, key, "posts", frames.comments_frame([]), show)
+        return many.fetch_all(
+            posts,
+            items,
+            one,
+            key=many.key_name(post, "post"),
+            empty=frames.comments_frame([]),
+            progress=Progress(show, "posts", self.ledger, unit="post"),
+        )
 
     def search_ads(
         self,
@@ -270,8 +276,8 @@ class Client:
         """
         count_or_none("max_pages", max_pages, minimum=1)
         count_or_none("max_ads", max_ads, minimum=1)
-        queries = _many(query)
-        items = _each(
+        queries = many.items_of(query)
+        items = many.validate_each(
             queries,
             query,
             lambda q: endpoints.ad_params(
@@ -298,57 +304,14 @@ class Client:
             return one(items[0], show)
         # The ads frame has a `query` column: a list fills nothing more, a Series named
         # `query` fills it with the queries as given, any other name adds its column.
-        key = _key_name(query, None)
-        return self._run_many(queries, items, one, key, "queries", frames.ads_frame([]), show)
-
-    def _run_many(
-        self,
-        keys: list[Any],
-        items: list[dict[str, str]],
-        one: Callable[[dict[str, str], bool], pd.DataFrame],
-        key: str | None,
-        what: str,
-        empty: pd.DataFrame,
-        show: bool,
-    ) -> pd.DataFrame:
-        """Fetch every item into one frame, under one progress bar over the items.
-
-        An item given twice (the same post as an id and as a URL, say) is fetched
-        once; its rows carry the first form given.
-        """
-        import pandas as pd
-
-        if key is not None and key in empty.columns and key != "query":
-            raise ValueError(
-                f"the key column {key!r} has the name of a result column; rename it first"
-            )
-        unique: dict[tuple[tuple[str, str], ...], tuple[Any, dict[str, str]]] = {}
-        for item_key, params in zip(keys, items, strict=True):
-            unique.setdefault(tuple(sorted(params.items())), (item_key, params))
-        bar = Progress(show, what, self.ledger, unit=_UNITS[what])
-        done: list[pd.DataFrame] = []
-
-        def combined(last: pd.DataFrame | None = None) -> pd.DataFrame:
-            parts = done + ([last] if last is not None else [])
-            if not parts:
-                return _keyed(empty, key, "")
-            # One query's extras may all be missing (typed object) where another's are
-            # text: retype after the concat so the frame stays typed (and Parquet-safe).
-            return frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
-
-        try:
-            for item_key, params in unique.values():
-                try:
-                    frame = one(params, False)
-                except FetchError as exc:
-                    this = exc.partial if exc.partial is not None else empty
-                    whole = combined(_keyed(this, key, item_key))
-                    raise exc.with_partial(whole).with_traceback(exc.__traceback__) from None
-                done.append(_keyed(frame, key, item_key))
-                bar.page(len(unique))
-        finally:
-            bar.close()
-        return combined()
+        return many.fetch_all(
+            queries,
+            items,
+            one,
+            key=many.key_name(query, None),
+            empty=frames.ads_frame([]),
+            progress=Progress(show, "queries", self.ledger, unit="query"),
+        )
 
     def _progress_on(self, progress: bool | None = None) -> bool:
         """This call's choice, else the client's; ``None`` means interactive sessions."""
@@ -384,59 +347,5 @@ class Client:
         return build(got)
 
 
-_UNITS = {"posts": "post", "queries": "query"}
-
-
 def _total_page(page: pages_.Page) -> Any:
     return page.body.get("totalPage")
-
-
-def _many(value: object) -> list[Any] | None:
-    """The items of a list-like argument, or None for a single post / query."""
-    if value is None or isinstance(value, str | bytes | int | Mapping):
-        return None
-    if isinstance(value, Iterable):
-        return list(value)
-    return None
-
-
-def _key_name(items: object, default: str | None) -> str | None:
-    """The key column of a many-item fetch: a named Series' name, else ``default``."""
-    import pandas as pd
-
-    if isinstance(items, pd.Series) and items.name is not None:
-        return str(items.name)
-    return default
-
-
-def _keyed(frame: pd.DataFrame, key: str | None, value: Any) -> pd.DataFrame:
-    """The frame with a column ``key`` holding the item it came from, as given.
-
-    First, unless it is the ads frame's own ``query`` column, which it fills.
-    """
-    if key is None:
-        return frame
-    import pandas as pd
-
-    keyed = frame.copy()
-    column = pd.array([str(value)] * len(keyed), dtype="string")
-    if key in keyed.columns:  # only "query": checked before any call
-        keyed[key] = column
-    else:
-        keyed.insert(0, key, column)
-    return keyed
-
-
-def _each(
-    many: list[Any] | None, one: object, check: Callable[[Any], dict[str, str]]
-) -> list[dict[str, str]]:
-    """Validated parameters of every item, before any call; errors name the item."""
-    if many is None:
-        return [check(one)]
-    out = []
-    for position, item in enumerate(many):
-        try:
-            out.append(check(item))
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"item {position} ({item!r}): {exc}") from None
-    return out

@@ -63,7 +63,7 @@ from socialframe.sandbox._comments import (
 )
 from socialframe.sandbox._examples import example_ads, example_comments
 from socialframe.sandbox._routes import ENVELOPES
-from socialframe.sandbox._server import RequestRecord, Sandbox
+from socialframe.sandbox._sandbox import RequestRecord, Sandbox
 
 __all__ = [
     "ADS_PER_ANSWER",

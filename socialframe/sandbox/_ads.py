@@ -23,6 +23,10 @@ Rules (all deterministic; the seed changes the content, never the counts):
   ``snapshot.body.text`` / ``snapshot.title``, real copy in ``cards``), page
   fields missing at the top level, then in the snapshot, and every text in
   ``_corpus.AD_BODIES`` (emoji, languages, URLs, ``<script>``, empty).
+
+Its size (over 400 lines) is earned: it is one generator for one response shape,
+and it keeps every rule above in one place next to the code that enforces it;
+split, the paging quirk and the cursors would sit apart from the data they page.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from socialframe._clock import ManualClock
 from socialframe.sandbox._comments import EXAMPLE_POSTS
-from socialframe.sandbox._server import Sandbox
+from socialframe.sandbox._sandbox import Sandbox
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,6 +1,6 @@
 """What the sandbox answers, as data: route a request to its operation, build fault answers.
 
-Pure: no sockets, no shared state. :mod:`socialframe.sandbox._server` decides
+Pure: no sockets, no shared state. :mod:`socialframe.sandbox._sandbox` decides
 *whether* a request gets through (auth, rate limit, faults); this module says what
 the answer is.
 """

@@ -1,0 +1,126 @@
+"""Many items (posts or queries) into one frame.
+
+Every item is validated before the first call (errors name the item); an item
+given twice is fetched once; each row carries the item it came from in a key
+column; one progress bar covers the items; a failure hands back every row
+fetched so far as the error's ``.partial``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from . import _frames as frames
+from ._errors import FetchError
+from ._schema import AD_COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ._progress import Progress
+
+
+def fetch_all(
+    keys: list[Any],
+    items: list[dict[str, str]],
+    one: Callable[[dict[str, str], bool], pd.DataFrame],
+    *,
+    key: str | None,
+    empty: pd.DataFrame,
+    progress: Progress,
+) -> pd.DataFrame:
+    """Fetch every item into one frame, under one progress bar over the items.
+
+    Args:
+        keys: The items as given (what the key column shows).
+        items: The validated parameters of each item, in the same order.
+        one: Fetches one item's frame (``one(params, show_its_own_bar)``).
+        key: The key column's name; ``None`` adds none.
+        empty: The empty frame of the operation (its columns and dtypes).
+        progress: The bar over the items.
+
+    An item given twice (the same post as an id and as a URL, say) is fetched
+    once; its rows carry the first form given.
+    """
+    import pandas as pd
+
+    if key is not None and key in empty.columns and key != "query":
+        raise ValueError(f"the key column {key!r} has the name of a result column; rename it first")
+    unique: dict[tuple[tuple[str, str], ...], tuple[Any, dict[str, str]]] = {}
+    for item_key, params in zip(keys, items, strict=True):
+        unique.setdefault(tuple(sorted(params.items())), (item_key, params))
+    done: list[pd.DataFrame] = []
+
+    def combined(last: pd.DataFrame | None = None) -> pd.DataFrame:
+        parts = done + ([last] if last is not None else [])
+        if not parts:
+            return keyed(empty, key, "")
+        # One query's extras may all be missing (typed object) where another's are
+        # text: retype after the concat so the frame stays typed (and Parquet-safe).
+        return frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
+
+    try:
+        for item_key, params in unique.values():
+            try:
+                frame = one(params, False)
+            except FetchError as exc:
+                this = exc.partial if exc.partial is not None else empty
+                whole = combined(keyed(this, key, item_key))
+                raise exc.with_partial(whole).with_traceback(exc.__traceback__) from None
+            done.append(keyed(frame, key, item_key))
+            progress.page(len(unique))
+    finally:
+        progress.close()
+    return combined()
+
+
+def items_of(value: object) -> list[Any] | None:
+    """The items of a list-like argument, or None for a single post / query."""
+    if value is None or isinstance(value, str | bytes | int | Mapping):
+        return None
+    if isinstance(value, Iterable):
+        return list(value)
+    return None
+
+
+def key_name(items: object, default: str | None) -> str | None:
+    """The key column of a many-item fetch: a named Series' name, else ``default``."""
+    import pandas as pd
+
+    if isinstance(items, pd.Series) and items.name is not None:
+        return str(items.name)
+    return default
+
+
+def keyed(frame: pd.DataFrame, key: str | None, value: Any) -> pd.DataFrame:
+    """The frame with a column ``key`` holding the item it came from, as given.
+
+    First, unless it is the ads frame's own ``query`` column, which it fills.
+    """
+    if key is None:
+        return frame
+    import pandas as pd
+
+    keyed = frame.copy()
+    column = pd.array([str(value)] * len(keyed), dtype="string")
+    if key in keyed.columns:  # only "query": checked before any call
+        keyed[key] = column
+    else:
+        keyed.insert(0, key, column)
+    return keyed
+
+
+def validate_each(
+    many: list[Any] | None, one: object, check: Callable[[Any], dict[str, str]]
+) -> list[dict[str, str]]:
+    """Validated parameters of every item, before any call; errors name the item."""
+    if many is None:
+        return [check(one)]
+    out = []
+    for position, item in enumerate(many):
+        try:
+            out.append(check(item))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"item {position} ({item!r}): {exc}") from None
+    return out

@@ -1,0 +1,380 @@
+"""The Sandbox: the service's state and gates, served over HTTP or in-process.
+
+Each GET goes through the same gates as on the real service, in this order:
+
+1. an injected fault (:meth:`Sandbox.inject`), if one is queued;
+2. the rate limit (429 with ``Retry-After: 1``);
+3. the API key (401);
+4. a random fault, when ``fault_rate`` draws one;
+5. the operation itself (:func:`socialframe.sandbox._routes.route`): 200, 400 or 404.
+
+Only a 200 success is charged. Other methods get 405. The answers reach the
+client through the HTTP server (:mod:`socialframe.sandbox._server`) or, with no
+socket at all, through :meth:`Sandbox.transport`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import random
+import secrets
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import parse_qsl, urlsplit
+
+from socialframe._clock import SYSTEM_CLOCK, Clock
+from socialframe.sandbox import _routes as routes
+from socialframe.sandbox._routes import Answer, Fault
+from socialframe.sandbox._server import Server
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from requests import PreparedRequest
+
+    from socialframe._client import Client
+    from socialframe._transport import MockTransport
+
+
+class Headers(Protocol):
+    """Request headers as both the server (``email.message.Message``) and the
+    in-process transport (``requests``' case-insensitive dict) hold them;
+    a name may repeat in the former."""
+
+    def keys(self) -> Iterable[str]: ...
+
+    def items(self) -> Iterable[tuple[str, str]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """One request the sandbox received. Header values (the key) are never kept.
+
+    Attributes:
+        path: The URL path, without the query string.
+        params: The query parameters (the last value of a repeated name).
+        status: The HTTP status answered.
+        charged: Whether the request was billed.
+        headers: The names of the request headers, as sent (never their values).
+        auth: How the key came, e.g. ``"Authorization: Bearer"`` or
+            ``"X-RapidAPI-Key"`` (the header name as sent); None if it did not.
+    """
+
+    path: str
+    params: dict[str, str]
+    status: int
+    charged: bool
+    headers: tuple[str, ...] = ()
+    auth: str | None = None
+
+
+class Sandbox:
+    """A local stand-in for the paid service, with deterministic data.
+
+    Args:
+        port: TCP port on 127.0.0.1; 0 picks a free one at start.
+        seed: Chooses the data; the same seed always answers the same bodies.
+        latency: Seconds slept before each answer.
+        fault_rate: Share of GET requests, in [0, 1], that fail instead: half with
+            a 502/503, half with an HTTP-200 ``success: false`` envelope. Drawn from
+            ``random.Random(seed)`` in arrival order, so a run is repeatable.
+        rate_limit: Most requests accepted in any one-second window; more get 429.
+        api_key: The key to accept; a random ``sf-sandbox-...`` one by default.
+        clock: Times the rate-limit window and sleeps the latency; the system's
+            by default. Share a :class:`~socialframe.sandbox.ManualClock` with an
+            in-process client and waits cost nothing.
+
+    Example:
+        >>> import requests
+        >>> with Sandbox() as sb, requests.Session() as s:
+        ...     r = s.get(sb.url + "/fetch_search_ads_pages", params={"query": "for kids"},
+        ...               headers={"Authorization": f"Bearer {sb.api_key}"})
+        >>> r.status_code, sb.charges
+        (200, 1)
+    """
+
+    def __init__(
+        self,
+        port: int = 0,
+        seed: int = 0,
+        latency: float = 0.0,
+        fault_rate: float = 0.0,
+        rate_limit: float | None = None,
+        *,
+        api_key: str | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        if not 0.0 <= fault_rate <= 1.0:
+            raise ValueError(f"fault_rate must be within [0, 1], got {fault_rate}")
+        if latency < 0:
+            raise ValueError(f"latency must be >= 0, got {latency}")
+        if rate_limit is not None and rate_limit <= 0:
+            raise ValueError(f"rate_limit must be > 0 or None, got {rate_limit}")
+        if api_key == "":
+            raise ValueError("api_key must not be empty")
+        self.seed = seed
+        self.latency = latency
+        self.fault_rate = fault_rate
+        self.rate_limit = rate_limit
+        self.api_key = api_key or "sf-sandbox-" + secrets.token_hex(8)
+        self.clock: Clock = clock or SYSTEM_CLOCK
+        self._port = port
+        self._lock = threading.Lock()
+        self._charges = 0
+        self._records: list[RequestRecord] = []
+        self._injected: deque[Fault] = deque()
+        self._fault_rng = random.Random(seed)
+        self._window: deque[float] = deque()
+        self._server: Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The TCP port (known before start only when one was given)."""
+        if self._port == 0:
+            raise RuntimeError("port 0 is chosen at start(): start the sandbox first")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The base URL, ``http://127.0.0.1:<port>/seed-<seed>``.
+
+        The seed sits in the path so that caches of different seeds never share
+        keys; the server routes on the last path segment and ignores the rest.
+        """
+        return f"http://127.0.0.1:{self.port}/seed-{self.seed}"
+
+    @property
+    def charges(self) -> int:
+        """Paid calls served: HTTP-200 successes."""
+        with self._lock:
+            return self._charges
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        """A copy of the records of every request received, in arrival order."""
+        with self._lock:
+            return list(self._records)
+
+    def inject(self, *faults: Fault) -> None:
+        """Queue faults for the next GET requests, one per request, in order.
+
+        They take precedence over everything else, ``fault_rate`` included.
+
+        Args:
+            *faults: HTTP statuses (429, 500, 502, 503, 400, 401, ...) or
+                ``"success_false"`` / ``"bad_gateway"`` (the HTTP-200 envelopes).
+
+        Raises:
+            ValueError: A fault is neither.
+        """
+        for kind in faults:
+            routes.fault(kind)  # validates now rather than mid-request
+        with self._lock:
+            self._injected.extend(faults)
+
+    def client(self, *, in_process: bool = False, **client_kwargs: Any) -> Client:
+        """Return a :class:`socialframe.Client` pointed at this sandbox.
+
+        Args:
+            in_process: Answer in this process through :meth:`transport`, without
+                a server or a socket (the sandbox need not be started). The
+                client then also shares this sandbox's clock, unless given one.
+            **client_kwargs: More arguments for the client (cache, max_cost, ...).
+
+        Returns:
+            The client, with this sandbox's key and URL.
+
+        Example:
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+            >>> clock = ManualClock()
+            >>> sandbox = Sandbox(clock=clock)  # not started: no port, no thread
+            >>> sandbox.inject(503, 429)
+            >>> with sandbox.client(in_process=True, cache=False) as client:
+            ...     n = len(client.post_comments(EXAMPLE_POSTS[82]))
+            >>> n, client.ledger.failed_calls, sandbox.charges, clock.sleeps[1] >= 1.0
+            (82, 2, 2, True)
+        """
+        from socialframe._client import Client  # the sandbox must not need the client
+
+        if in_process:
+            client_kwargs.setdefault("transport", self.transport())
+            client_kwargs.setdefault("clock", self.clock)
+            return Client(api_key=self.api_key, base_url=self.in_process_url, **client_kwargs)
+        return Client(api_key=self.api_key, base_url=self.url, **client_kwargs)
+
+    @property
+    def in_process_url(self) -> str:
+        """The base URL of :meth:`transport`: ``http://sandbox.invalid/seed-<seed>``.
+
+        ``.invalid`` never resolves (RFC 2606): a client pointed there without the
+        in-process transport fails rather than reaching some other host.
+        """
+        return f"http://sandbox.invalid/seed-{self.seed}"
+
+    def transport(self) -> MockTransport:
+        """This sandbox as an in-process transport, for ``sf.Client(transport=...)``.
+
+        Every request goes through the same gates as on the server (injected
+        faults, rate limit, key, random faults), is recorded in :attr:`requests`
+        and counted in :attr:`charges`; ``latency`` is slept on :attr:`clock`.
+        """
+        from socialframe._transport import MockTransport
+
+        def answer(request: PreparedRequest) -> tuple[int, Any, dict[str, str]]:
+            split = urlsplit(request.url or "")
+            target = split.path + (f"?{split.query}" if split.query else "")
+            found = self._answer(request.method or "GET", target, request.headers)
+            if self.latency:
+                self.clock.sleep(self.latency)
+            return found.status, found.body, dict(found.headers)
+
+        return MockTransport(answer)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> Sandbox:
+        """Bind the port and serve in a background thread.
+
+        Returns:
+            This sandbox.
+
+        Raises:
+            RuntimeError: It is already running.
+        """
+        server = self._bind()
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},  # how fast close() returns
+            name=f"socialframe-sandbox-{self._port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and release the port; a no-op when not running."""
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        server.shutdown()
+        server.close()
+        thread.join()
+        self._server = self._thread = None
+
+    def serve_forever(self, ready: Callable[[Sandbox], None] | None = None) -> None:
+        """Serve in the calling thread until KeyboardInterrupt.
+
+        Args:
+            ready: Called once the port is bound, before serving (e.g. to print
+                :attr:`url` when the port was 0).
+        """
+        server = self._bind()
+        try:
+            if ready is not None:
+                ready(self)
+            server.serve_forever(poll_interval=0.2)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.close()
+            self._server = None
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "running" if self._server is not None else "stopped"
+        where = self.url if self._port else "port 0"
+        return f"<Sandbox {where} seed={self.seed} {state} charges={self.charges}>"
+
+    def _bind(self) -> Server:
+        if self._server is not None:
+            raise RuntimeError("the sandbox is already running")
+        self._server = Server(self, self._port)
+        self._port = self._server.server_address[1]
+        return self._server
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def _answer(self, method: str, target: str, headers: Headers) -> Answer:
+        """Decide the answer to one request, record it and count its charge.
+
+        Args:
+            method: The HTTP method.
+            target: The request target (path and query string).
+            headers: The request headers.
+
+        Returns:
+            The answer to write.
+        """
+        split = urlsplit(target)
+        params = dict(parse_qsl(split.query, keep_blank_values=True))
+        auth = self._key_header(headers)
+        answer = self._decide(method, split.path, params, auth is not None)
+        record = RequestRecord(
+            split.path, params, answer.status, answer.charged, tuple(headers.keys()), auth
+        )
+        with self._lock:
+            self._records.append(record)
+            self._charges += answer.charged
+        return answer
+
+    def _decide(
+        self, method: str, path: str, params: Mapping[str, str], authorised: bool
+    ) -> Answer:
+        if method != "GET":
+            return routes.error(405)
+        with self._lock:
+            injected = self._injected.popleft() if self._injected else None
+            # Two draws for every GET, used or not: request n's fate depends only on n.
+            draw, kind = self._fault_rng.random(), self._fault_rng.random()
+            limited = injected is None and self._over_limit()
+        if injected is not None:
+            return routes.fault(injected)
+        if limited:
+            return routes.error(429)
+        if not authorised:
+            return routes.error(401)
+        if draw < self.fault_rate:
+            return routes.fault((502, 503, "success_false", "bad_gateway")[int(kind * 4)])
+        return routes.route(path, params, self.seed)
+
+    def _over_limit(self) -> bool:
+        # Sliding one-second window over accepted requests; the caller holds the lock.
+        if self.rate_limit is None:
+            return False
+        now = self.clock.monotonic()
+        while self._window and self._window[0] <= now - 1.0:
+            self._window.popleft()
+        if len(self._window) >= self.rate_limit:
+            return True
+        self._window.append(now)
+        return False
+
+    def _key_header(self, headers: Headers) -> str | None:
+        """How the key came (for the record), or None when no header carries it."""
+        # Deployments differ (Bearer token, X-RapidAPI-Key, ...): accept the key in
+        # any header, whatever its name's casing, bare or as a Bearer token.
+        key = self.api_key.encode()
+        for name, value in headers.items():
+            value = value.strip()
+            bearer = name.lower() == "authorization" and value[:7].lower() == "bearer "
+            if bearer:
+                value = value[7:].strip()
+            if hmac.compare_digest(value.encode("utf-8", "surrogateescape"), key):
+                return f"{name}: Bearer" if bearer else name
+        return None

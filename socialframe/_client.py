@@ -170,7 +170,13 @@ class Client:
         )
 
     def close(self) -> None:
-        """Close the HTTP session and the cache."""
+        """Close the HTTP session and the cache; ``with Client(...)`` does it on exit.
+
+        Example:
+            >>> from socialframe.sandbox import Sandbox
+            >>> client = Sandbox().client(in_process=True, cache=False)
+            >>> client.close()
+        """
         self._caller.close()
 
     def __enter__(self) -> Client:
@@ -209,6 +215,16 @@ class Client:
             FetchError: see the error tree (``BudgetExceededError``,
                 ``APIError``, ...); ``.partial`` holds the frame of the pages
                 fetched before the failure.
+
+        Example:
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+            >>> with Sandbox().client(in_process=True, cache=False) as client:
+            ...     comments = client.post_comments(EXAMPLE_POSTS[82])
+            ...     several = client.post_comments([EXAMPLE_POSTS[1], EXAMPLE_POSTS[50]])
+            >>> len(comments), client.ledger.paid_calls
+            (82, 4)
+            >>> several.groupby("post", sort=False).size().to_dict()
+            {'7384427202391592962': 1, '7384427202391592963': 50}
         """
         count_or_none("max_pages", max_pages, minimum=1)
         posts = many.items_of(post)
@@ -273,6 +289,13 @@ class Client:
             FetchError: see the error tree (``BudgetExceededError``,
                 ``APIError``, ...); ``.partial`` holds the frame of the pages
                 fetched before the failure.
+
+        Example:
+            >>> from socialframe.sandbox import Sandbox
+            >>> with Sandbox().client(in_process=True, cache=False) as client:
+            ...     ads = client.search_ads("running shoes", country="US", max_ads=30)
+            >>> len(ads), client.ledger.paid_calls, ads["query"].unique().tolist()
+            (30, 2, ['running shoes'])
         """
         count_or_none("max_pages", max_pages, minimum=1)
         count_or_none("max_ads", max_ads, minimum=1)

@@ -15,18 +15,54 @@ from typing import Protocol, runtime_checkable
 
 @runtime_checkable
 class Clock(Protocol):
-    """What socialframe asks of a clock."""
+    """What socialframe asks of a clock (the type of ``sf.Client(clock=...)``).
+
+    Example:
+        >>> import socialframe as sf
+        >>> from socialframe.sandbox import ManualClock
+        >>> isinstance(ManualClock(), sf.Clock)
+        True
+    """
 
     def now(self) -> datetime:
-        """The wall-clock time, tz-aware (UTC)."""
+        """The wall-clock time.
+
+        Returns:
+            A tz-aware datetime.
+
+        Example:
+            >>> from socialframe.sandbox import ManualClock
+            >>> ManualClock().now().isoformat()
+            '2026-01-01T00:00:00+00:00'
+        """
         ...
 
     def monotonic(self) -> float:
-        """Seconds on a clock that never goes back (for waits and rate limits)."""
+        """Seconds on a clock that never goes back (for waits and rate limits).
+
+        Returns:
+            Seconds from an arbitrary start.
+
+        Example:
+            >>> from socialframe.sandbox import ManualClock
+            >>> ManualClock().monotonic()
+            0.0
+        """
         ...
 
     def sleep(self, seconds: float) -> None:
-        """Wait ``seconds``."""
+        """Wait.
+
+        Args:
+            seconds: How long.
+
+        Example:
+            >>> from socialframe.sandbox import ManualClock
+            >>> clock = ManualClock()
+            >>> clock.sleep(2)
+            >>> clock.monotonic()
+            2.0
+        """
         ...
 
 
@@ -74,20 +110,64 @@ class ManualClock:
         self.sleeps: list[float] = []
 
     def now(self) -> datetime:
+        """The start time plus the time slept and advanced.
+
+        Returns:
+            A tz-aware datetime.
+
+        Example:
+            >>> clock = ManualClock()
+            >>> clock.advance(60)
+            >>> clock.now().isoformat()
+            '2026-01-01T00:01:00+00:00'
+        """
         with self._lock:
             return self._start + timedelta(seconds=self._elapsed)
 
     def monotonic(self) -> float:
+        """Seconds slept and advanced so far.
+
+        Returns:
+            The seconds.
+
+        Example:
+            >>> clock = ManualClock()
+            >>> clock.sleep(0.5); clock.advance(1)
+            >>> clock.monotonic()
+            1.5
+        """
         with self._lock:
             return self._elapsed
 
     def sleep(self, seconds: float) -> None:
+        """Jump forward ``seconds`` at once, and record the sleep.
+
+        Args:
+            seconds: How long the caller would have waited (a negative one moves
+                nothing but is recorded).
+
+        Example:
+            >>> clock = ManualClock()
+            >>> clock.sleep(3)
+            >>> clock.sleeps, clock.monotonic()
+            ([3], 3.0)
+        """
         with self._lock:
             self.sleeps.append(seconds)
             self._elapsed += max(0.0, seconds)
 
     def advance(self, seconds: float) -> None:
-        """Move time forward without recording a sleep."""
+        """Move time forward without recording a sleep.
+
+        Args:
+            seconds: How far.
+
+        Example:
+            >>> clock = ManualClock()
+            >>> clock.advance(10)
+            >>> clock.sleeps, clock.monotonic()
+            ([], 10.0)
+        """
         with self._lock:
             self._elapsed += max(0.0, seconds)
 

@@ -47,6 +47,15 @@ class Ledger:
         cached_calls: Calls answered from the cache (not sent, not charged).
         failed_calls: Calls sent that failed (429, 5xx, ``success: false``,
             connection errors): not charged.
+
+    Example:
+        >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+        >>> with Sandbox().client(in_process=True, cache=False) as client:
+        ...     _ = client.post_comments(EXAMPLE_POSTS[82])
+        >>> print(client.ledger)
+        paid 2 calls ($0.02) · cached 0 ($0.00 saved) · failed 0 (free)
+        >>> client.ledger.spent_usd
+        0.02
     """
 
     def __init__(self) -> None:
@@ -58,8 +67,17 @@ class Ledger:
     def record(self, outcome: Outcome) -> None:
         """Count one call: ``"paid"``, ``"cached"`` or ``"failed"``.
 
+        Args:
+            outcome: Where the call went.
+
         Raises:
             ValueError: any other outcome.
+
+        Example:
+            >>> ledger = Ledger()
+            >>> ledger.record("paid"); ledger.record("cached")
+            >>> ledger.paid_calls, ledger.cached_calls, ledger.failed_calls
+            (1, 1, 0)
         """
         with self._lock:
             if outcome == "paid":
@@ -82,18 +100,51 @@ class Ledger:
         return self.cached_calls * PRICE_CENTS / 100
 
     def would_exceed(self, max_cost_cents: Decimal | None) -> bool:
-        """Whether one more paid call would take the spend over the budget."""
+        """Whether one more paid call would take the spend over the budget.
+
+        Args:
+            max_cost_cents: The budget in cents; ``None`` for no budget.
+
+        Returns:
+            True when the next paid call must not be sent.
+
+        Example:
+            >>> ledger = Ledger()
+            >>> ledger.record("paid")
+            >>> ledger.would_exceed(2), ledger.would_exceed(1), ledger.would_exceed(None)
+            (False, True, False)
+        """
         if max_cost_cents is None:
             return False
         return (self.paid_calls + 1) * PRICE_CENTS > max_cost_cents
 
     def reset(self) -> None:
-        """Start counting from zero (the budget counts from here too)."""
+        """Start counting from zero (the budget counts from here too).
+
+        Example:
+            >>> ledger = Ledger()
+            >>> ledger.record("paid")
+            >>> ledger.reset()
+            >>> ledger.paid_calls
+            0
+        """
         with self._lock:
             self.paid_calls = self.cached_calls = self.failed_calls = 0
 
     def as_dict(self) -> dict[str, float | int]:
-        """The figures as a plain dict."""
+        """The figures as a plain dict.
+
+        Returns:
+            ``paid_calls``, ``cached_calls``, ``failed_calls``, ``spent_usd``,
+            ``saved_usd``.
+
+        Example:
+            >>> ledger = Ledger()
+            >>> ledger.record("failed")
+            >>> ledger.as_dict()  # doctest: +NORMALIZE_WHITESPACE
+            {'paid_calls': 0, 'cached_calls': 0, 'failed_calls': 1,
+             'spent_usd': 0.0, 'saved_usd': 0.0}
+        """
         return {
             "paid_calls": self.paid_calls,
             "cached_calls": self.cached_calls,

@@ -75,6 +75,26 @@ class MockTransport(HTTPAdapter):
     def send(
         self, request: requests.PreparedRequest, *args: Any, **kwargs: Any
     ) -> requests.Response:
+        """Answer ``request`` with the handler (requests' adapter interface).
+
+        Args:
+            request: The prepared request.
+            *args: requests' ``stream``, ``timeout``, ... (unused: nothing waits).
+            **kwargs: The same, by name.
+
+        Returns:
+            The handler's answer as a ``requests.Response``.
+
+        Raises:
+            NotCachedError: a cache-only request (the handler is not called).
+
+        Example:
+            >>> import requests
+            >>> transport = MockTransport(lambda request: (201, {"ok": True}))
+            >>> response = transport.send(requests.Request("GET", "https://x.example/").prepare())
+            >>> response.status_code, response.json()
+            (201, {'ok': True})
+        """
         _refuse_cache_only(request)
         answer = self.handler(request)
         if isinstance(answer, requests.Response):

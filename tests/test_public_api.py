@@ -158,3 +158,44 @@ def test_accessor_and_widget_signatures_are_the_contract() -> None:
 
     assert list(inspect.signature(widgets.explore_comments).parameters)[0] == "comments"
     assert list(inspect.signature(widgets.ad_search).parameters)[0] == "client"
+
+
+def _public_callables() -> list[tuple[str, object]]:
+    """Every public function, class and method of the public modules and df.social."""
+    import socialframe.sandbox as sandbox
+    import socialframe.widgets as widgets
+    from socialframe._accessor import SocialAccessor
+
+    found: list[tuple[str, object]] = []
+    for module_name, module in [("sf", sf), ("widgets", widgets), ("sandbox", sandbox)]:
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and issubclass(obj, Exception):
+                continue  # the error tree is documented in the errors module's docstring
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                found.append((f"{module_name}.{name}", obj))
+    classes = [obj for _, obj in found if inspect.isclass(obj)] + [SocialAccessor]
+    for cls in dict.fromkeys(classes):
+        for name, member in vars(cls).items():
+            if name.startswith("_") or not inspect.isfunction(member):
+                continue
+            found.append((f"{cls.__name__}.{name}", member))
+    return found
+
+
+def test_every_public_callable_documents_args_returns_and_an_example() -> None:
+    gaps = []
+    for where, obj in _public_callables():
+        doc = inspect.getdoc(obj) or ""
+        if inspect.isclass(obj):
+            if "Example:" not in doc:
+                gaps.append(f"{where}: no Example")
+            continue
+        params = [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]
+        needs = ["Example:"]
+        if params:
+            needs.append("Args:")
+        if inspect.signature(obj).return_annotation not in (None, "None"):
+            needs.append("Returns:")
+        gaps += [f"{where}: no {n}" for n in needs if n not in doc]
+    assert gaps == []

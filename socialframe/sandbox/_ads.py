@@ -87,6 +87,10 @@ class AdSearch:
         active_status: ``"ALL"``, ``"Active"`` or ``"Inactive"``.
         after: Keep ads that started at or after this Unix second.
         before: Keep ads that started before this Unix second.
+
+    Example:
+        >>> parse_search({"query": " Running  Shoes ", "country": "US"})[0]
+        AdSearch(key='q:running shoes', country='US', active_status='ALL', after=None, before=None)
     """
 
     key: str
@@ -112,6 +116,10 @@ def ads_total(query_or_page_id: str, seed: int = 0, *, page: bool = False) -> in
 
     Returns:
         One of ``ADS_COUNTS`` for a query, of ``PAGE_AD_COUNTS`` for a page id.
+
+    Example:
+        >>> ads_total("Running Shoes"), ads_total("for kids"), ads_total("123", page=True)
+        (130, 75, 13)
     """
     del seed  # part of the signature for symmetry with the other generators
     if page:
@@ -130,6 +138,10 @@ def repeats(search: AdSearch) -> bool:
 
     Returns:
         True for about half of all queries and page ids.
+
+    Example:
+        >>> repeats(AdSearch("q:running shoes")), repeats(AdSearch("q:for kids"))
+        (True, False)
     """
     return int(digest("ads-repeat", search.key)[:8], 16) % 2 == 0
 
@@ -146,6 +158,11 @@ def parse_search(params: Mapping[str, str]) -> tuple[AdSearch, str | None]:
 
     Raises:
         BadParam: A parameter has a value the service refuses.
+
+    Example:
+        >>> search, cursor = parse_search({"ad_page_id": "123", "activeStatus": "Active"})
+        >>> search.key, search.active_status, cursor
+        ('p:123', 'Active', None)
     """
     query = params.get("query", "").strip()
     page_id = params.get("ad_page_id")
@@ -191,6 +208,11 @@ def ads_body(params: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
     Raises:
         BadParam: A parameter is invalid, or ``end_cursor`` was not issued for
             this search.
+
+    Example:
+        >>> data = ads_body({"query": "running shoes"})["data"]
+        >>> sum(len(group) for group in data["ads"]), data["page_info"]["has_next_page"]
+        (26, True)
     """
     search, cursor = parse_search(params)
     fingerprint = digest(

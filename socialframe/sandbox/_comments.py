@@ -65,6 +65,10 @@ def comment_total(post_id: str) -> int:
 
     Returns:
         ``TOTALS[int(post_id) % 8]``, one of 82, 0, 1, 50, 51, 2345, 7, 120.
+
+    Example:
+        >>> comment_total(EXAMPLE_POSTS[82]), comment_total("8")
+        (82, 82)
     """
     return TOTALS[int(post_id) % 8]
 
@@ -77,12 +81,27 @@ def has_pinned(post_id: str) -> bool:
 
     Returns:
         True when ``(int(post_id) // 8) % 2 == 0`` and the post has comments.
+
+    Example:
+        >>> has_pinned(EXAMPLE_POSTS[82]), has_pinned(EXAMPLE_POSTS[0])
+        (True, False)
     """
     return (int(post_id) // 8) % 2 == 0 and comment_total(post_id) > 0
 
 
 def total_pages(total: int) -> int:
-    """Return the number of 50-comment pages for ``total`` comments (0 for 0)."""
+    """Return the number of 50-comment pages for ``total`` comments.
+
+    Args:
+        total: How many comments.
+
+    Returns:
+        ``ceil(total / 50)``: 0 for no comments.
+
+    Example:
+        >>> total_pages(82), total_pages(50), total_pages(0)
+        (2, 1, 0)
+    """
     return -(-total // PAGE_SIZE)
 
 
@@ -99,6 +118,10 @@ def expected_token(post_id: str, sort: str, page: int, seed: int = 0) -> str:
 
     Returns:
         A token shaped like the real ones: ``"<10 digits>-<13-digit ms>-<32 hex>"``.
+
+    Example:
+        >>> expected_token(EXAMPLE_POSTS[82], "mostRelevant", 1)
+        '3162562758-1767294693005-02f92ff30babd10529ef4c28ab3fc5ac'
     """
     h = digest(seed, "token", post_id, sort, page)
     digits = 1_000_000_000 + int(h[:8], 16) % 9_000_000_000
@@ -123,6 +146,11 @@ def comments_body(post_id: str, sort: str, page: int = 1, seed: int = 0) -> dict
 
     Raises:
         BadParam: ``post_id``, ``sort`` or ``page`` is invalid.
+
+    Example:
+        >>> body = comments_body(EXAMPLE_POSTS[82], "mostRelevant", page=2)
+        >>> len(body["data"]), body["totalPage"], body["total"]
+        (32, 2, 82)
     """
     _check_post(post_id)
     if sort not in SORTS:

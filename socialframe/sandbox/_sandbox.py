@@ -61,6 +61,15 @@ class RequestRecord:
         headers: The names of the request headers, as sent (never their values).
         auth: How the key came, e.g. ``"Authorization: Bearer"`` or
             ``"X-RapidAPI-Key"`` (the header name as sent); None if it did not.
+
+    Example:
+        >>> from socialframe.sandbox import Sandbox
+        >>> sandbox = Sandbox()
+        >>> with sandbox.client(in_process=True, cache=False) as client:
+        ...     _ = client.search_ads("coffee", max_pages=1)
+        >>> record = sandbox.requests[0]
+        >>> record.path, record.params, record.status, record.charged, record.auth
+        ('/seed-0/fetch_search_ads_pages', {'query': 'coffee'}, 200, True, 'Authorization: Bearer')
     """
 
     path: str
@@ -172,6 +181,15 @@ class Sandbox:
 
         Raises:
             ValueError: A fault is neither.
+
+        Example:
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+            >>> sandbox = Sandbox(clock=ManualClock())
+            >>> sandbox.inject(503, "success_false")
+            >>> with sandbox.client(in_process=True, cache=False) as client:
+            ...     _ = client.post_comments(EXAMPLE_POSTS[1])
+            >>> [(r.status, r.charged) for r in sandbox.requests]
+            [(503, False), (200, False), (200, True)]
         """
         for kind in faults:
             routes.fault(kind)  # validates now rather than mid-request
@@ -223,6 +241,20 @@ class Sandbox:
         Every request goes through the same gates as on the server (injected
         faults, rate limit, key, random faults), is recorded in :attr:`requests`
         and counted in :attr:`charges`; ``latency`` is slept on :attr:`clock`.
+
+        Returns:
+            A :class:`~socialframe.MockTransport` answering at
+            :attr:`in_process_url` (any host works; only the path's last segment
+            routes).
+
+        Example:
+            >>> import socialframe as sf
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+            >>> sandbox = Sandbox()
+            >>> with sf.Client(sandbox.api_key, base_url="https://api.example",
+            ...                transport=sandbox.transport(), cache=False) as client:
+            ...     len(client.post_comments(EXAMPLE_POSTS[50])), sandbox.charges
+            (50, 1)
         """
         from socialframe._transport import MockTransport
 
@@ -246,6 +278,12 @@ class Sandbox:
 
         Raises:
             RuntimeError: It is already running.
+
+        Example:
+            >>> sandbox = Sandbox().start()
+            >>> sandbox.url.startswith("http://127.0.0.1:")
+            True
+            >>> sandbox.close()
         """
         server = self._bind()
         self._thread = threading.Thread(
@@ -258,7 +296,13 @@ class Sandbox:
         return self
 
     def close(self) -> None:
-        """Stop serving and release the port; a no-op when not running."""
+        """Stop serving and release the port; a no-op when not running.
+
+        Example:
+            >>> sandbox = Sandbox().start()
+            >>> sandbox.close()
+            >>> sandbox.close()  # again: nothing to do
+        """
         server, thread = self._server, self._thread
         if server is None or thread is None:
             return
@@ -273,6 +317,11 @@ class Sandbox:
         Args:
             ready: Called once the port is bound, before serving (e.g. to print
                 :attr:`url` when the port was 0).
+
+        Example:
+            ``python -m socialframe sandbox --port 8750`` runs this; from code::
+
+                Sandbox(port=8750).serve_forever(ready=lambda s: print(s.url))
         """
         server = self._bind()
         try:

@@ -121,6 +121,17 @@ def test_rate_limit_waits_for_retry_after(clock: ManualClock, tmp_path: Path) ->
     assert clock.monotonic() >= 3.0  # 7 calls at 2 per second
 
 
+def test_rate_limit_error_after_retries_carries_retry_after(
+    sandbox: Sandbox, clock: ManualClock
+) -> None:
+    sandbox.inject(429, 429)
+    c = sandbox.client(in_process=True, cache=False, max_retries=1)
+    with c, pytest.raises(sf.RateLimitError) as info:
+        c.post_comments(P82)
+    assert info.value.retry_after == 1.0 and len(sandbox.requests) == 2
+    assert clock.sleeps[0] >= 1.0 and c.ledger.failed_calls == 2
+
+
 def service(*answers: Any) -> tuple[sf.MockTransport, list[requests.PreparedRequest]]:
     """A MockTransport answering ``answers`` in order, recording the requests."""
     seen: list[requests.PreparedRequest] = []

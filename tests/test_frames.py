@@ -481,3 +481,36 @@ def test_nothing_the_service_sent_is_dropped() -> None:
     assert row["big"] == 2**70 and row["mixed"] == [1, 2.5]
     assert row["legacy_id"] == "123" and str(df["legacy_id"].dtype) == "string"
     assert df.loc[1, "huge_ints"] == 2**60 and str(df["huge_ints"].dtype) == "Int64"
+
+
+# -- the schema is read by name --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["comments", "ads"])
+def test_reordering_the_schema_reorders_columns_and_never_mislabels_them(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from socialframe._frames import ads as ads_module
+    from socialframe._frames import comments as comments_module
+    from socialframe.sandbox import example_ads, example_comments
+
+    expected = example_comments() if kind == "comments" else example_ads()
+    module = comments_module if kind == "comments" else ads_module
+    name = "COMMENT_COLUMNS" if kind == "comments" else "AD_COLUMNS"
+    shuffled = tuple(reversed(getattr(module, name)))
+    monkeypatch.setattr(module, name, shuffled)
+    if kind == "comments":
+        # The author fields too: the old code zipped a slice of the list with a tuple.
+        monkeypatch.setattr(module, "AUTHOR_FIELDS", tuple(reversed(module.AUTHOR_FIELDS)))
+    else:
+        monkeypatch.setattr(module, "_ROW_FIELDS", tuple(reversed(module._ROW_FIELDS)))
+    got = example_comments() if kind == "comments" else example_ads()
+    assert tuple(got.columns[: len(shuffled)]) == shuffled
+    pd.testing.assert_frame_equal(got[list(expected.columns)], expected)
+
+
+def test_a_builder_that_forgets_a_column_fails_loudly() -> None:
+    from socialframe._frames.values import typed_frame
+
+    with pytest.raises(AssertionError, match="missing"):
+        typed_frame({"post_urn": ["x"]}, COMMENT_COLUMNS, COMMENT_DTYPES)

@@ -199,3 +199,27 @@ def test_every_public_callable_documents_args_returns_and_an_example() -> None:
             needs.append("Returns:")
         gaps += [f"{where}: no {n}" for n in needs if n not in doc]
     assert gaps == []
+
+
+def test_ad_filters_are_search_ads_keywords() -> None:
+    """fetch_ads(**filters) is typed by AdFilters: it must not drift from search_ads."""
+    import typing
+
+    from socialframe._client import AdFilters
+
+    params = inspect.signature(sf.Client.search_ads).parameters
+    keywords = {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
+    assert set(typing.get_type_hints(AdFilters)) == keywords
+
+
+def test_sf_widgets_after_a_plain_import_is_lazy() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, socialframe as sf\n"
+        "shells = (sf.widgets.explore_comments, sf.widgets.ad_search)\n"
+        "print(sf.sandbox.Sandbox is sf.Sandbox, 'ipywidgets' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]

@@ -21,11 +21,18 @@ if TYPE_CHECKING:
     from socialframe.sandbox._sandbox import Sandbox
 
 
+#: Request bodies the sandbox reads (its GETs have none); a larger one is a 400.
+MAX_BODY = 1 << 20
+
+
 class Server(ThreadingHTTPServer):
     # Handler threads are joined at close (block_on_close), after their sockets
     # are shut down: no thread or socket outlives the sandbox.
     daemon_threads = False
     block_on_close = True
+    # The listen backlog: with socketserver's 5, a burst of clients (200 notebooks'
+    # workers at once) overflows it and waits out SYN retries (1 s, 3 s, ...).
+    request_queue_size = 1024
 
     def __init__(self, sandbox: Sandbox, port: int) -> None:
         self.sandbox = sandbox
@@ -73,12 +80,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         # Drain any body, or it would be read as the next request on this connection.
-        length = self.headers.get("Content-Length", "0").strip()
-        if not length.isdigit():
+        length = _content_length(self.headers.get_all("Content-Length") or ["0"])
+        if length is None:
             self.send_error(400, "Invalid Content-Length")
             return
-        if int(length) > 0:
-            self.rfile.read(int(length))
+        if length > 0:
+            self.rfile.read(length)
         sandbox = cast(Server, self.server).sandbox
         answer = sandbox._answer(self.command, self.path, self.headers)
         if sandbox.latency:
@@ -107,3 +114,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # a library must not write to stderr for every request
+
+
+def _content_length(values: list[str]) -> int | None:
+    """The one Content-Length of a request, or None when it is malformed.
+
+    ASCII digits only (``int()`` would take ``"²"``, ``" 3"`` or ``"1_0"``), the same
+    value if repeated, and at most :data:`MAX_BODY` (a huge one would make the
+    handler wait for, or try to allocate, bytes that never come).
+    """
+    found = {value.strip() for value in values}
+    if len(found) != 1:
+        return None
+    (text,) = found
+    if not (text.isascii() and text.isdigit()) or len(text) > 8 or int(text) > MAX_BODY:
+        return None
+    return int(text)

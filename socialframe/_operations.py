@@ -20,8 +20,8 @@ SORTS: Final = get_args(Sort)
 ActiveStatus = Literal["active", "inactive", "all"]
 ACTIVE_STATUS: Final = {"all": "ALL", "active": "Active", "inactive": "Inactive"}
 
-_ACTIVITY = re.compile(r"activity[:\-](\d{1,25})")
-_DIGITS = re.compile(r"\d{1,25}")
+_ACTIVITY = re.compile(r"activity[:\-](\d{1,25})", re.ASCII)  # ids are ASCII digits
+_DIGITS = re.compile(r"\d{1,25}", re.ASCII)
 _COUNTRY = re.compile(r"[A-Za-z]{2}")
 
 

@@ -60,3 +60,20 @@ def test_days_with_a_zone_are_utc_days(given: object, sent: str) -> None:
 
 def test_short_activity_ids_in_urns() -> None:
     assert operations.post_id("urn:li:activity:12345") == "12345"
+
+
+@pytest.mark.parametrize(
+    "post",
+    ["٧٣٨٤٤٢٧٢٠٢٣٩١٥٩٢٩٦٠", "７３８４４２７２０２", "urn:li:activity:٧٣٨٤", "activity-７３８４"],
+)
+def test_ids_are_ascii_digits(post: str) -> None:
+    with pytest.raises(ValueError, match="activity id"):
+        operations.post_id(post)
+
+
+@pytest.mark.parametrize("page_id", ["١٢٣", "１２３", "12３"])
+def test_ad_page_ids_are_ascii_digits(page_id: str) -> None:
+    with pytest.raises(ValueError, match="numeric page id"):
+        operations.ad_params(
+            None, ad_page_id=page_id, country=None, active_status=None, after=None, before=None
+        )

@@ -32,6 +32,7 @@ from ._errors import (
     AuthError,
     BadRequestError,
     BudgetExceededError,
+    FetchError,
     NetworkError,
     NotCachedError,
     RateLimitError,
@@ -120,6 +121,11 @@ class _Wait(tenacity.wait.wait_base):
         if isinstance(exc, RateLimitError) and exc.retry_after is not None:
             wait = max(wait, exc.retry_after)
         return wait
+
+
+def _is_success(body: Any) -> bool:
+    """A body the service charged for and that is not its ``success: false`` failure."""
+    return isinstance(body, dict) and body.get("success") is not False
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -214,6 +220,7 @@ class Caller:
         if cache_only and not self.cached:
             raise self._refuse(operation, params)
         extra: dict[str, Any] = {"only_if_cached": True} if cache_only else {}
+        failure: NetworkError | None = None
         try:
             # Redirects are not followed: requests would re-send a custom key header
             # to whatever host the redirect names, and requests-cache would store the
@@ -230,7 +237,11 @@ class Caller:
             raise self._refuse(operation, params) from None
         except (requests.ConnectionError, requests.Timeout) as exc:
             self.ledger.record("failed")
-            raise NetworkError(self._scrub(f"{operation}: {type(exc).__name__}: {exc}")) from None
+            failure = NetworkError(self._scrub(f"{operation}: {type(exc).__name__}: {exc}"))
+        if failure is not None:
+            # Raised outside the except clause: requests' exception (whose request
+            # holds the key in its headers) must not ride along as __context__.
+            raise failure
         if cache_only and response.status_code == 504:
             raise self._refuse(operation, params)
         if getattr(response, "from_cache", False):
@@ -239,45 +250,56 @@ class Caller:
         return self._classify(operation, response)
 
     def _classify(self, operation: str, response: requests.Response) -> Fetched:
+        """A paid 200 success as :class:`Fetched`; anything else raised as its error.
+
+        The error is built in :meth:`_failure`, so that no unscrubbed text (a body
+        echoing the key) is a local variable of the frame it is raised from: crash
+        reporters render the locals of every frame.
+        """
+        if response.status_code == 200 and _is_success(decoded(response)):
+            self.ledger.record("paid")
+            return Fetched(decoded(response), _fetched_at(response, self.clock), False)
+        raise self._failure(operation, response)
+
+    def _failure(self, operation: str, response: requests.Response) -> FetchError:
+        """The error for a response that is not a success, counted in the ledger."""
         status = response.status_code
         body = decoded(response)
         message = ""
         if isinstance(body, dict):
             message = str(body.get("message") or body.get("error") or "")
         elif status != 200:
-            message = response.text[:200]
-        message = self._scrub(message)
+            message = response.text
+        message = self._scrub(message)[:200]  # scrubbed whole: a cut could split the key
         if status == 200:
-            if isinstance(body, dict) and body.get("success") is False:
+            if isinstance(body, dict):  # success: false
                 self.ledger.record("failed")
-                raise ServerError(status, message, operation=operation)
+                return ServerError(status, message, operation=operation)
             self.ledger.record("paid")
-            if not isinstance(body, dict):
-                raise SchemaError(
-                    f"{operation}: HTTP 200 but the body is not a JSON object:"
-                    f" {self._scrub(response.text[:200])!r}"
-                )
-            return Fetched(body, _fetched_at(response, self.clock), False)
+            return SchemaError(
+                f"{operation}: HTTP 200 but the body is not a JSON object:"
+                f" {self._scrub(response.text)[:200]!r}"
+            )
         self.ledger.record("failed")
         if status == 400:
-            raise BadRequestError(status, message, operation=operation)
+            return BadRequestError(status, message, operation=operation)
         if status in (401, 403):
-            raise AuthError(status, message, operation=operation)
+            return AuthError(status, message, operation=operation)
         if 300 <= status < 400:
-            where = response.headers.get("Location", "?")
-            raise APIError(
+            where = self._scrub(response.headers.get("Location", "?"))
+            return APIError(
                 status,
                 f"redirected to {where}; set base_url to the final URL (redirects are not"
                 " followed, so the key never travels to another host)",
                 operation=operation,
             )
         if status == 429:
-            raise RateLimitError(
+            return RateLimitError(
                 status,
                 message,
                 operation=operation,
                 retry_after=_retry_after(response, self.clock.now()),
             )
         if status >= 500:
-            raise ServerError(status, message, operation=operation)
-        raise APIError(status, message, operation=operation)
+            return ServerError(status, message, operation=operation)
+        return APIError(status, message, operation=operation)

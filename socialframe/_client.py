@@ -358,15 +358,18 @@ class Client:
         """Drain a pager into a frame; on failure, hand back what was fetched."""
         bar = Progress(show, description, self.ledger)
         got: list[pages_.Page] = []
+        failure: FetchError | None = None
         try:
             for page in pages:
                 got.append(page)
                 known = total(page)
                 bar.page(known if isinstance(known, int) and known > 0 else None)
         except FetchError as exc:
-            raise exc.with_partial(build(got)).with_traceback(exc.__traceback__) from None
+            failure = exc.with_partial(build(got)).with_traceback(exc.__traceback__)
         finally:
             bar.close()
+        if failure is not None:
+            raise failure  # outside the except clause: no second copy as its __context__
         return build(got)
 
 

@@ -60,6 +60,7 @@ def fetch_all(
         # text: retype after the concat so the frame stays typed (and Parquet-safe).
         return frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
 
+    failure: FetchError | None = None
     try:
         for item_key, params in unique.values():
             try:
@@ -67,11 +68,14 @@ def fetch_all(
             except FetchError as exc:
                 this = exc.partial if exc.partial is not None else empty
                 whole = combined(keyed(this, key, item_key))
-                raise exc.with_partial(whole).with_traceback(exc.__traceback__) from None
+                failure = exc.with_partial(whole).with_traceback(exc.__traceback__)
+                break
             done.append(keyed(frame, key, item_key))
             progress.page(len(unique))
     finally:
         progress.close()
+    if failure is not None:
+        raise failure  # outside the except clause: no second copy as its __context__
     return combined()
 
 

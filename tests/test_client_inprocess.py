@@ -316,3 +316,51 @@ def test_mock_pages_are_cached_like_network_pages(clock: ManualClock, tmp_path: 
     assert len(seen) == 1 and c.ledger.cached_calls == 1
     with pytest.raises(TypeError, match="transport"):
         sf.Client(KEY, base_url="https://api.example", transport=3)  # type: ignore[arg-type]
+
+
+# -- the key never rides along ------------------------------------------------------------
+
+
+def _everything_reachable(error: BaseException) -> str:
+    """The error as a thorough crash reporter would render it: message, attributes,
+    its whole context / cause chain, and every frame's local variables."""
+    import traceback
+
+    rendered = traceback.TracebackException.from_exception(error, capture_locals=True)
+    return "".join(rendered.format()) + repr(vars(error))
+
+
+def test_a_key_cut_by_the_message_limit_is_still_scrubbed(clock: ManualClock) -> None:
+    body = ("x" * 190 + KEY).encode()  # the key straddles the 200-character cut
+    transport, _ = service((500, body))
+    with mock_client(transport, clock, max_retries=0) as c, pytest.raises(sf.ServerError) as info:
+        c.post_comments("1")
+    assert KEY[:6] not in str(info.value) and str(info.value).endswith("***")
+
+
+@pytest.mark.parametrize("items", ["1", ["1", "2"]])
+def test_a_network_error_keeps_no_request(clock: ManualClock, items: object) -> None:
+    def down(request: requests.PreparedRequest) -> Any:
+        assert request.headers["Authorization"] == f"Bearer {KEY}"
+        raise requests.ConnectionError("refused", request=request)
+
+    def fetch() -> None:  # the key lives only inside the client, as in user code
+        with mock_client(sf.MockTransport(down), clock, max_retries=1) as c:
+            c.post_comments(items)  # type: ignore[arg-type]
+
+    with pytest.raises(sf.NetworkError) as info:
+        fetch()
+    assert info.value.__context__ is None and info.value.__cause__ is None
+    assert KEY not in _everything_reachable(info.value)
+
+
+def test_an_api_error_keeps_no_key(clock: ManualClock) -> None:
+    transport, _ = service((400, {"message": f"bad request with {KEY}"}))
+
+    def fetch() -> None:
+        with mock_client(transport, clock) as c:
+            c.search_ads(["coffee", "tea"])
+
+    with pytest.raises(sf.BadRequestError) as info:
+        fetch()
+    assert KEY not in _everything_reachable(info.value)

@@ -27,6 +27,7 @@ from ._errors import (
     NotCachedError,
     RateLimitError,
     SchemaError,
+    SchemaWarning,
     ServerError,
     SocialFrameError,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "RateLimitError",
     "Sandbox",
     "SchemaError",
+    "SchemaWarning",
     "ServerError",
     "SocialFrameError",
     "__version__",

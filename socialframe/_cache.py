@@ -53,7 +53,7 @@ def decoded(response: requests.Response) -> Any:
     if "_socialframe_body" not in vars(response):
         try:
             body = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's limit
             body = None
         response._socialframe_body = body  # type: ignore[attr-defined]
     return response._socialframe_body  # type: ignore[attr-defined]

@@ -23,6 +23,10 @@ Messages never contain the API key.
 
 Bad arguments (an empty post, a malformed date, ...) are plain ``ValueError`` /
 ``TypeError``, raised before any request.
+
+One warning: :class:`SchemaWarning`, when a value the service sent does not fit
+its column (a date beyond the calendar, a count beyond 64 bits): the cell is
+missing, the frame is still returned.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ __all__ = [
     "NotCachedError",
     "RateLimitError",
     "SchemaError",
+    "SchemaWarning",
     "ServerError",
     "SocialFrameError",
 ]
@@ -116,6 +121,14 @@ class BudgetExceededError(FetchError):
 
 class SchemaError(FetchError):
     """An HTTP 200 body that is not the documented shape."""
+
+
+class SchemaWarning(UserWarning):
+    """Values the service sent did not fit their columns; those cells are missing.
+
+    The message names each column and how many values it lost. In an ads frame the
+    value as sent is kept in a ``raw_<column>`` column.
+    """
 
 
 class NetworkError(FetchError):

@@ -11,11 +11,30 @@ import pandas as pd
 from .._errors import SchemaError
 from .._pages import Page, ad_groups
 from .._schema import AD_COLUMNS, AD_DTYPES, INT
-from .values import extra_array, fetch_times, flag, pages, text, times, typed_frame, whole
+from .values import (
+    Unfit,
+    extra_array,
+    fetch_times,
+    flag,
+    pages,
+    real,
+    text,
+    times,
+    typed_frame,
+    whole,
+    within,
+)
 
 #: Columns that come from the page an ad was on rather than from the ad.
 _PAGE_FIELDS: Final = ("query", "result_page", "fetched_at")
 _ROW_FIELDS: Final = tuple(name for name in AD_COLUMNS if name not in _PAGE_FIELDS)
+
+# Epoch seconds a run date can hold: after 1970, before 2200 (a larger number is
+# not a date the Ad Library has, and past ~2.9e5 years it would wrap in datetime64).
+_SECONDS: Final = (1, 7_258_118_400)
+_RUN_TIME: Final = (0, 100 * 366 * 86_400)  # total_active_time: at most a century
+# Nesting below this depth stays one extra column holding the object as sent.
+_FLAT_DEPTH: Final = 8
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 # Paths (joined with "_") that feed the contract columns. Other fields are kept as extra
@@ -52,11 +71,11 @@ def _snake(name: str) -> str:
     return _CAMEL.sub(r"_\1", name).lower().replace("-", "_").replace(" ", "_")
 
 
-def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
+def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any], depth: int = 0) -> None:
     for key, value in record.items():
         path = f"{prefix}{_snake(str(key))}"
-        if isinstance(value, Mapping) and value:
-            _flatten(value, f"{path}_", out)
+        if isinstance(value, Mapping) and value and depth < _FLAT_DEPTH:
+            _flatten(value, f"{path}_", out, depth + 1)
             continue
         base, n = path, 2
         while path in out:  # "pageId" and "page_id" both become page_id: keep both
@@ -64,11 +83,11 @@ def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> Non
         out[path] = value
 
 
-def _copy(value: Any) -> str | None:
+def _copy(value: Any, unfit: Unfit | None = None, column: str = "") -> str | None:
     """A copy field that may come as a string or as ``{"text": ...}``."""
     if isinstance(value, Mapping):
         value = value.get("text")
-    return text(value)
+    return text(value, unfit, column)
 
 
 def _urls(items: Any, *keys: str) -> list[str]:
@@ -87,26 +106,32 @@ def _list(value: Any) -> list[Any]:
     return [] if value is None or value == "" else [value]
 
 
-def _spend(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One ad's contract values by column, and its extras (fields no column uses).
 
-
-def _ad_row(ad: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    A value that does not fit its column is missing there, counted in ``unfit``,
+    and kept as sent in the extra ``raw_<column>``.
+    """
     raw_snap = ad.get("snapshot")
     snap: Mapping[str, Any] = raw_snap if isinstance(raw_snap, Mapping) else {}
     cards = snap.get("cards")
     first_card: Mapping[str, Any] = (
         cards[0] if isinstance(cards, list) and cards and isinstance(cards[0], Mapping) else {}
     )
-    body, title = _copy(snap.get("body")), text(snap.get("title"))
     flat: dict[str, Any] = {}
     _flatten(ad, "", flat)
     extras = {k: v for k, v in flat.items() if k not in _CONSUMED}
+
+    def fit(column: str, raw: Any, parse: Any, *bounds: int) -> Any:
+        before = unfit.counts[column]
+        value = parse(raw, unfit, column)
+        if bounds:
+            value = within(value, bounds[0], bounds[1], unfit, column)
+        if unfit.counts[column] != before:
+            extras[column] = raw  # becomes raw_<column>: nothing sent is dropped
+        return value
+
+    body, title = fit("body_text", snap.get("body"), _copy), fit("title", snap.get("title"), text)
     # Dynamic ads (DCO / DPA) carry {{placeholders}}; the real copy is on the first card.
     # The template itself stays, as snapshot_body_text / snapshot_title.
     if body is not None and "{{" in body and first_card:
@@ -121,42 +146,43 @@ def _ad_row(ad: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         top, inner = text(ad.get(name)), text(snap.get(name))
         if top is not None and inner is not None and top != inner:
             extras[f"snapshot_{name}"] = snap.get(name)
-    if ad.get("total_active_time") is not None and whole(ad.get("total_active_time")) is None:
-        extras["raw_total_active_time"] = ad.get("total_active_time")
     spend = ad.get("spend")
     if not isinstance(spend, Mapping):
         extras.pop("spend", None)
     impressions = ad.get("impressions_with_index")
-    start, end = whole(ad.get("start_date")), whole(ad.get("end_date"))
-    active = whole(ad.get("total_active_time"))
+    start = ad.get("start_date")
+    end = ad.get("end_date")
     row = {
-        "ad_archive_id": text(ad.get("ad_archive_id")),
-        "collation_id": text(ad.get("collation_id")),
-        "collation_count": whole(ad.get("collation_count")),
-        "page_id": text(ad.get("page_id")) or text(snap.get("page_id")),
-        "page_name": text(ad.get("page_name")) or text(snap.get("page_name")),
-        "is_active": flag(ad.get("is_active")),
-        "start_date": start or None,
-        "end_date": end or None,
+        "ad_archive_id": fit("ad_archive_id", ad.get("ad_archive_id"), text),
+        "collation_id": fit("collation_id", ad.get("collation_id"), text),
+        "collation_count": fit("collation_count", ad.get("collation_count"), whole),
+        "page_id": fit("page_id", ad.get("page_id"), text) or text(snap.get("page_id")),
+        "page_name": fit("page_name", ad.get("page_name"), text) or text(snap.get("page_name")),
+        "is_active": fit("is_active", ad.get("is_active"), flag),
+        # 0 is the service's "no date"
+        "start_date": None if start == 0 else fit("start_date", start, whole, *_SECONDS),
+        "end_date": None if end == 0 else fit("end_date", end, whole, *_SECONDS),
         "publisher_platforms": _list(ad.get("publisher_platform")),
         "countries": _list(ad.get("targeted_or_reached_countries")),
-        "display_format": text(snap.get("display_format")),
+        "display_format": fit("display_format", snap.get("display_format"), text),
         "body_text": body,
         "title": title,
-        "caption": text(snap.get("caption")),
-        "link_url": text(snap.get("link_url")),
-        "cta_text": text(snap.get("cta_text")),
-        "cta_type": text(snap.get("cta_type")),
-        "page_like_count": whole(snap.get("page_like_count")),
-        "page_profile_uri": text(snap.get("page_profile_uri")),
+        "caption": fit("caption", snap.get("caption"), text),
+        "link_url": fit("link_url", snap.get("link_url"), text),
+        "cta_text": fit("cta_text", snap.get("cta_text"), text),
+        "cta_type": fit("cta_type", snap.get("cta_type"), text),
+        "page_like_count": fit("page_like_count", snap.get("page_like_count"), whole),
+        "page_profile_uri": fit("page_profile_uri", snap.get("page_profile_uri"), text),
         "image_urls": _urls(snap.get("images"), "original_image_url", "resized_image_url"),
         "video_urls": _urls(snap.get("videos"), "video_hd_url", "video_sd_url"),
-        "currency": text(ad.get("currency")),
-        "spend": None if isinstance(spend, Mapping) else _spend(spend),
-        "impressions_text": text(impressions.get("impressions_text"))
+        "currency": fit("currency", ad.get("currency"), text),
+        "spend": None if isinstance(spend, Mapping) else fit("spend", spend, real),
+        "impressions_text": fit("impressions_text", impressions.get("impressions_text"), text)
         if isinstance(impressions, Mapping)
         else None,
-        "total_active_time": active,
+        "total_active_time": fit(
+            "total_active_time", ad.get("total_active_time"), whole, *_RUN_TIME
+        ),
     }
     return row, extras
 
@@ -177,7 +203,13 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
         The typed frame; an empty search gives every contract column and dtype.
 
     Raises:
-        SchemaError: a page is not the documented shape.
+        SchemaError: a page is not the documented shape (naming the page); never
+            any other error, whatever the values.
+
+    Warns:
+        SchemaWarning: values that did not fit their columns (a date beyond 2200,
+            a count beyond 64 bits); they are missing there and kept as sent in
+            ``raw_<column>``.
 
     Example:
         >>> body = {"data": {"ads": [[{"ad_archive_id": "1", "start_date": 1700000000,
@@ -191,6 +223,7 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
     meta: list[tuple[str | None, int]] = []
     counted: list[tuple[Page, int]] = []
     seen: set[str] = set()
+    unfit = Unfit()
     for page in pages(payloads):
         ads, _ = ad_groups(page.body, page.page)
         query = page.params.get("query") if page.params else page.key
@@ -198,12 +231,12 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
         for ad in ads:
             if not isinstance(ad, Mapping):
                 raise SchemaError(f"ads page {page.page}: an ad is not an object")
-            ad_id = text(ad.get("ad_archive_id"))
+            ad_id = text(ad.get("ad_archive_id"))  # (unfit ids are counted in _ad_row)
             if ad_id is not None:
                 if ad_id in seen:
                     continue
                 seen.add(ad_id)
-            row, extra = _ad_row(ad)
+            row, extra = _ad_row(ad, unfit)
             rows.append(row)
             extras.append(extra)
             meta.append((query, page.page))
@@ -229,4 +262,5 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
             for name in names
         }
         frame = pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1)
+    unfit.warn("ads")
     return frame

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, NamedTuple
@@ -11,7 +12,7 @@ import pandas as pd
 from .._errors import SchemaError
 from .._pages import Page
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
-from .values import fetch_times, flag, pages, text, times, typed_frame, whole
+from .values import INT64, Unfit, fetch_times, flag, pages, text, times, typed_frame, whole
 
 _URN_AT = re.compile(
     r"urn(?::|%3A)li(?::|%3A)comment(?::|%3A)(?:\(|%28)([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
@@ -31,7 +32,7 @@ _NO_TITLE = re.compile(r"[\s\-\u2010-\u2015.,;:_·•|/\\*~]*")
 # createdAt outside this window (epoch ms) is garbage, not a time: use the id instead.
 _MS_RANGE: Final = (946_684_800_000, 4_102_444_800_000)  # 2000-01-01 .. 2100-01-01
 _NOT_PROFILE_URL: Final = ("picture", "image", "photo", "logo", "avatar", "banner")
-_NO_AUTHOR: Final = dict.fromkeys(AUTHOR_FIELDS)
+_NO_AUTHOR: Final[dict[str, Any]] = {**dict.fromkeys(AUTHOR_FIELDS), "unfit": ()}
 
 
 class Ids(NamedTuple):
@@ -60,7 +61,11 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
         tz-aware UTC, ``author_type`` categorical (person / organization).
 
     Raises:
-        SchemaError: a page or a comment is not the documented shape.
+        SchemaError: a page or a comment is not the documented shape (naming the
+            page); never any other error, whatever the values.
+
+    Warns:
+        SchemaWarning: values that did not fit their columns (now missing).
 
     Example:
         >>> body = {"success": True, "data": [{"createdAt": 1760584641073,
@@ -86,28 +91,36 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
         counted.append((page, len(data)))
 
     # Column by column: list comprehensions over plain dicts are the fast path here.
-    permalinks = [text(c.get("permalink")) for c in flat]
+    unfit = Unfit()
+    permalinks = [text(c.get("permalink"), unfit, "permalink") for c in flat]
     ids = [ids_from_permalink(link) for link in permalinks]
     created = [
-        _created_ms(c.get("createdAt"), i.comment_id) for c, i in zip(flat, ids, strict=True)
+        _created_ms(c.get("createdAt"), i.comment_id, unfit) for c, i in zip(flat, ids, strict=True)
     ]
     authors = _authors([c.get("author") for c in flat])
+    for author in authors:
+        for column in author["unfit"]:
+            unfit.note(column)
     columns: dict[str, Any] = {
         "post_urn": [i.post_urn or fb for i, fb in zip(ids, fallbacks, strict=True)],
         "comment_id": [i.comment_id for i in ids],
         "parent_comment_id": [i.parent_comment_id for i in ids],
         "is_reply": [i.parent_comment_id is not None for i in ids],
         "created_at": times(created, "ms"),
-        "text": [t if isinstance(t := c.get("text"), str) else text(t) for c in flat],
-        "is_pinned": [flag(c.get("isPinned")) for c in flat],
-        "is_edited": [flag(c.get("isEdited")) for c in flat],
-        "thread_urn": [text(c.get("threadUrn")) for c in flat],
+        "text": [
+            t if isinstance(t := c.get("text"), str) else text(t, unfit, "text") for c in flat
+        ],
+        "is_pinned": [flag(c.get("isPinned"), unfit, "is_pinned") for c in flat],
+        "is_edited": [flag(c.get("isEdited"), unfit, "is_edited") for c in flat],
+        "thread_urn": [text(c.get("threadUrn"), unfit, "thread_urn") for c in flat],
         "permalink": permalinks,
         **{name: [a[name] for a in authors] for name in AUTHOR_FIELDS},
         "page": numbers,
         "fetched_at": fetch_times(counted),
     }
-    return typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
+    frame = typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
+    unfit.warn("comments")
+    return frame
 
 
 def ids_from_permalink(permalink: str | None) -> Ids:
@@ -147,10 +160,13 @@ def _urn_ids(comment: tuple[str, ...] | None, reply: tuple[str, ...] | None) -> 
     return Ids(post_urn, post[3], None)
 
 
-def _created_ms(raw: Any, comment_id: str | None) -> int | None:
+def _created_ms(raw: Any, comment_id: str | None, unfit: Unfit) -> int | None:
+    """``createdAt``, else the time in the comment's id; unfit when neither gives one."""
     ms = _ms(whole(raw))
-    if ms is None and comment_id and comment_id.isdigit():
+    if ms is None and comment_id and comment_id.isdigit() and len(comment_id) <= 25:
         ms = _ms(int(comment_id) >> 22)  # ids are time-ordered: the top bits are epoch ms
+    if ms is None and raw not in (None, 0, "", "0"):
+        unfit.note("created_at")  # a time was sent, but not one that can be used
     return ms
 
 
@@ -178,34 +194,43 @@ def _authors(raw: list[Any]) -> list[dict[str, Any]]:
 
 
 def author_fields(author: Any) -> dict[str, Any]:
-    """The ``author_*`` columns of one comment, by name, from its ``author`` object."""
+    """The ``author_*`` columns of one comment, by name, from its ``author`` object.
+
+    Also ``unfit``: the columns whose value was sent but could not be used.
+    """
     if not isinstance(author, Mapping):
         return _NO_AUTHOR
-    author_id = text(author.get("id"))
+    unfit = Unfit()
+    author_id = text(author.get("id"), unfit, "author_id")
     org = _ORG_ID.fullmatch(author_id) if author_id and author_id[0] == "u" else None
-    name = text(author.get("name"))
-    url = text(author.get("linkedinUrl"))
+    name = text(author.get("name"), unfit, "author_name")
+    url = text(author.get("linkedinUrl"), unfit, "author_url")
     if name is None or url is None:
         # Other API versions: firstName / FirstName / first_name, and <brand>Url.
-        folded = {k.lower().replace("_", ""): v for k, v in author.items()}
+        folded = {str(k).lower().replace("_", ""): v for k, v in author.items()}
         if name is None:
             parts = [text(folded.get("firstname")), text(folded.get("lastname"))]
             name = " ".join(p.strip() for p in parts if p and p.strip()) or None
         if url is None:
             url = _profile_url(folded)
-    title = text(author.get("title"))
+    title = text(author.get("title"), unfit, "author_title")
     if title is not None and _NO_TITLE.fullmatch(title):
         title = None  # "--", ".", "" mean no headline
+    count = followers(title) if org else None
+    if count is not None and not INT64[0] <= count < INT64[1]:
+        count = None
+        unfit.note("author_followers")
     return {
         "author_type": "organization" if org else "person",
         "author_name": name,
         "author_id": author_id,
-        "author_urn": text(author.get("urn")),
-        "author_username": text(author.get("username")),
+        "author_urn": text(author.get("urn"), unfit, "author_urn"),
+        "author_username": text(author.get("username"), unfit, "author_username"),
         "author_url": url,
         "author_title": title,
         "author_company_id": org.group(1) if org else None,
-        "author_followers": followers(title) if org else None,
+        "author_followers": count,
+        "unfit": tuple(unfit.counts.elements()),
     }
 
 
@@ -223,10 +248,12 @@ def followers(title: str | None) -> int | None:
     else:  # "12,345", "12.345", "12 345": separators group thousands
         number = number.replace(",", "").replace(".", "")
     try:
-        value = float(number)
+        value = float(number) * {"": 1, "k": 1_000, "m": 1_000_000}[suffix]
     except ValueError:
         return None
-    return round(value * {"": 1, "k": 1_000, "m": 1_000_000}[suffix])
+    if not math.isfinite(value):
+        return 2**63  # beyond any column: the caller marks it unfit
+    return round(value)
 
 
 def _profile_url(folded: Mapping[str, Any]) -> str | None:

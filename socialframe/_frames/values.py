@@ -2,13 +2,19 @@
 
 The service's JSON is loose (ids as numbers or strings, flags missing, counts as
 text); these helpers turn each value into what its column holds, or ``None``
-(missing). Columns are built directly from Python lists: ``pd.json_normalize``
-is about 3x slower at 200k rows.
+(missing). Any JSON value is accepted: one that does not fit its column (a count
+beyond 64 bits, a 5,000-digit number, a date beyond the calendar) becomes
+missing and is noted in an :class:`Unfit` tally, which the builders report in
+one :class:`~socialframe.SchemaWarning`. Columns are built directly from Python
+lists: ``pd.json_normalize`` is about 3x slower at 200k rows.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import warnings
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final
@@ -16,18 +22,53 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from .._errors import SchemaError
+from .._errors import SchemaError, SchemaWarning
 from .._pages import Page
 from .._schema import BOOLEAN, FLOAT, INT, LIST, STRING, is_id
 
 _NAT: Final = np.iinfo(np.int64).min
-_DIGITS = re.compile(r"-?\d+", re.ASCII)
+_DIGITS = re.compile(r"-?\d{1,19}", re.ASCII)  # more digits cannot fit in 64 bits
+INT64: Final = (-(2**63), 2**63)
+
+
+class Unfit:
+    """A tally of the values that did not fit their columns, by column."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+
+    def note(self, column: str) -> None:
+        """One more value of ``column`` that became missing."""
+        self.counts[column] += 1
+
+    def warn(self, frame: str) -> None:
+        """One :class:`SchemaWarning` naming every column that lost values, if any."""
+        if not self.counts:
+            return
+        total = sum(self.counts.values())
+        columns = ", ".join(f"{name} ({n})" for name, n in sorted(self.counts.items()))
+        warnings.warn(
+            SchemaWarning(
+                f"{total} value{'s' * (total != 1)} of the {frame} did not fit"
+                f" {'its column' if total == 1 else 'their columns'} and"
+                f" {'is' if total == 1 else 'are'} missing: {columns}"
+            ),
+            stacklevel=3,
+        )
 
 
 def pages(payloads: Iterable[Mapping[str, Any] | Page]) -> Iterable[Page]:
-    """Pages from response bodies (numbered by position) or :class:`Page` objects."""
+    """Pages from response bodies (numbered by position) or :class:`Page` objects.
+
+    Raises:
+        SchemaError: ``payloads`` is not a body, a page or an iterable of them.
+    """
     if isinstance(payloads, Mapping | Page):
         payloads = [payloads]
+    if isinstance(payloads, str | bytes) or not isinstance(payloads, Iterable):
+        raise SchemaError(
+            f"expected response bodies (dicts) or a list of them, not {type(payloads).__name__}"
+        )
     for position, item in enumerate(payloads, start=1):
         if isinstance(item, Page):
             yield item
@@ -37,37 +78,85 @@ def pages(payloads: Iterable[Mapping[str, Any] | Page]) -> Iterable[Page]:
             raise SchemaError(f"page {position} is a {type(item).__name__}, not a JSON object")
 
 
-def text(value: Any) -> str | None:
-    """Ids and text as strings; '' and None are missing. Ints never go through float."""
+def text(value: Any, unfit: Unfit | None = None, column: str = "") -> str | None:
+    """Ids and text as strings; '' and None are missing. Ints never go through float.
+
+    Any other JSON value is kept as its text; only an integer too long to print
+    (Python refuses over 4,300 digits) is unfit.
+    """
     if value is None or value == "":
         return None
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, int):
+    try:
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
         return str(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def flag(value: Any) -> bool | None:
-    """A JSON boolean, or missing."""
-    return value if isinstance(value, bool) else None
-
-
-def whole(value: Any) -> int | None:
-    """An integer from an int, an integral float or a string of digits; else missing."""
-    if isinstance(value, bool):
+    except (ValueError, RecursionError):  # an int beyond Python's digit limit, or too deep
+        _unfit(unfit, column)
         return None
-    if isinstance(value, int):
+
+
+def flag(value: Any, unfit: Unfit | None = None, column: str = "") -> bool | None:
+    """A JSON boolean, or missing (any other value is unfit)."""
+    if isinstance(value, bool) or value is None:
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        return int(value)
+    _unfit(unfit, column)
     return None
+
+
+def whole(value: Any, unfit: Unfit | None = None, column: str = "") -> int | None:
+    """A 64-bit integer from an int, an integral float or a string of digits.
+
+    ``None`` and ``""`` are missing; anything else that is not such an integer
+    (a bool, a fraction, text, a list, a number beyond 64 bits) is unfit.
+    """
+    number: int | None = None
+    if isinstance(value, bool) or value is None or value == "":
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif (isinstance(value, float) and value.is_integer()) or (
+        isinstance(value, str) and _DIGITS.fullmatch(value.strip())
+    ):
+        number = int(value)
+    if number is not None and INT64[0] <= number < INT64[1]:
+        return number
+    if value is None or value == "":
+        return None
+    _unfit(unfit, column)
+    return None
+
+
+def within(number: int | None, low: int, high: int, unfit: Unfit, column: str) -> int | None:
+    """``number`` when ``low <= number < high``; outside, unfit."""
+    if number is None or low <= number < high:
+        return number
+    _unfit(unfit, column)
+    return None
+
+
+def real(value: Any, unfit: Unfit | None = None, column: str = "") -> float | None:
+    """A finite float from a number or a numeric string; None and "" are missing."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, bool) and isinstance(value, int | float | str):
+        try:
+            number = float(value)
+        except (ValueError, OverflowError):
+            pass
+        else:
+            if math.isfinite(number):
+                return number
+    _unfit(unfit, column)
+    return None
+
+
+def _unfit(unfit: Unfit | None, column: str) -> None:
+    if unfit is not None:
+        unfit.note(column)
 
 
 def times(values: list[int | None], unit: str) -> pd.DatetimeIndex:
@@ -147,7 +236,7 @@ def extra_array(name: str, values: list[Any]) -> Any:
     if not present:
         return objects(values)
     if is_id(name):  # ids are text, whatever type they came in
-        if kinds <= {str, int}:
+        if kinds <= {str, int} and all(isinstance(v, str) or _printable(v) for v in present):
             return pd.array([None if v is None else str(v) for v in values], dtype=STRING)
         return objects(values)
     if kinds == {bool}:
@@ -159,6 +248,15 @@ def extra_array(name: str, values: list[Any]) -> Any:
     if kinds <= {int, float} and all(isinstance(v, float) or abs(v) <= 2**53 for v in present):
         return pd.array(values, dtype=FLOAT)  # exact: no int beyond 2**53
     return objects(values)
+
+
+def _printable(number: int) -> bool:
+    """Whether Python will print this int (it refuses over 4,300 digits)."""
+    try:
+        str(number)
+    except ValueError:
+        return False
+    return True
 
 
 def retype_extras(frame: pd.DataFrame, contract: Iterable[str]) -> pd.DataFrame:

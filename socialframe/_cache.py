@@ -29,7 +29,7 @@ from requests.adapters import BaseAdapter
 
 from . import _config as config
 from ._clock import SYSTEM_CLOCK, Clock
-from ._transport import HTTPTransport
+from ._transport import Guard, HTTPTransport
 
 if TYPE_CHECKING:
     from requests_cache.backends.base import BaseCache
@@ -176,7 +176,7 @@ def make_session(
             cache_control=False,
             stale_if_error=serve_stale,
         )
-    adapter = transport if transport is not None else HTTPTransport()
+    adapter = Guard(transport if transport is not None else HTTPTransport())
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.hooks["response"].append(_response_hook(secret_headers, clock))

@@ -7,8 +7,9 @@ call that would take the spend over ``max_cost`` may still be answered from the
 cache, and is otherwise refused without being sent.
 
 Retries use tenacity (exponential backoff with jitter) on 429 (waiting at least
-its ``Retry-After``), 5xx, connection errors and HTTP 200 ``success: false``
-bodies. 400 and 401 are final.
+its ``Retry-After``), 5xx, connection errors, bodies that broke or missed the
+``timeout`` deadline, and HTTP 200 ``success: false`` bodies. 400 and 401 are
+final. A 200 whose body broke counts as paid: the service charged for it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from ._errors import (
     SocialFrameError,
 )
 from ._ledger import Ledger
+from ._transport import BrokenBody
 from ._version import __version__
 
 MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
@@ -236,7 +238,9 @@ class Caller:
         except NotCachedError:
             raise self._refuse(operation, params) from None
         except (requests.ConnectionError, requests.Timeout) as exc:
-            self.ledger.record("failed")
+            # A 200 whose body then broke was charged: the ledger says what was spent.
+            charged = isinstance(exc, BrokenBody) and exc.status_code == 200
+            self.ledger.record("paid" if charged else "failed")
             failure = NetworkError(self._scrub(f"{operation}: {type(exc).__name__}: {exc}"))
         if failure is not None:
             # Raised outside the except clause: requests' exception (whose request

@@ -64,7 +64,8 @@ class Client:
             refused before it is sent (``BudgetExceededError``). Cached pages
             are still served.
         max_retries: Retries of 429, 5xx, connection errors and ``success: false``.
-        timeout: Seconds to wait for the service on each call.
+        timeout: Seconds one call may take, from connecting to the last byte of the
+            body (a slow or dripping server cannot hold a call longer); retried.
         progress: A progress bar on multi-page fetches; ``None`` shows it in
             interactive sessions only.
         expire_after: Seconds (or a timedelta) cached pages stay fresh; ``-1``

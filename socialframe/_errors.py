@@ -31,7 +31,7 @@ missing, the frame is still returned.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,10 +87,22 @@ class FetchError(SocialFrameError):
         The client raises the new one, with the original traceback, once it
         knows what the fetch had collected; the original is left as it was.
         """
-        new = type(self).__new__(type(self), *self.args)
-        new.__dict__.update(self.__dict__)
+        new = _rebuilt(type(self), self.args, self.__dict__)
         new._partial = partial
         return new
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickle and copy rebuild the error from its state, not by calling __init__
+        # again with the formatted message (subclasses take other arguments).
+        # A process pool returning an error needs this.
+        return (_rebuilt, (type(self), self.args, self.__dict__))
+
+
+def _rebuilt(cls: type[FetchError], args: tuple[object, ...], state: dict[str, object]) -> Any:
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class NotCachedError(FetchError):

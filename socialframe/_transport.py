@@ -9,21 +9,33 @@ requests calls these "adapters"; the session mounts one for ``http://`` and
   sandbox's in-process mode) to run paging, retries, budget and error mapping
   in milliseconds, through requests and requests-cache as usual.
 
-Both refuse a request marked ``Cache-Control: only-if-cached``: offline mode and
-the budget guard ask the cache only, and must never reach the service whatever
-the cache layer decides (requests-cache does send such a request on a ``Vary``
-mismatch).
+Whatever transport is mounted (these two, or any requests adapter a user
+passes), the session mounts it inside a :class:`Guard`, which holds the rules
+of sending:
+
+- a request marked ``Cache-Control: only-if-cached`` is refused: offline mode
+  and the budget guard ask the cache only, and must never reach the service
+  whatever the cache layer decides (requests-cache does send such a request on
+  a ``Vary`` mismatch);
+- the body is read inside the send, under one deadline for the whole call
+  (``timeout``: a server dripping a byte at a time cannot hold a call longer);
+  a body that breaks (short, a bad chunk, corrupt gzip, past the deadline) is a
+  :class:`BrokenBody`, a ``requests.ConnectionError`` that knows the status the
+  service had sent (a 200 was charged).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 import requests
-from requests.adapters import HTTPAdapter
+from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3.response import HTTPResponse
 
 from ._errors import NotCachedError
@@ -43,12 +55,114 @@ def _refuse_cache_only(request: requests.PreparedRequest) -> None:
         raise NotCachedError("not in the cache; nothing was sent")
 
 
-class HTTPTransport(HTTPAdapter):
-    """The network: requests' ``HTTPAdapter``, refusing cache-only requests."""
+class BrokenBody(requests.ConnectionError):
+    """The status line came, the body did not (cut short, corrupt, or too slow).
 
-    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
+    Attributes:
+        status_code: The status the service sent before the body broke.
+    """
+
+    def __init__(self, message: str, status_code: int) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class Guard(BaseAdapter):
+    """Mounted around every transport: the rules of sending (see the module doc).
+
+    Args:
+        inner: The transport that sends.
+    """
+
+    def __init__(self, inner: BaseAdapter) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def send(
+        self,
+        request: requests.PreparedRequest,
+        stream: bool = False,
+        timeout: Any = None,
+        verify: bool | str = True,
+        cert: Any = None,
+        proxies: Mapping[str, str] | None = None,
+    ) -> requests.Response:
+        """Send ``request`` through the inner transport and read its whole body.
+
+        Args:
+            request: The prepared request.
+            stream: Ignored: the body is always read here, under the deadline.
+            timeout: Seconds for the whole call, connect to last byte (a float).
+            verify: As in requests.
+            cert: As in requests.
+            proxies: As in requests.
+
+        Returns:
+            The response, its body read.
+
+        Raises:
+            NotCachedError: a cache-only request (nothing is sent).
+            BrokenBody: the body broke or missed the deadline.
+
+        Example:
+            >>> import requests
+            >>> guard = Guard(MockTransport(lambda request: (200, b"{}")))
+            >>> guard.send(requests.Request("GET", "https://x.example/").prepare()).content
+            b'{}'
+        """
         _refuse_cache_only(request)
-        return super().send(request, *args, **kwargs)
+        started = time.monotonic()
+        response = self.inner.send(
+            request, stream=True, timeout=timeout, verify=verify, cert=cert, proxies=proxies
+        )
+        left = None if timeout is None else float(timeout) - (time.monotonic() - started)
+        _read_body(response, left)
+        return response
+
+    def close(self) -> None:
+        """Close the inner transport."""
+        self.inner.close()
+
+    def __repr__(self) -> str:
+        return f"Guard({self.inner!r})"
+
+
+def _read_body(response: requests.Response, seconds: float | None) -> None:
+    """Read the whole body within ``seconds``, else shut the socket and raise."""
+    late = threading.Event()
+    raw = response.raw
+
+    def cut() -> None:  # from the timer thread: unblocks the read below
+        late.set()
+        # no socket (an in-process answer), or already released: nothing to cut
+        with contextlib.suppress(AttributeError, ValueError, RuntimeError, OSError):
+            raw.shutdown()
+
+    timer = None
+    if seconds is not None:
+        timer = threading.Timer(max(0.0, seconds), cut)
+        timer.daemon = True
+        timer.start()
+    broke = ""
+    try:
+        response.content  # noqa: B018 - reads and keeps the body
+    except (requests.RequestException, OSError) as exc:
+        broke = type(exc).__name__
+    finally:
+        if timer is not None:
+            timer.cancel()
+    if late.is_set():
+        broke = broke or "deadline"  # the read ended because the socket was shut
+    if broke:
+        response.close()
+        what = "took longer than the timeout" if late.is_set() else f"broke ({broke})"
+        raise BrokenBody(
+            f"HTTP {response.status_code}: the body {what}", status_code=response.status_code
+        )
+
+
+class HTTPTransport(HTTPAdapter):
+    """The network: requests' ``HTTPAdapter`` (mounted inside a :class:`Guard`)."""
 
 
 class MockTransport(HTTPAdapter):
@@ -85,9 +199,6 @@ class MockTransport(HTTPAdapter):
         Returns:
             The handler's answer as a ``requests.Response``.
 
-        Raises:
-            NotCachedError: a cache-only request (the handler is not called).
-
         Example:
             >>> import requests
             >>> transport = MockTransport(lambda request: (201, {"ok": True}))
@@ -95,7 +206,6 @@ class MockTransport(HTTPAdapter):
             >>> response.status_code, response.json()
             (201, {'ok': True})
         """
-        _refuse_cache_only(request)
         answer = self.handler(request)
         if isinstance(answer, requests.Response):
             answer.request = answer.request or request

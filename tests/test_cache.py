@@ -220,18 +220,52 @@ def test_offline_serves_expired_pages(sandbox: Sandbox, cache_path: Path) -> Non
     assert sandbox.charges == 2
 
 
-def test_cache_only_requests_never_reach_the_network(sandbox: Sandbox, cache_path: Path) -> None:
+@pytest.mark.parametrize("adapter", [None, "requests", "custom"])
+def test_cache_only_requests_never_reach_the_network(
+    sandbox: Sandbox, cache_path: Path, adapter: str | None
+) -> None:
     # A Vary on a header the next client sends differently makes requests-cache send even
-    # a cache-only request; the adapter refuses it, so a budget of 0 still pays nothing.
+    # a cache-only request; the guard refuses it, so a budget of 0 still pays nothing,
+    # whatever transport the user mounted (a plain requests adapter, their own).
+    import requests
+    from requests.adapters import BaseAdapter, HTTPAdapter
+
+    class Counting(BaseAdapter):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = HTTPAdapter()
+
+        def send(self, request: requests.PreparedRequest, **kwargs: object) -> requests.Response:
+            return self.inner.send(request, **kwargs)  # type: ignore[arg-type]
+
+        def close(self) -> None:
+            self.inner.close()
+
+    transport = {None: None, "requests": HTTPAdapter(pool_maxsize=4), "custom": Counting()}
     with sandbox.client(cache=cache_path, auth_header="Authorization") as c:
         c.post_comments(P82, max_pages=1)
     stored = sf.Client(base_url=sandbox.url, cache=cache_path, offline=True)
     with stored:
         cached = next(iter(stored.session.cache.responses.values()))
         assert "X-RapidAPI-Key" in cached.headers["Vary"]  # kept: not this client's key header
-    broke = sandbox.client(cache=cache_path, max_cost=0, headers={"X-RapidAPI-Key": "other"})
+    broke = sandbox.client(
+        cache=cache_path,
+        max_cost=0,
+        headers={"X-RapidAPI-Key": "other"},
+        transport=transport[adapter],
+    )
     with broke, pytest.raises(sf.BudgetExceededError):
         broke.post_comments(P82, max_pages=1)
+    assert broke.ledger.paid_calls == 0
+    offline = sf.Client(
+        base_url=sandbox.url,
+        cache=cache_path,
+        offline=True,
+        headers={"X-RapidAPI-Key": "other"},
+        transport=transport[adapter],
+    )
+    with offline, pytest.raises(sf.NotCachedError):
+        offline.post_comments(P82, max_pages=1)
     assert sandbox.charges == 1 and len(sandbox.requests) == 1
 
 
@@ -239,7 +273,7 @@ def test_cache_only_requests_never_reach_the_network(sandbox: Sandbox, cache_pat
 def test_transports_refuse_cache_only_requests(kind: str) -> None:
     import requests
 
-    from socialframe._transport import HTTPTransport
+    from socialframe._transport import Guard, HTTPTransport
 
     answered: list[object] = []
     transport = (
@@ -251,5 +285,5 @@ def test_transports_refuse_cache_only_requests(kind: str) -> None:
         "GET", "http://127.0.0.1:9/x", headers={"Cache-Control": "only-if-cached"}
     ).prepare()
     with pytest.raises(sf.NotCachedError):
-        transport.send(request)
+        Guard(transport).send(request)
     assert answered == []

@@ -223,3 +223,48 @@ def test_sf_widgets_after_a_plain_import_is_lazy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False"]
+
+
+def _every_fetch_error(partial: object) -> list[sf.FetchError]:
+    return [
+        sf.FetchError("m", partial=partial),  # type: ignore[arg-type]
+        sf.NotCachedError("m", partial=partial),  # type: ignore[arg-type]
+        sf.SchemaError("m", partial=partial),  # type: ignore[arg-type]
+        sf.NetworkError("m", partial=partial),  # type: ignore[arg-type]
+        sf.BudgetExceededError("m", max_cost=1.0, spent_usd=0.5, partial=partial),  # type: ignore[arg-type]
+        *(
+            cls(401, "Invalid API key", operation="ads", partial=partial)  # type: ignore[arg-type]
+            for cls in (sf.APIError, sf.BadRequestError, sf.AuthError, sf.ServerError)
+        ),
+        sf.RateLimitError(429, "slow", operation="comments", retry_after=3.0, partial=partial),  # type: ignore[arg-type]
+    ]
+
+
+def _raise(index: int) -> None:
+    import pandas as pd
+
+    raise _every_fetch_error(pd.DataFrame({"x": [index]}))[index]
+
+
+def test_fetch_errors_survive_pickle_copy_and_a_process_pool() -> None:
+    import copy
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    import pandas as pd
+
+    partial = pd.DataFrame({"x": [1, 2]})
+    for error in _every_fetch_error(partial):
+        for twin in (pickle.loads(pickle.dumps(error)), copy.copy(error), copy.deepcopy(error)):
+            assert type(twin) is type(error) and str(twin) == str(error)
+            assert vars(twin).keys() == vars(error).keys()
+            assert twin.partial is not None and twin.partial.equals(partial)
+            for name in ("status_code", "message", "operation", "retry_after", "max_cost"):
+                assert getattr(twin, name, None) == getattr(error, name, None)
+    n = len(_every_fetch_error(None))
+    with ProcessPoolExecutor(2) as pool:  # what a parallel notebook does with a failed fetch
+        futures = [pool.submit(_raise, i) for i in range(n)]
+        for i, future in enumerate(futures):
+            error = future.exception()
+            assert isinstance(error, type(_every_fetch_error(None)[i]))
+            assert error.partial is not None and error.partial["x"].tolist() == [i]

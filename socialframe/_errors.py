@@ -31,7 +31,7 @@ missing, the frame is still returned.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self, TypeVar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,11 +98,14 @@ class FetchError(SocialFrameError):
         return (_rebuilt, (type(self), self.args, self.__dict__))
 
 
-def _rebuilt(cls: type[FetchError], args: tuple[object, ...], state: dict[str, object]) -> Any:
+def _rebuilt(cls: type[_E], args: tuple[object, ...], state: dict[str, object]) -> _E:
     error = cls.__new__(cls, *args)
     error.args = args
     error.__dict__.update(state)
     return error
+
+
+_E = TypeVar("_E", bound=FetchError)
 
 
 class NotCachedError(FetchError):

@@ -1,8 +1,9 @@
 """The HTTP session and its on-disk cache (requests-cache).
 
-What is stored: only HTTP 200 bodies that are JSON objects with ``success`` not
-false (the service also fails with HTTP 200 + ``success: false``; those must be
-retried, not replayed).
+What is stored: only HTTP 200 bodies that are pages of their operation, by the
+one shape rule (:func:`socialframe._pages.problem`): the service also fails
+with HTTP 200 + ``success: false`` (those must be retried, not replayed), and a
+body of the wrong shape stored once would fail every re-run from the cache.
 
 What is never stored: the API key. requests-cache redacts the headers named in
 ``ignored_parameters``, but matches their names case-sensitively, so every
@@ -29,6 +30,8 @@ from requests.adapters import BaseAdapter
 
 from . import _config as config
 from ._clock import SYSTEM_CLOCK, Clock
+from ._operations import OPERATION_OF_PATH
+from ._pages import problem
 from ._transport import Guard, HTTPTransport
 
 if TYPE_CHECKING:
@@ -60,13 +63,18 @@ def decoded(response: requests.Response) -> Any:
 
 
 def is_storable(response: requests.Response) -> bool:
-    """Cache filter: an HTTP 200 JSON object whose ``success`` is not false."""
+    """Cache filter: an HTTP 200 page of its operation (known by the URL's path)."""
     if getattr(response, "from_cache", False):
         return True  # it passed this filter when it was stored
     if response.status_code != 200:
         return False
-    body = decoded(response)
-    return isinstance(body, dict) and body.get("success") is not False
+    return problem(operation_of(response.url), decoded(response)) is None
+
+
+def operation_of(url: str | None) -> str:
+    """``"comments"`` / ``"ads"`` for a URL of that operation, else ``""``."""
+    path = urlsplit(url or "").path
+    return OPERATION_OF_PATH.get(path.rsplit("/", 1)[-1], "")
 
 
 FETCHED_AT = "X-Socialframe-Fetched-At"
@@ -76,9 +84,11 @@ def _response_hook(secret_headers: Iterable[str], clock: Clock) -> Any:
     """Runs on each response before requests-cache stores it.
 
     Stamps the time the service answered (kept with the cached copy, so a re-run
-    reports the original time) and drops ``Vary`` entries naming a key header.
+    reports the original time) and drops ``Vary`` entries naming a key header,
+    and ``Vary: *`` (requests-cache never serves such a page, so every re-run
+    would pay for it again; a page is the same whoever asks).
     """
-    secret = {h.lower() for h in secret_headers}
+    secret = {h.lower() for h in secret_headers} | {"*"}
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
         if FETCHED_AT not in response.headers:

@@ -42,6 +42,7 @@ from ._errors import (
     SocialFrameError,
 )
 from ._ledger import Ledger
+from ._pages import problem
 from ._transport import BrokenBody
 from ._version import __version__
 
@@ -217,7 +218,9 @@ class Caller:
             spent_usd=self.ledger.spent_usd,
         )
 
-    def _attempt(self, operation: str, url: str, params: dict[str, str]) -> Fetched:
+    def _attempt(
+        self, operation: str, url: str, params: dict[str, str], refetched: bool = False
+    ) -> Fetched:
         cache_only = self.offline or self.ledger.would_exceed(self.max_cost_cents)
         if cache_only and not self.cached:
             raise self._refuse(operation, params)
@@ -249,6 +252,11 @@ class Caller:
         if cache_only and response.status_code == 504:
             raise self._refuse(operation, params)
         if getattr(response, "from_cache", False):
+            if problem(operation, decoded(response)) is not None and not refetched:
+                # Stored by an older version that did not check shapes: drop it and
+                # fetch again, rather than fail every re-run from the cache.
+                self.session.cache.delete(response.cache_key)  # type: ignore[attr-defined]
+                return self._attempt(operation, url, params, refetched=True)
             self.ledger.record("cached")
             return Fetched(decoded(response), _fetched_at(response, self.clock), True)
         return self._classify(operation, response)

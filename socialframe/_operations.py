@@ -15,6 +15,8 @@ from ._time import calendar_day
 
 COMMENTS_PATH: Final = "get-profile-posts-comments"
 ADS_PATH: Final = "fetch_search_ads_pages"
+#: The operation a URL path ends in (the cache filter knows a page only by its URL).
+OPERATION_OF_PATH: Final = {COMMENTS_PATH: "comments", ADS_PATH: "ads"}
 Sort = Literal["mostRelevant", "mostRecent"]
 SORTS: Final = get_args(Sort)
 ActiveStatus = Literal["active", "inactive", "all"]

@@ -20,6 +20,100 @@ if TYPE_CHECKING:
 Fetch = Callable[[Mapping[str, str]], "Fetched"]
 
 
+def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
+    """What makes ``body`` not a page of ``operation``, or ``None`` if it is one.
+
+    The one home of the page shape: pagers, frame builders and the cache filter
+    all ask here, so a page that would fail later is never stored.
+
+    Args:
+        operation: ``"comments"`` or ``"ads"``.
+        body: The decoded JSON body.
+        paging: Check the paging fields too (``totalPage``, ``paginationToken``,
+            ``page_info``); frame builders, which do not page, skip them.
+
+    Returns:
+        A short description of the first problem (``"'data' is a str, not a
+        list"``), or ``None``.
+
+    Example:
+        >>> problem("comments", {"data": [], "totalPage": "2"})
+        "'totalPage' is '2', not a whole number"
+        >>> problem("ads", {"data": {"ads": [[{"ad_archive_id": "1"}]]}}) is None
+        True
+    """
+    if not isinstance(body, Mapping):
+        return f"the body is {_kind(body)}, not a JSON object"
+    if body.get("success") is False:
+        return f"it is a failure (success: false): {str(body.get('message'))[:200]!r}"
+    if operation == "comments":
+        return _comments_problem(body, paging)
+    if operation == "ads":
+        return _ads_problem(body, paging)
+    return None
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
+def _comments_problem(body: Mapping[str, Any], paging: bool) -> str | None:
+    data = body.get("data")
+    if not isinstance(data, list):
+        return f"'data' is {_kind(data)}, not a list"
+    for i, comment in enumerate(data):
+        if not isinstance(comment, Mapping):
+            return f"comment {i} is {_kind(comment)}, not an object"
+    if not paging:
+        return None
+    total = body.get("totalPage")
+    if total is None and data:
+        return "'totalPage' is missing"
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
+        return f"'totalPage' is {str(total)[:50]!r}, not a whole number"
+    token = body.get("paginationToken")
+    if token is not None and not isinstance(token, str):
+        return f"'paginationToken' is {_kind(token)}, not text"
+    return None
+
+
+def _ads_problem(body: Mapping[str, Any], paging: bool) -> str | None:
+    data = body.get("data")
+    if not isinstance(data, Mapping):
+        return f"'data' is {_kind(data)}, not an object"
+    groups = data.get("ads")
+    if not isinstance(groups, list):
+        return f"'data.ads' is {_kind(groups)}, not a list"
+    for i, group in enumerate(groups):
+        ads = group if isinstance(group, list) else [group]
+        if not all(isinstance(ad, Mapping) for ad in ads):
+            return f"entry {i} of 'data.ads' is not an ad or a list of ads"
+    if not paging:
+        return None
+    info = data.get("page_info")
+    if info is None:
+        return None
+    if not isinstance(info, Mapping):
+        return f"'page_info' is {_kind(info)}, not an object"
+    cursor, more = info.get("end_cursor"), info.get("has_next_page")
+    if cursor is not None and not isinstance(cursor, str):
+        return f"'page_info.end_cursor' is {_kind(cursor)}, not text"
+    if more is not None and not isinstance(more, bool):
+        return f"'page_info.has_next_page' is {_kind(more)}, not true/false"
+    return None
+
+
+def checked(operation: str, body: Any, number: int, *, paging: bool = True) -> None:
+    """Raise :class:`SchemaError` naming page ``number`` if ``body`` is not a page.
+
+    Raises:
+        SchemaError: see :func:`problem`.
+    """
+    found = problem(operation, body, paging=paging)
+    if found is not None:
+        raise SchemaError(f"{operation} page {number}: {found}")
+
+
 @dataclass(frozen=True)
 class Page:
     """One decoded page and its provenance (what frames need beyond the body).
@@ -61,15 +155,12 @@ def iter_comment_pages(
             sent["paginationToken"] = token
         fetched = fetch(sent)
         body = fetched.body
-        data = body.get("data")
-        if not isinstance(data, list):
-            raise SchemaError(f"comments page {number}: 'data' is not a list")
+        checked("comments", body, number)
+        data = body["data"]
         yield _page(fetched, number, params["urn"], sent)
         total_pages = body.get("totalPage")
         if not data or (max_pages is not None and number >= max_pages):
             return
-        if isinstance(total_pages, bool) or not isinstance(total_pages, int):
-            raise SchemaError(f"comments page {number}: 'totalPage' is {total_pages!r}")
         if number >= total_pages:
             return
         token = body.get("paginationToken")
@@ -78,24 +169,16 @@ def iter_comment_pages(
         number += 1
 
 
-def ad_groups(body: Mapping[str, Any], number: int = 1) -> tuple[list[Any], Mapping[str, Any]]:
-    """``(ads, page_info)`` of an ads page; ``data.ads`` flattened, order kept."""
-    data = body.get("data")
-    if not isinstance(data, Mapping):
-        raise SchemaError(f"ads page {number}: 'data' is not an object")
-    groups = data.get("ads") or []
-    if not isinstance(groups, list):
-        raise SchemaError(f"ads page {number}: 'data.ads' is not a list")
+def ad_groups(body: Mapping[str, Any]) -> tuple[list[Any], Mapping[str, Any]]:
+    """``(ads, page_info)`` of an ads page (checked by :func:`problem`); ``data.ads``
+    flattened, order kept."""
+    data = body["data"]
     ads: list[Any] = []
-    for group in groups:
+    for group in data["ads"]:
         if isinstance(group, list):
             ads.extend(group)
-        elif isinstance(group, Mapping):
-            ads.append(group)
         else:
-            raise SchemaError(
-                f"ads page {number}: an entry of 'data.ads' is {type(group).__name__}"
-            )
+            ads.append(group)
     info = data.get("page_info")
     return ads, info if isinstance(info, Mapping) else {}
 
@@ -124,7 +207,8 @@ def iter_ad_pages(
         if cursor:
             sent["end_cursor"] = cursor
         fetched = fetch(sent)
-        ads, info = ad_groups(fetched.body, number)
+        checked("ads", fetched.body, number)
+        ads, info = ad_groups(fetched.body)
         yield _page(fetched, number, key, sent)
         ids = [ad.get("ad_archive_id") for ad in ads if isinstance(ad, Mapping)]
         known = {str(i) for i in ids if i is not None}

@@ -8,8 +8,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from .._errors import SchemaError
-from .._pages import Page, ad_groups
+from .._pages import Page, ad_groups, checked
 from .._schema import AD_COLUMNS, AD_DTYPES, INT
 from .values import (
     Unfit,
@@ -225,12 +224,11 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
     seen: set[str] = set()
     unfit = Unfit()
     for page in pages(payloads):
-        ads, _ = ad_groups(page.body, page.page)
+        checked("ads", page.body, page.page, paging=False)
+        ads, _ = ad_groups(page.body)
         query = page.params.get("query") if page.params else page.key
         n = 0
         for ad in ads:
-            if not isinstance(ad, Mapping):
-                raise SchemaError(f"ads page {page.page}: an ad is not an object")
             ad_id = text(ad.get("ad_archive_id"))  # (unfit ids are counted in _ad_row)
             if ad_id is not None:
                 if ad_id in seen:

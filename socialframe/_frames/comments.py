@@ -9,8 +9,7 @@ from typing import Any, Final, NamedTuple
 
 import pandas as pd
 
-from .._errors import SchemaError
-from .._pages import Page
+from .._pages import Page, checked
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
 from .values import INT64, Unfit, fetch_times, flag, pages, text, times, typed_frame, whole
 
@@ -78,13 +77,8 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
     fallbacks: list[str | None] = []
     counted: list[tuple[Page, int]] = []
     for page in pages(payloads):
-        data = page.body.get("data")
-        if data is None and page.body.get("success") is False:
-            raise SchemaError(f"page {page.page} is a failure: {page.body.get('message')!r}")
-        if not isinstance(data, list):
-            raise SchemaError(f"comments page {page.page}: 'data' is not a list")
-        if not all(isinstance(comment, Mapping) for comment in data):
-            raise SchemaError(f"comments page {page.page}: a comment is not an object")
+        checked("comments", page.body, page.page, paging=False)
+        data = page.body["data"]
         flat.extend(data)
         numbers.extend([page.page] * len(data))
         fallbacks.extend([f"urn:li:activity:{page.key}" if page.key else None] * len(data))

@@ -37,8 +37,23 @@ _MESSAGES: dict[int, str] = {
     504: "Gateway timeout",
 }
 
-Fault = int | str
-"""A fault to serve: an HTTP status (4xx/5xx) or a key of :data:`ENVELOPES`."""
+WIRE: dict[str, str] = {
+    "truncated": "the body stops short of its Content-Length and the connection closes",
+    "bad_chunk": "chunked transfer with a chunk size that is not hexadecimal",
+    "bad_gzip": "Content-Encoding: gzip on bytes that are not gzip",
+    "drip": "the body arrives one byte every DRIP_SECONDS",
+    "vary_star": "the answer is sent with Vary: *",
+}
+"""Faults on the way to the client, by name: the service's real answer (charged,
+as a sent 200 is), broken in transit. In-process, where there is no wire, every
+one but ``vary_star`` is a body cut short."""
+
+DRIP_SECONDS = 0.2
+
+Fault = int | str | Mapping[str, Any]
+"""A fault to serve: an HTTP status (4xx/5xx), a key of :data:`ENVELOPES` or of
+:data:`WIRE`, or a JSON object served as a charged HTTP 200 body (a hostile
+body: ``{"data": None}``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,12 +65,14 @@ class Answer:
         body: The JSON body.
         headers: Extra headers (Content-Type and Content-Length are always added).
         charged: Whether the real service would bill it (a 200 success).
+        wire: A :data:`WIRE` fault to break it with on the way, or ``""``.
     """
 
     status: int
-    body: dict[str, Any]
+    body: Mapping[str, Any]
     headers: tuple[tuple[str, str], ...] = ()
     charged: bool = False
+    wire: str = ""
 
 
 _Operation = tuple[
@@ -108,20 +125,26 @@ def error(status: int, message: str | None = None) -> Answer:
 
 
 def fault(kind: Fault) -> Answer:
-    """Return the answer for an injected or random fault; never charged.
+    """Return the answer for an injected or random fault (not a :data:`WIRE` one).
 
     Args:
-        kind: An HTTP status (400-599) or ``"success_false"`` / ``"bad_gateway"``.
+        kind: An HTTP status (400-599), ``"success_false"`` / ``"bad_gateway"``
+            (never charged), or a JSON object (a charged 200 body).
 
     Returns:
         The answer.
 
     Raises:
-        ValueError: ``kind`` is neither.
+        ValueError: ``kind`` is none of these.
     """
+    if isinstance(kind, Mapping):
+        return Answer(200, kind, (VARY,), charged=True)
     if isinstance(kind, str):
         if kind not in ENVELOPES:
-            raise ValueError(f"unknown fault {kind!r}: use a status or one of {sorted(ENVELOPES)}")
+            names = sorted(ENVELOPES) + sorted(WIRE)
+            raise ValueError(
+                f"unknown fault {kind!r}: use a status, a JSON object or one of {names}"
+            )
         body = {"success": False, "message": ENVELOPES[kind], "data": None}
         # The envelopes come from the same gateway as successes, with its headers.
         return Answer(200, body, (VARY,))

@@ -16,12 +16,13 @@ socket at all, through :meth:`Sandbox.transport`.
 from __future__ import annotations
 
 import hmac
+import json
 import random
 import secrets
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
@@ -176,8 +177,12 @@ class Sandbox:
         They take precedence over everything else, ``fault_rate`` included.
 
         Args:
-            *faults: HTTP statuses (429, 500, 502, 503, 400, 401, ...) or
-                ``"success_false"`` / ``"bad_gateway"`` (the HTTP-200 envelopes).
+            *faults: HTTP statuses (429, 500, 502, 503, 400, 401, ...),
+                ``"success_false"`` / ``"bad_gateway"`` (the HTTP-200 envelopes),
+                faults in transit (``"truncated"``, ``"bad_chunk"``,
+                ``"bad_gzip"``, ``"drip"``, ``"vary_star"``: see
+                ``socialframe.sandbox._routes.WIRE``), or a JSON object to serve
+                as a charged HTTP 200 body (a body of the wrong shape).
 
         Raises:
             ValueError: A fault is neither.
@@ -192,7 +197,8 @@ class Sandbox:
             [(503, False), (200, False), (200, True)]
         """
         for kind in faults:
-            routes.fault(kind)  # validates now rather than mid-request
+            if not (isinstance(kind, str) and kind in routes.WIRE):
+                routes.fault(kind)  # validates now rather than mid-request
         with self._lock:
             self._injected.extend(faults)
 
@@ -264,7 +270,13 @@ class Sandbox:
             found = self._answer(request.method or "GET", target, request.headers)
             if self.latency:
                 self.clock.sleep(self.latency)
-            return found.status, found.body, dict(found.headers)
+            headers = dict(found.headers)
+            content = json.dumps(found.body, ensure_ascii=False).encode("utf-8")
+            if found.wire == "bad_gzip":
+                headers["Content-Encoding"] = "gzip"
+            elif found.wire:  # no wire in-process: the body is cut short
+                headers["Content-Length"] = str(len(content) + 100)
+            return found.status, content, headers
 
         return MockTransport(answer)
 
@@ -386,15 +398,27 @@ class Sandbox:
         return answer
 
     def _decide(
-        self, method: str, path: str, params: Mapping[str, str], authorised: bool
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, str],
+        authorised: bool,
+        wire: bool = False,
     ) -> Answer:
         if method != "GET":
             return routes.error(405)
         with self._lock:
-            injected = self._injected.popleft() if self._injected else None
+            # (a wire fault breaks the answer the request would get otherwise)
+            injected = self._injected.popleft() if self._injected and not wire else None
             # Two draws for every GET, used or not: request n's fate depends only on n.
             draw, kind = self._fault_rng.random(), self._fault_rng.random()
             limited = injected is None and self._over_limit()
+        if isinstance(injected, str) and injected in routes.WIRE:
+            answer = self._decide(method, path, params, authorised, wire=True)
+            if injected == "vary_star":
+                kept = tuple(h for h in answer.headers if h[0] != "Vary")
+                return replace(answer, headers=(*kept, ("Vary", "*")))
+            return replace(answer, wire=injected)
         if injected is not None:
             return routes.fault(injected)
         if limited:

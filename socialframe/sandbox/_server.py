@@ -96,12 +96,37 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.dumps(answer.body, ensure_ascii=False).encode("utf-8")
         self.send_response(answer.status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        if answer.wire == "bad_chunk":
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(body)))
+        if answer.wire == "bad_gzip":
+            self.send_header("Content-Encoding", "gzip")
         for name, value in answer.headers:
             self.send_header(name, value)
         self.end_headers()
-        if self.command != "HEAD":
+        if self.command == "HEAD":
+            return
+        if answer.wire:
+            self._write_broken(answer.wire, body)
+        else:
             self.wfile.write(body)
+
+    def _write_broken(self, wire: str, body: bytes) -> None:
+        """The body as a broken transit would deliver it (see ``_routes.WIRE``)."""
+        self.close_connection = True
+        if wire == "truncated":
+            self.wfile.write(body[: len(body) // 2])
+        elif wire == "bad_chunk":
+            self.wfile.write(b"zz\r\n" + body[:10] + b"\r\n")
+        elif wire == "bad_gzip":
+            self.wfile.write(body)  # JSON, not gzip
+        elif wire == "drip":
+            sandbox = cast(Server, self.server).sandbox
+            for i in range(len(body)):
+                self.wfile.write(body[i : i + 1])
+                self.wfile.flush()
+                sandbox.clock.sleep(routes.DRIP_SECONDS)
 
     def version_string(self) -> str:
         return self.server_version  # not the Python version: nothing to fingerprint

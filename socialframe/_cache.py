@@ -80,19 +80,26 @@ def operation_of(url: str | None) -> str:
 FETCHED_AT = "X-Socialframe-Fetched-At"
 
 
-def _response_hook(secret_headers: Iterable[str], clock: Clock) -> Any:
+def _response_hook(
+    secret_headers: Iterable[str], secret_values: Iterable[str], clock: Clock
+) -> Any:
     """Runs on each response before requests-cache stores it.
 
     Stamps the time the service answered (kept with the cached copy, so a re-run
     reports the original time) and drops ``Vary`` entries naming a key header,
     and ``Vary: *`` (requests-cache never serves such a page, so every re-run
-    would pay for it again; a page is the same whoever asks).
+    would pay for it again; a page is the same whoever asks). Response headers
+    that echo a secret (the key, a token) are dropped: they would be stored.
     """
     secret = {h.lower() for h in secret_headers} | {"*"}
+    values = [v for v in secret_values if v]
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
         if FETCHED_AT not in response.headers:
             response.headers[FETCHED_AT] = clock.now().astimezone(UTC).isoformat()
+        for name, value in list(response.headers.items()):
+            if any(v in value for v in values):
+                del response.headers[name]
         vary = response.headers.get("Vary")
         if vary:
             kept = [v.strip() for v in vary.split(",") if v.strip().lower() not in secret]
@@ -125,6 +132,7 @@ def make_session(
     cache: CacheSetting,
     *,
     secret_headers: Iterable[str],
+    secret_values: Iterable[str] = (),
     expire_after: float | timedelta,
     serve_stale: bool = False,
     transport: BaseAdapter | None = None,
@@ -137,7 +145,10 @@ def make_session(
             there (a folder, or a path without a suffix, gets ``http_cache.sqlite``
             inside; ``x.sqlite`` is that file), ``False`` for no
             cache, or a requests-cache backend object.
-        secret_headers: Names of the headers that carry the key.
+        secret_headers: Names of the headers that carry the key or a secret:
+            never stored with a request, never matched by ``Vary``.
+        secret_values: The key and the secrets, in memory only: a response
+            header echoing one is not stored.
         expire_after: Seconds (or timedelta) a page stays fresh; -1 for never.
         serve_stale: Answer cache-only requests with expired pages too (offline
             mode: they were paid for, and nothing would be sent anyway).
@@ -189,5 +200,5 @@ def make_session(
     adapter = Guard(transport if transport is not None else HTTPTransport())
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    session.hooks["response"].append(_response_hook(secret_headers, clock))
+    session.hooks["response"].append(_response_hook(secret_headers, secret_values, clock))
     return session

@@ -15,6 +15,7 @@ final. A 200 whose body broke counts as paid: the service charged for it.
 from __future__ import annotations
 
 import email.utils
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -46,6 +47,7 @@ from ._pages import problem
 from ._transport import BrokenBody
 from ._version import __version__
 
+_SECRET_NAME: Final = re.compile(r"key|token|secret|auth|password|cookie", re.IGNORECASE)
 MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
 MAX_RETRY_AFTER: Final = 120.0  # a longer Retry-After is not waited for
 
@@ -161,13 +163,18 @@ class Caller:
         self.timeout = timeout
         self.cached = cache is not False and cache is not None
         key = settings.api_key.reveal() if settings.api_key else None
+        # A header is a secret when its name says so, or when it carries the key.
         secret_headers = [settings.auth_header] + [
-            name for name, value in settings.headers.items() if key and key in value
+            name
+            for name, value in settings.headers.items()
+            if _SECRET_NAME.search(name) or (key and key in value)
         ]
+        secret_values = [key or ""] + [settings.headers.get(name, "") for name in secret_headers]
         self.clock = clock
         self.session = make_session(
             cache,
             secret_headers=secret_headers,
+            secret_values=[value for value in secret_values if value],
             expire_after=expire_after,
             serve_stale=offline,
             transport=transport,

@@ -7,6 +7,7 @@ import sys
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -99,6 +100,46 @@ def test_the_key_in_extra_headers_is_redacted_too(tmp_path: Path) -> None:
     ):
         c.post_comments(P82, max_pages=1)
     assert _scan(folder) == []
+
+
+SECRETS = {"X-Client-Secret": "s3cret-value-1", "X-Session-Token": "tok-value-2", "X-Auth": "a-3"}
+
+
+def test_secret_headers_are_redacted_by_name(tmp_path: Path) -> None:
+    # Secrets the user passes in headers= (named key/token/secret/auth) never reach disk.
+    folder = tmp_path / "c"
+    with Sandbox(api_key=KEY) as sandbox, sandbox.client(cache=folder, headers=SECRETS) as c:
+        c.post_comments(P82, max_pages=1)
+    assert [p for p in folder.rglob("*") if p.is_file()]
+    for secret in [KEY, *SECRETS.values()]:
+        assert [p.name for p in folder.rglob("*") if secret.encode() in p.read_bytes()] == []
+
+
+def test_response_headers_echoing_a_secret_are_not_stored(tmp_path: Path) -> None:
+    def echo(request: Any) -> tuple[int, Any, dict[str, str]]:
+        key = request.headers["Authorization"].removeprefix("Bearer ")
+        headers = {
+            "X-Echo": f"you sent {key}",
+            "Set-Cookie": f"session={SECRETS['X-Session-Token']}",
+            "X-Kept": "plain",
+        }
+        return 200, {"success": True, "data": [], "totalPage": 1}, headers
+
+    folder = tmp_path / "c"
+    client = sf.Client(
+        KEY,
+        base_url="https://api.example",
+        cache=folder,
+        headers=SECRETS,
+        transport=sf.MockTransport(echo),
+    )
+    with client:
+        client.post_comments(P82)
+        (stored,) = client.session.cache.responses.values()
+        assert stored.headers.get("X-Kept") == "plain"
+        assert "X-Echo" not in stored.headers and "Set-Cookie" not in stored.headers
+    for secret in [KEY, *SECRETS.values()]:
+        assert [p.name for p in folder.rglob("*") if secret.encode() in p.read_bytes()] == []
 
 
 def test_vary_on_the_key_header_is_dropped(client: sf.Client) -> None:

@@ -562,3 +562,21 @@ def test_unsendable_keys_are_refused_without_echo(key: str) -> None:
     with pytest.raises(sf.ConfigError) as info:
         sf.Client(key, base_url="http://127.0.0.1:9")
     assert key not in str(info.value) and "sk" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"timeout": float("nan")},
+        {"timeout": float("inf")},
+        {"timeout": 0},
+        {"backoff": float("nan")},
+        {"backoff": float("inf")},
+        {"backoff": -1},
+    ],
+)
+def test_unusable_timeouts_and_backoffs_are_refused_at_construction(
+    kwargs: dict[str, float],
+) -> None:
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        sf.Client("k", base_url="http://127.0.0.1:9", cache=False, **kwargs)  # type: ignore[arg-type]

@@ -14,9 +14,11 @@ final. A 200 whose body broke counts as paid: the service charged for it.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -42,7 +44,7 @@ from ._errors import (
     ServerError,
     SocialFrameError,
 )
-from ._ledger import Ledger
+from ._ledger import Ledger, Outcome
 from ._pages import problem
 from ._transport import BrokenBody
 from ._version import __version__
@@ -139,6 +141,29 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, ServerError | NetworkError)
 
 
+class KeyedLocks:
+    """One lock per key, made on first use and dropped when no thread holds or waits."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
+
+    @contextlib.contextmanager
+    def held(self, key: str) -> Iterator[None]:
+        """Hold ``key``'s lock for the block (waiting for another thread's turn)."""
+        with self._guard:
+            lock, users = self._locks.setdefault(key, (threading.Lock(), [0]))
+            users[0] += 1
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                users[0] -= 1
+                if not users[0]:
+                    del self._locks[key]
+
+
 class Caller:
     """Makes the calls of one client. Not for direct use: see :class:`~socialframe.Client`."""
 
@@ -182,6 +207,8 @@ class Caller:
         )
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
+        self._pages = KeyedLocks()
+        self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
         self._retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(max_retries + 1),
@@ -203,7 +230,12 @@ class Caller:
             SchemaError, NetworkError.
         """
         url = f"{self.settings.base_urls[operation]}/{path}"
-        return self._retrying(self._attempt, operation, url, dict(params))
+        if not self.cached:
+            return self._retrying(self._attempt, operation, url, dict(params))
+        # One page, one payment: a thread asking for a page another thread is
+        # fetching waits for it, then reads it from the cache.
+        with self._pages.held(f"{url}?{sorted(params.items())}"):
+            return self._retrying(self._attempt, operation, url, dict(params))
 
     def _scrub(self, text: str) -> str:
         key = self.settings.api_key
@@ -228,7 +260,21 @@ class Caller:
     def _attempt(
         self, operation: str, url: str, params: dict[str, str], refetched: bool = False
     ) -> Fetched:
-        cache_only = self.offline or self.ledger.would_exceed(self.max_cost_cents)
+        hold = None if self.offline else self.ledger.reserve(self.max_cost_cents)
+        try:
+            self._local.hold = hold
+            return self._send(operation, url, params, cache_only=hold is None, refetched=refetched)
+        finally:
+            self._local.hold = None
+            self.ledger.release(hold)  # not charged (cached, refused, raised): given back
+
+    def _count(self, outcome: Outcome) -> None:
+        """Count this thread's call in the ledger, settling its budget hold."""
+        self.ledger.record(outcome, hold=getattr(self._local, "hold", None))
+
+    def _send(
+        self, operation: str, url: str, params: dict[str, str], *, cache_only: bool, refetched: bool
+    ) -> Fetched:
         if cache_only and not self.cached:
             raise self._refuse(operation, params)
         extra: dict[str, Any] = {"only_if_cached": True} if cache_only else {}
@@ -250,7 +296,7 @@ class Caller:
         except (requests.ConnectionError, requests.Timeout) as exc:
             # A 200 whose body then broke was charged: the ledger says what was spent.
             charged = isinstance(exc, BrokenBody) and exc.status_code == 200
-            self.ledger.record("paid" if charged else "failed")
+            self._count("paid" if charged else "failed")
             failure = NetworkError(self._scrub(f"{operation}: {type(exc).__name__}: {exc}"))
         if failure is not None:
             # Raised outside the except clause: requests' exception (whose request
@@ -263,8 +309,8 @@ class Caller:
                 # Stored by an older version that did not check shapes: drop it and
                 # fetch again, rather than fail every re-run from the cache.
                 self.session.cache.delete(response.cache_key)  # type: ignore[attr-defined]
-                return self._attempt(operation, url, params, refetched=True)
-            self.ledger.record("cached")
+                return self._send(operation, url, params, cache_only=cache_only, refetched=True)
+            self._count("cached")
             return Fetched(decoded(response), _fetched_at(response, self.clock), True)
         return self._classify(operation, response)
 
@@ -276,7 +322,7 @@ class Caller:
         reporters render the locals of every frame.
         """
         if response.status_code == 200 and _is_success(decoded(response)):
-            self.ledger.record("paid")
+            self._count("paid")
             return Fetched(decoded(response), _fetched_at(response, self.clock), False)
         raise self._failure(operation, response)
 
@@ -292,14 +338,14 @@ class Caller:
         message = self._scrub(message)[:200]  # scrubbed whole: a cut could split the key
         if status == 200:
             if isinstance(body, dict):  # success: false
-                self.ledger.record("failed")
+                self._count("failed")
                 return ServerError(status, message, operation=operation)
-            self.ledger.record("paid")
+            self._count("paid")
             return SchemaError(
                 f"{operation}: HTTP 200 but the body is not a JSON object:"
                 f" {self._scrub(response.text)[:200]!r}"
             )
-        self.ledger.record("failed")
+        self._count("failed")
         if status == 400:
             return BadRequestError(status, message, operation=operation)
         if status in (401, 403):

@@ -39,6 +39,15 @@ def to_cents(usd: float | int | str | Decimal) -> Decimal:
     return cents
 
 
+class Hold:
+    """One call's price held against the budget while the call is in flight."""
+
+    __slots__ = ("settled",)
+
+    def __init__(self) -> None:
+        self.settled = False
+
+
 class Ledger:
     """Running account of one client's calls.
 
@@ -63,12 +72,69 @@ class Ledger:
         self.paid_calls = 0
         self.cached_calls = 0
         self.failed_calls = 0
+        self._held = 0  # cents reserved by calls in flight
 
-    def record(self, outcome: Outcome) -> None:
+    def reserve(self, max_cost_cents: Decimal | None) -> Hold | None:
+        """Hold one call's price against the budget before it is sent.
+
+        The check and the hold are one step under the ledger's lock, so any
+        number of threads sharing a client never send more paid calls than
+        ``max_cost`` allows. Settle the hold with :meth:`record` (``hold=``) or
+        give it back with :meth:`release`.
+
+        Args:
+            max_cost_cents: The budget in cents; ``None`` for no budget.
+
+        Returns:
+            A :class:`Hold`, or ``None`` when the spend plus the calls already in
+            flight leave no room for one more.
+
+        Example:
+            >>> ledger = Ledger()
+            >>> first = ledger.reserve(1)
+            >>> ledger.reserve(1) is None  # the first call may still be charged
+            True
+            >>> ledger.release(first)
+            >>> ledger.reserve(1) is not None
+            True
+        """
+        with self._lock:
+            if (
+                max_cost_cents is not None
+                and (self.paid_calls * PRICE_CENTS + self._held + PRICE_CENTS) > max_cost_cents
+            ):
+                return None
+            self._held += PRICE_CENTS
+            return Hold()
+
+    def release(self, hold: Hold | None) -> None:
+        """Give back a hold that was not settled (no-op if it was, or for ``None``).
+
+        Args:
+            hold: What :meth:`reserve` returned.
+
+        Example:
+            >>> ledger = Ledger()
+            >>> hold = ledger.reserve(None)
+            >>> ledger.record("paid", hold=hold)  # settled: charged
+            >>> ledger.release(hold)  # so nothing to give back
+            >>> ledger.paid_calls, ledger.would_exceed(2)
+            (1, False)
+        """
+        with self._lock:
+            self._settle(hold)
+
+    def _settle(self, hold: Hold | None) -> None:
+        if hold is not None and not hold.settled:
+            hold.settled = True
+            self._held -= PRICE_CENTS
+
+    def record(self, outcome: Outcome, hold: Hold | None = None) -> None:
         """Count one call: ``"paid"``, ``"cached"`` or ``"failed"``.
 
         Args:
             outcome: Where the call went.
+            hold: The call's :meth:`reserve` hold, settled in the same step.
 
         Raises:
             ValueError: any other outcome.
@@ -80,6 +146,7 @@ class Ledger:
             (1, 1, 0)
         """
         with self._lock:
+            self._settle(hold)
             if outcome == "paid":
                 self.paid_calls += 1
             elif outcome == "cached":
@@ -116,7 +183,7 @@ class Ledger:
         """
         if max_cost_cents is None:
             return False
-        return (self.paid_calls + 1) * PRICE_CENTS > max_cost_cents
+        return (self.paid_calls * PRICE_CENTS + self._held + PRICE_CENTS) > max_cost_cents
 
     def reset(self) -> None:
         """Start counting from zero (the budget counts from here too).

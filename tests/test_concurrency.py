@@ -1,0 +1,95 @@
+"""Promises under real threads, over real HTTP: the budget, one payment per page.
+
+Many threads share one client against a sandbox with a little latency (so their
+calls overlap); the sandbox's own charge count is the truth.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+# 12 posts of 1-3 pages each (the examples, then ids whose totals the sandbox derives)
+POSTS = [EXAMPLE_POSTS[n] for n in (1, 50, 51, 82)] + [f"73841{i:014d}" for i in range(8)]
+
+
+def _run(n: int, work: Callable[[int], Any]) -> list[Any]:
+    """``work(i)`` in ``n`` threads started together; their results or exceptions."""
+    results: list[Any] = [None] * n
+    start = threading.Barrier(n)
+
+    def run(i: int) -> None:
+        start.wait()
+        try:
+            results[i] = work(i)
+        except Exception as exc:  # collected, checked by the test
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return results
+
+
+@pytest.fixture
+def slow_sandbox() -> Any:
+    with Sandbox(latency=0.02) as sandbox:
+        yield sandbox
+
+
+def test_threads_sharing_a_client_never_pass_max_cost(
+    slow_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # Before: 8 threads with max_cost=0.05 paid 9-12 calls (check and charge not atomic).
+    with slow_sandbox.client(cache=tmp_path, max_cost=0.05) as client:
+        results = _run(8, lambda i: client.post_comments(POSTS[i]))
+        assert client.ledger.paid_calls == slow_sandbox.charges
+    assert slow_sandbox.charges == 5
+    refused = [r for r in results if isinstance(r, sf.BudgetExceededError)]
+    assert refused and all(isinstance(r, pd.DataFrame | sf.BudgetExceededError) for r in results)
+
+
+def test_threads_asking_for_the_same_pages_pay_once_each(
+    slow_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    with Sandbox() as alone, alone.client(cache=tmp_path / "alone") as client:
+        expected = client.post_comments(POSTS)
+        pages = alone.charges
+    # Before: 8 threads over 96 pages paid 341 calls.
+    with slow_sandbox.client(cache=tmp_path / "shared") as client:
+        results = _run(8, lambda i: client.post_comments(POSTS[i:] + POSTS[:i]))
+        assert slow_sandbox.charges == pages
+        assert client.ledger.paid_calls == pages
+        assert client.ledger.cached_calls == 8 * pages - pages
+    for frame in results:
+        assert isinstance(frame, pd.DataFrame), frame
+        mine = frame.sort_values(["post_urn", "page", "comment_id"]).reset_index(drop=True)
+        ref = expected.sort_values(["post_urn", "page", "comment_id"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(
+            mine.drop(columns="fetched_at"), ref.drop(columns="fetched_at")
+        )
+
+
+def test_a_held_budget_is_given_back_when_the_call_fails_or_is_cached(
+    slow_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    with slow_sandbox.client(cache=tmp_path, max_cost=0.02, max_retries=0) as client:
+        client.post_comments(POSTS[0])  # 1 page, paid
+        slow_sandbox.inject(503)
+        with pytest.raises(sf.ServerError):
+            client.post_comments(EXAMPLE_POSTS[0])  # failed: its hold is given back
+        _run(4, lambda i: client.post_comments(POSTS[0]))  # cached: holds given back
+        assert len(client.post_comments(EXAMPLE_POSTS[50])) == 50  # the last cent is still there
+        assert client.ledger.paid_calls == 2 == slow_sandbox.charges
+        with pytest.raises(sf.BudgetExceededError):
+            client.post_comments(POSTS[5])

@@ -167,7 +167,8 @@ def make_session(
     else:
         from requests_cache import CachedSession
         from requests_cache.backends.base import BaseCache
-        from requests_cache.backends.sqlite import SQLiteCache
+
+        from ._store import Store
 
         backend: Any
         if isinstance(cache, BaseCache):
@@ -176,8 +177,7 @@ def make_session(
             path = default_cache_path() if cache is True else Path(cache).expanduser()
             if path.is_dir() or not path.suffix:
                 path = path / CACHE_FILENAME
-            path.parent.mkdir(parents=True, exist_ok=True)
-            backend = SQLiteCache(path, wal=True)
+            backend = Store(path)
         else:
             raise TypeError(
                 "cache must be True, False, a path, or a requests-cache backend,"

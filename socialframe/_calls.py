@@ -18,6 +18,7 @@ import contextlib
 import email.utils
 import re
 import threading
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -36,6 +37,7 @@ from ._errors import (
     AuthError,
     BadRequestError,
     BudgetExceededError,
+    CacheWarning,
     FetchError,
     NetworkError,
     NotCachedError,
@@ -217,6 +219,25 @@ class Caller:
             reraise=True,
             sleep=clock.sleep,
         )
+
+    def warn_unstored(self) -> None:
+        """One :class:`CacheWarning` for the paid pages the cache could not store since
+        the last call (none, or no SQLite cache: nothing)."""
+        backend: Any = getattr(self.session, "cache", None)
+        failures = getattr(backend, "failures", None)
+        if failures is None:
+            return
+        count, reason = failures.take()
+        if count:
+            warnings.warn(
+                CacheWarning(
+                    f"{count} paid page{'s' * (count != 1)} could not be stored in the cache"
+                    f" at {backend.db_path}: {reason}. The frame is complete; a re-run"
+                    " would pay for them again. Free some space or fix the file's"
+                    " permissions, or pass another cache= path."
+                ),
+                stacklevel=4,
+            )
 
     def close(self) -> None:
         """Close the session (and the cache connection)."""

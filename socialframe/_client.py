@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -239,16 +240,17 @@ class Client:
                 pages, frames.comments_frame, f"comments {params['urn']}", _total_page, bar
             )
 
-        if posts is None:
-            return one(items[0], show)
-        return many.fetch_all(
-            posts,
-            items,
-            one,
-            key=many.key_name(post, "post"),
-            empty=frames.comments_frame([]),
-            progress=Progress(show, "posts", self.ledger, unit="post"),
-        )
+        with self._storing():
+            if posts is None:
+                return one(items[0], show)
+            return many.fetch_all(
+                posts,
+                items,
+                one,
+                key=many.key_name(post, "post"),
+                empty=frames.comments_frame([]),
+                progress=Progress(show, "posts", self.ledger, unit="post"),
+            )
 
     def search_ads(
         self,
@@ -324,18 +326,27 @@ class Client:
             )
             return frame if max_ads is None else frame.head(max_ads)
 
-        if queries is None:
-            return one(items[0], show)
-        # The ads frame has a `query` column: a list fills nothing more, a Series named
-        # `query` fills it with the queries as given, any other name adds its column.
-        return many.fetch_all(
-            queries,
-            items,
-            one,
-            key=many.key_name(query, None),
-            empty=frames.ads_frame([]),
-            progress=Progress(show, "queries", self.ledger, unit="query"),
-        )
+        with self._storing():
+            if queries is None:
+                return one(items[0], show)
+            # The ads frame has a `query` column: a list fills nothing more, a Series named
+            # `query` fills it with the queries as given, any other name adds its column.
+            return many.fetch_all(
+                queries,
+                items,
+                one,
+                key=many.key_name(query, None),
+                empty=frames.ads_frame([]),
+                progress=Progress(show, "queries", self.ledger, unit="query"),
+            )
+
+    @contextlib.contextmanager
+    def _storing(self) -> Iterator[None]:
+        """Around one public fetch: one CacheWarning if paid pages were not stored."""
+        try:
+            yield
+        finally:
+            self._caller.warn_unstored()
 
     def _progress_on(self, progress: bool | None = None) -> bool:
         """This call's choice, else the client's; ``None`` means interactive sessions."""

@@ -24,9 +24,10 @@ Messages never contain the API key.
 Bad arguments (an empty post, a malformed date, ...) are plain ``ValueError`` /
 ``TypeError``, raised before any request.
 
-One warning: :class:`SchemaWarning`, when a value the service sent does not fit
+Two warnings: :class:`SchemaWarning`, when a value the service sent does not fit
 its column (a date beyond the calendar, a count beyond 64 bits): the cell is
-missing, the frame is still returned.
+missing, the frame is still returned; :class:`CacheWarning`, when paid pages
+could not be stored (disk full, read-only file, a lock held too long).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ __all__ = [
     "AuthError",
     "BadRequestError",
     "BudgetExceededError",
+    "CacheWarning",
     "ConfigError",
     "FetchError",
     "NetworkError",
@@ -143,6 +145,14 @@ class SchemaWarning(UserWarning):
 
     The message names each column and how many values it lost. In an ads frame the
     value as sent is kept in a ``raw_<column>`` column.
+    """
+
+
+class CacheWarning(UserWarning):
+    """Paid pages could not be stored in the cache (disk full, read-only, locked).
+
+    The fetch still returns its frame; a re-run would pay for those pages again.
+    The message names the cache file, how many pages and why.
     """
 
 

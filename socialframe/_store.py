@@ -5,7 +5,8 @@ in another process holding it stalls every paid call) and rolls a failed write
 back silently (a full disk or a read-only file means the next run pays again,
 with no word). :class:`Store` keeps the backend and changes only that:
 
-- the write lock is waited for at most :data:`LOCK_WAIT` seconds;
+- the write lock is waited for at most :data:`LOCK_WAIT` seconds, and the
+  pages that follow while it is still held do not wait again;
 - a write that fails (disk full, read-only, still locked) is counted with its
   reason, the page is still returned, and the client warns once per fetch
   (:class:`~socialframe.CacheWarning`, naming the file);
@@ -44,6 +45,7 @@ class Failures:
         self._lock = threading.Lock()
         self.count = 0
         self.reason = ""
+        self.locked = False  # the last write found the lock held: the next does not wait
 
     def add(self, reason: str) -> None:
         """One more page not stored."""
@@ -70,14 +72,25 @@ class _Table(SQLiteDict):
     def init_db(self) -> None:
         try:
             super().init_db()  # type: ignore[no-untyped-call]
-        except StoreFailed as exc:
-            # Locked or read-only: fine if the table is already there to read.
-            self.read_only = True
+        except (StoreFailed, sqlite3.OperationalError) as exc:
+            # Locked, or read-only: fine if the table is already there to read.
+            if "read-only" in str(exc) or "readonly" in str(exc):
+                # WAL needs to write its index even to read: a read-only copy is
+                # opened as immutable instead (nothing can write it anyway).
+                self.read_only = True
+                self.close()  # type: ignore[no-untyped-call]
+                self._connection = sqlite3.connect(
+                    f"{Path(self.db_path).absolute().as_uri()}?immutable=1",
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
             try:
                 with self.connection() as con:
                     con.execute(f"SELECT key FROM {self.table_name} LIMIT 1").fetchall()
             except sqlite3.Error:
-                raise exc from None
+                self.close()  # type: ignore[no-untyped-call]
+                raise StoreFailed(_reason(exc)) from None
 
     @contextmanager
     def _acquire_sqlite_lock(self) -> Iterator[None]:
@@ -85,10 +98,15 @@ class _Table(SQLiteDict):
         # wait is bounded (the connection's busy timeout) and a failure raises.
         with self._lock:
             assert self._connection is not None
+            # Wait once per stretch of a held lock, not once per page.
+            wait = 0 if self.failures.locked else int(LOCK_WAIT * 1000)
+            self._connection.execute(f"PRAGMA busy_timeout={wait}")
             try:
                 self._connection.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
+                self.failures.locked = "locked" in str(exc) or "busy" in str(exc)
                 raise StoreFailed(_reason(exc)) from None
+            self.failures.locked = False
             self._active_transaction = True
             try:
                 yield
@@ -116,8 +134,10 @@ def _reason(exc: BaseException) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return f"another process held the cache's lock for over {LOCK_WAIT:g} s"
-    if "full" in text or isinstance(exc, OSError) and exc.errno == 27:  # EFBIG
+    if "full" in text:
         return "the disk is full"
+    if "disk I/O error" in text or isinstance(exc, OSError):
+        return f"the disk is full or failing ({text})"
     if "readonly" in text or "read-only" in text:
         return "the cache file is read-only"
     return text

@@ -79,11 +79,15 @@ class Client:
         clock: The wall clock, monotonic clock and sleep used for retries,
             ``Retry-After`` waits and arrival times: the system's by default; a
             ``socialframe.sandbox.ManualClock`` makes waits instant in tests.
+        workers: Most items (posts, queries) fetched at once by a many-item
+            call, each in its own thread; the pages of one item stay in order.
+            The frame is the same for any value (items in the order given).
+            Under any number of workers the budget holds and a page is paid once.
 
     Raises:
         ConfigError: no key (unless offline) or no base URL.
-        ValueError: a bad ``max_retries``, ``timeout``, ``backoff`` or ``offline``
-            without a cache.
+        ValueError: a bad ``max_retries``, ``timeout``, ``backoff``, ``workers``, or
+            ``offline`` without a cache.
 
     Example:
         >>> import socialframe as sf
@@ -110,10 +114,12 @@ class Client:
         backoff: float = 1.0,
         transport: BaseAdapter | Handler | None = None,
         clock: Clock | None = None,
+        workers: int = 4,
     ) -> None:
         if offline and (cache is False or cache is None):
             raise ValueError("offline=True needs a cache to answer from")
         count("max_retries", max_retries)
+        self.workers = count("workers", workers, minimum=1)
         timeout = seconds("timeout", timeout, positive=True)
         backoff = seconds("backoff", backoff)
         # An explicit auth_header wins; the default one yields to the environment.
@@ -250,6 +256,7 @@ class Client:
                 key=many.key_name(post, "post"),
                 empty=frames.comments_frame([]),
                 progress=Progress(show, "posts", self.ledger, unit="post"),
+                workers=self.workers,
             )
 
     def search_ads(
@@ -338,6 +345,7 @@ class Client:
                 key=many.key_name(query, None),
                 empty=frames.ads_frame([]),
                 progress=Progress(show, "queries", self.ledger, unit="query"),
+                workers=self.workers,
             )
 
     @contextlib.contextmanager

@@ -4,6 +4,10 @@ Every item is validated before the first call (errors name the item); an item
 given twice is fetched once; each row carries the item it came from in a key
 column; one progress bar covers the items; a failure hands back every row
 fetched so far as the error's ``.partial``.
+
+Items are fetched by up to ``workers`` threads at once (the pages of one item
+stay in order in one thread: each needs the previous token or cursor). The
+frame is the same whatever ``workers`` is: items in the order given.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ def fetch_all(
     key: str | None,
     empty: pd.DataFrame,
     progress: Progress,
+    workers: int = 1,
 ) -> pd.DataFrame:
     """Fetch every item into one frame, under one progress bar over the items.
 
@@ -39,6 +44,7 @@ def fetch_all(
         key: The key column's name; ``None`` adds none.
         empty: The empty frame of the operation (its columns and dtypes).
         progress: The bar over the items.
+        workers: Items fetched at once (threads).
 
     An item given twice (the same post as an id and as a URL, say) is fetched
     once; its rows carry the first form given.
@@ -50,33 +56,66 @@ def fetch_all(
     unique: dict[tuple[tuple[str, str], ...], tuple[Any, dict[str, str]]] = {}
     for item_key, params in zip(keys, items, strict=True):
         unique.setdefault(tuple(sorted(params.items())), (item_key, params))
-    done: list[pd.DataFrame] = []
+    todo = list(unique.values())
+    got: list[pd.DataFrame | None] = [None] * len(todo)  # by position: order kept
+    failed: dict[int, FetchError] = {}
 
-    def combined(last: pd.DataFrame | None = None) -> pd.DataFrame:
-        parts = done + ([last] if last is not None else [])
-        if not parts:
-            return keyed(empty, key, "")
-        # One query's extras may all be missing (typed object) where another's are
-        # text: retype after the concat so the frame stays typed (and Parquet-safe).
-        return frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
+    def run(position: int) -> None:
+        item_key, params = todo[position]
+        try:
+            got[position] = keyed(one(params, False), key, item_key)
+        except FetchError as exc:
+            failed[position] = exc
+            this = exc.partial if exc.partial is not None else empty
+            got[position] = keyed(this, key, item_key)
 
-    failure: FetchError | None = None
     try:
-        for item_key, params in unique.values():
-            try:
-                frame = one(params, False)
-            except FetchError as exc:
-                this = exc.partial if exc.partial is not None else empty
-                whole = combined(keyed(this, key, item_key))
-                failure = exc.with_partial(whole).with_traceback(exc.__traceback__)
-                break
-            done.append(keyed(frame, key, item_key))
-            progress.page(len(unique))
+        if workers <= 1 or len(todo) <= 1:
+            for position in range(len(todo)):
+                run(position)
+                if failed:
+                    break
+                progress.page(len(todo))
+        else:
+            _in_threads(run, len(todo), workers, failed, lambda: progress.page(len(todo)))
     finally:
         progress.close()
-    if failure is not None:
-        raise failure  # outside the except clause: no second copy as its __context__
-    return combined()
+    parts = [frame for frame in got if frame is not None]
+    if not parts:
+        whole = keyed(empty, key, "")
+    else:
+        # One query's extras may all be missing (typed object) where another's are
+        # text: retype after the concat so the frame stays typed (and Parquet-safe).
+        whole = frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
+    if failed:
+        first = failed[min(failed)]  # the first failing item in the order given
+        raise first.with_partial(whole).with_traceback(first.__traceback__)
+    return whole
+
+
+def _in_threads(
+    run: Callable[[int], None],
+    n: int,
+    workers: int,
+    failed: Mapping[int, FetchError],
+    done: Callable[[], None],
+) -> None:
+    """``run(0..n-1)`` on ``workers`` threads; after a failure no new item starts."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="socialframe") as pool:
+        pending: set[Future[None]] = set()
+        position = 0
+        while position < n or pending:
+            while position < n and len(pending) < workers and not failed:
+                pending.add(pool.submit(run, position))
+                position += 1
+            if not pending:
+                break
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                future.result()  # anything but a FetchError (a bug, Ctrl-C) surfaces
+                done()
 
 
 def items_of(value: object) -> list[Any] | None:

@@ -251,7 +251,7 @@ def test_lists_give_one_combined_frame(sandbox: Sandbox, client: sf.Client) -> N
 
 
 def test_pipeline_failure_hands_back_what_was_fetched(sandbox: Sandbox, cache_path: object) -> None:
-    with sandbox.client(cache=cache_path, max_cost=0.03) as c:
+    with sandbox.client(cache=cache_path, max_cost=0.03, workers=1) as c:  # in order
         with pytest.raises(sf.BudgetExceededError) as info:
             c.post_comments([EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]])  # 4 calls needed
         partial = info.value.partial

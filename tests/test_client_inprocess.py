@@ -358,7 +358,7 @@ def test_an_api_error_keeps_no_key(clock: ManualClock) -> None:
     transport, _ = service((400, {"message": f"bad request with {KEY}"}))
 
     def fetch() -> None:
-        with mock_client(transport, clock) as c:
+        with mock_client(transport, clock, workers=1) as c:  # the script answers once
             c.search_ads(["coffee", "tea"])
 
     with pytest.raises(sf.BadRequestError) as info:

@@ -93,3 +93,31 @@ def test_a_held_budget_is_given_back_when_the_call_fails_or_is_cached(
         assert client.ledger.paid_calls == 2 == slow_sandbox.charges
         with pytest.raises(sf.BudgetExceededError):
             client.post_comments(POSTS[5])
+
+
+@pytest.mark.parametrize("workers", [2, 8])
+def test_workers_give_the_frame_of_one_worker(
+    slow_sandbox: Sandbox, tmp_path: Path, workers: int
+) -> None:
+    queries = ["for kids", "coffee", "running shoes", "tea", "bikes"]
+    with slow_sandbox.client(cache=tmp_path / "one", workers=1) as client:
+        comments = client.post_comments(POSTS)
+        ads = client.search_ads(queries, max_pages=2)
+    with slow_sandbox.client(cache=tmp_path / "many", workers=workers) as client:
+        comments_n = client.post_comments(POSTS)
+        ads_n = client.search_ads(queries, max_pages=2)
+        assert client.ledger.paid_calls == slow_sandbox.charges // 2
+    for one, many in [(comments, comments_n), (ads, ads_n)]:
+        pd.testing.assert_frame_equal(
+            many.drop(columns="fetched_at"), one.drop(columns="fetched_at")
+        )
+
+
+def test_workers_never_pass_max_cost(slow_sandbox: Sandbox, tmp_path: Path) -> None:
+    with slow_sandbox.client(cache=tmp_path, workers=8, max_cost=0.05) as client:
+        with pytest.raises(sf.BudgetExceededError) as caught:
+            client.post_comments(POSTS)
+        assert client.ledger.paid_calls == slow_sandbox.charges == 5
+    partial = caught.value.partial
+    assert partial is not None and partial["page"].count() > 0
+    assert partial["post"].unique().tolist() == [p for p in POSTS if p in set(partial["post"])]

@@ -29,13 +29,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import socket
 import threading
-import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 import requests
 from requests.adapters import BaseAdapter, HTTPAdapter
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.response import HTTPResponse
 
 from ._errors import NotCachedError
@@ -111,12 +112,21 @@ class Guard(BaseAdapter):
             b'{}'
         """
         _refuse_cache_only(request)
-        started = time.monotonic()
-        response = self.inner.send(
-            request, stream=True, timeout=timeout, verify=verify, cert=cert, proxies=proxies
-        )
-        left = None if timeout is None else float(timeout) - (time.monotonic() - started)
-        _read_body(response, left)
+        with _Deadline(None if timeout is None else float(timeout)) as deadline:
+            failure: requests.RequestException | None = None
+            try:
+                response = self.inner.send(
+                    request, stream=True, timeout=timeout, verify=verify, cert=cert, proxies=proxies
+                )
+            except (requests.RequestException, OSError):
+                if not deadline.passed.is_set():
+                    raise
+                # The socket was shut at the deadline, before the status line came.
+                failure = requests.ReadTimeout(f"no answer within the timeout ({timeout} s)")
+            if failure is not None:
+                raise failure  # outside the except clause: no context holding the request
+            deadline.response = response
+            _read_body(response, deadline)
         return response
 
     def close(self) -> None:
@@ -127,42 +137,91 @@ class Guard(BaseAdapter):
         return f"Guard({self.inner!r})"
 
 
-def _read_body(response: requests.Response, seconds: float | None) -> None:
-    """Read the whole body within ``seconds``, else shut the socket and raise."""
-    late = threading.Event()
-    raw = response.raw
+_calling = threading.local()  # the deadline of the call this thread is making
 
-    def cut() -> None:  # from the timer thread: unblocks the read below
-        late.set()
-        # no socket (an in-process answer), or already released: nothing to cut
+
+class _Deadline:
+    """One call's deadline: at ``seconds``, shut the call's socket from a timer thread.
+
+    That unblocks whatever read the call is in (the status line, a header, the
+    body), however slowly the server drips. The socket is known through
+    :class:`_Pool` (our network transport); for another transport, only the
+    body's read is cut, through the response.
+    """
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.passed = threading.Event()
+        self.connection: Any = None  # set by _Pool when the call gets its connection
+        self.response: requests.Response | None = None
+        self._timer: threading.Timer | None = None
+
+    def __enter__(self) -> _Deadline:
+        _calling.deadline = self
+        if self.seconds is not None:
+            self._timer = threading.Timer(max(0.0, self.seconds), self._cut)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _calling.deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _cut(self) -> None:
+        self.passed.set()
+        sock = getattr(self.connection, "sock", None)
+        # no socket (an in-process answer), or already closed: nothing to cut
+        with contextlib.suppress(OSError):
+            if sock is not None:
+                sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(AttributeError, ValueError, RuntimeError, OSError):
-            raw.shutdown()
+            if self.response is not None:
+                self.response.raw.shutdown()
 
-    timer = None
-    if seconds is not None:
-        timer = threading.Timer(max(0.0, seconds), cut)
-        timer.daemon = True
-        timer.start()
+
+def _read_body(response: requests.Response, deadline: _Deadline) -> None:
+    """Read the whole body before the deadline, else raise :class:`BrokenBody`."""
     broke = ""
     try:
         response.content  # noqa: B018 - reads and keeps the body
     except (requests.RequestException, OSError) as exc:
         broke = type(exc).__name__
-    finally:
-        if timer is not None:
-            timer.cancel()
-    if late.is_set():
+    late = deadline.passed.is_set()
+    if late:
         broke = broke or "deadline"  # the read ended because the socket was shut
     if broke:
         response.close()
-        what = "took longer than the timeout" if late.is_set() else f"broke ({broke})"
+        what = "took longer than the timeout" if late else f"broke ({broke})"
         raise BrokenBody(
             f"HTTP {response.status_code}: the body {what}", status_code=response.status_code
         )
 
 
+class _Pool(HTTPConnectionPool):
+    """A urllib3 pool that tells the call's deadline which connection it uses."""
+
+    def _get_conn(self, timeout: float | None = None) -> Any:
+        connection = super()._get_conn(timeout)
+        deadline = getattr(_calling, "deadline", None)
+        if deadline is not None:
+            deadline.connection = connection
+        return connection
+
+
+class _HTTPSPool(HTTPSConnectionPool, _Pool):
+    """The same, for https."""
+
+
 class HTTPTransport(HTTPAdapter):
-    """The network: requests' ``HTTPAdapter`` (mounted inside a :class:`Guard`)."""
+    """The network: requests' ``HTTPAdapter`` (mounted inside a :class:`Guard`), whose
+    pools let the call's deadline cut its socket (see :class:`_Deadline`)."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        """requests' pool manager, with pools that report their connections."""
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _HTTPSPool}
 
 
 class MockTransport(HTTPAdapter):

@@ -42,6 +42,7 @@ WIRE: dict[str, str] = {
     "bad_chunk": "chunked transfer with a chunk size that is not hexadecimal",
     "bad_gzip": "Content-Encoding: gzip on bytes that are not gzip",
     "drip": "the body arrives one byte every DRIP_SECONDS",
+    "drip_headers": "the status line and headers arrive one byte every DRIP_SECONDS",
     "vary_star": "the answer is sent with Vary: *",
 }
 """Faults on the way to the client, by name: the service's real answer (charged,

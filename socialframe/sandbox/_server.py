@@ -94,6 +94,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _write(self, answer: Answer) -> None:
         body = json.dumps(answer.body, ensure_ascii=False).encode("utf-8")
+        if answer.wire == "drip_headers":
+            self.close_connection = True
+            head = (
+                f"HTTP/1.1 {answer.status} OK\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            )
+            self._drip(head.encode("ascii") + body)
+            return
         self.send_response(answer.status)
         self.send_header("Content-Type", "application/json")
         if answer.wire == "bad_chunk":
@@ -122,11 +130,15 @@ class _Handler(BaseHTTPRequestHandler):
         elif wire == "bad_gzip":
             self.wfile.write(body)  # JSON, not gzip
         elif wire == "drip":
-            sandbox = cast(Server, self.server).sandbox
-            for i in range(len(body)):
-                self.wfile.write(body[i : i + 1])
-                self.wfile.flush()
-                sandbox.clock.sleep(routes.DRIP_SECONDS)
+            self._drip(body)
+
+    def _drip(self, data: bytes) -> None:
+        """Write ``data`` one byte every ``DRIP_SECONDS`` (until the client hangs up)."""
+        sandbox = cast(Server, self.server).sandbox
+        for i in range(len(data)):
+            self.wfile.write(data[i : i + 1])
+            self.wfile.flush()
+            sandbox.clock.sleep(routes.DRIP_SECONDS)
 
     def version_string(self) -> str:
         return self.server_version  # not the Python version: nothing to fingerprint

@@ -30,6 +30,7 @@ from ._errors import (
     SchemaError,
     SchemaWarning,
     ServerError,
+    SkippedWarning,
     SocialFrameError,
 )
 from ._frames import ads_frame, comments_frame
@@ -63,6 +64,7 @@ __all__ = [
     "SchemaError",
     "SchemaWarning",
     "ServerError",
+    "SkippedWarning",
     "SocialFrameError",
     "__version__",
     "ads_frame",

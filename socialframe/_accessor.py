@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from ._client import AdFilters, Client
+    from ._many import OnError
     from ._operations import Sort
 
 Kind = Literal["comments", "ads"]
@@ -452,6 +453,7 @@ class SocialAccessor:
         client: Client | None = None,
         sort: Sort = "mostRelevant",
         max_pages: int | None = None,
+        on_error: OnError = "raise",
     ) -> pd.DataFrame:
         """The comments of every post in ``column``, as one frame with ``column`` first.
 
@@ -465,6 +467,8 @@ class SocialAccessor:
                 (``sf.configure``) when omitted.
             sort: ``"mostRelevant"`` or ``"mostRecent"``.
             max_pages: Read at most this many pages per post.
+            on_error: ``"skip"`` leaves out posts that fail for good (listed in
+                ``attrs["failed"]``); ``"raise"`` stops at the first.
 
         Returns:
             ``column`` (the post as given, string) then the comments columns.
@@ -488,7 +492,9 @@ class SocialAccessor:
         from ._default import default_client
 
         use = client if client is not None else default_client()
-        return use.post_comments(self._column(column), sort=sort, max_pages=max_pages)
+        return use.post_comments(
+            self._column(column), sort=sort, max_pages=max_pages, on_error=on_error
+        )
 
     def fetch_ads(
         self,

@@ -21,6 +21,7 @@ from ._checks import count, count_or_none, seconds
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import FetchError
 from ._ledger import Ledger, to_cents
+from ._many import OnError
 from ._operations import ActiveStatus, Sort
 from ._progress import Progress, interactive
 from ._transport import Handler, MockTransport
@@ -40,6 +41,7 @@ class AdFilters(TypedDict, total=False):
     max_pages: int | None
     max_ads: int | None
     progress: bool | None
+    on_error: OnError
 
 
 class Client:
@@ -202,6 +204,7 @@ class Client:
         sort: Sort = "mostRelevant",
         max_pages: int | None = None,
         progress: bool | None = None,
+        on_error: OnError = "raise",
     ) -> pd.DataFrame:
         """All comments of a post (replies included), one row per comment.
 
@@ -214,6 +217,10 @@ class Client:
             max_pages: Read at most this many pages (50 comments each) per post.
             progress: Show a progress bar for this call; ``None`` follows the
                 client's ``progress``.
+            on_error: For several items: ``"raise"`` (stop at the first item that
+                fails, ``.partial`` holding every row so far) or ``"skip"`` (leave
+                it out, list it in ``frame.attrs["failed"]``, warn once). A
+                refused key or a budget stop ends the run either way.
 
         Returns:
             A frame with the columns of ``sf.COMMENT_COLUMNS``.
@@ -235,6 +242,7 @@ class Client:
             {'7384427202391592962': 1, '7384427202391592963': 50}
         """
         count_or_none("max_pages", max_pages, minimum=1)
+        many.check_on_error(on_error)
         posts = many.items_of(post)
         items = many.validate_each(posts, post, lambda p: endpoints.comment_params(p, sort))
         fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
@@ -257,6 +265,7 @@ class Client:
                 empty=frames.comments_frame([]),
                 progress=Progress(show, "posts", self.ledger, unit="post"),
                 workers=self.workers,
+                on_error=on_error,
             )
 
     def search_ads(
@@ -271,6 +280,7 @@ class Client:
         max_pages: int | None = None,
         max_ads: int | None = None,
         progress: bool | None = None,
+        on_error: OnError = "raise",
     ) -> pd.DataFrame:
         """Ads of the Meta Ad Library matching a query (or of one ad page).
 
@@ -289,6 +299,10 @@ class Client:
                 holds at most this many rows (per query).
             progress: Show a progress bar for this call; ``None`` follows the
                 client's ``progress``.
+            on_error: For several items: ``"raise"`` (stop at the first item that
+                fails, ``.partial`` holding every row so far) or ``"skip"`` (leave
+                it out, list it in ``frame.attrs["failed"]``, warn once). A
+                refused key or a budget stop ends the run either way.
 
         Returns:
             A frame with the columns of ``sf.AD_COLUMNS``, then every other field
@@ -309,6 +323,7 @@ class Client:
         """
         count_or_none("max_pages", max_pages, minimum=1)
         count_or_none("max_ads", max_ads, minimum=1)
+        many.check_on_error(on_error)
         queries = many.items_of(query)
         items = many.validate_each(
             queries,
@@ -346,6 +361,7 @@ class Client:
                 empty=frames.ads_frame([]),
                 progress=Progress(show, "queries", self.ledger, unit="query"),
                 workers=self.workers,
+                on_error=on_error,
             )
 
     @contextlib.contextmanager

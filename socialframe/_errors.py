@@ -27,7 +27,8 @@ Bad arguments (an empty post, a malformed date, ...) are plain ``ValueError`` /
 Two warnings: :class:`SchemaWarning`, when a value the service sent does not fit
 its column (a date beyond the calendar, a count beyond 64 bits): the cell is
 missing, the frame is still returned; :class:`CacheWarning`, when paid pages
-could not be stored (disk full, read-only file, a lock held too long).
+could not be stored (disk full, read-only file, a lock held too long);
+:class:`SkippedWarning`, when ``on_error="skip"`` left failed items out.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ __all__ = [
     "RateLimitError",
     "SchemaError",
     "SchemaWarning",
+    "SkippedWarning",
     "ServerError",
     "SocialFrameError",
 ]
@@ -153,6 +155,13 @@ class CacheWarning(UserWarning):
 
     The fetch still returns its frame; a re-run would pay for those pages again.
     The message names the cache file, how many pages and why.
+    """
+
+
+class SkippedWarning(UserWarning):
+    """Items of a many-item fetch with ``on_error="skip"`` failed and were left out.
+
+    The frame's ``attrs["failed"]`` lists each one (item, error type, message).
     """
 
 

@@ -12,17 +12,28 @@ frame is the same whatever ``workers`` is: items in the order given.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _frames as frames
-from ._errors import FetchError
+from ._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
 from ._schema import AD_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ._progress import Progress
+
+OnError = Literal["raise", "skip"]
+"""What a many-item fetch does when an item fails for good (a 400, a post that is
+gone, retries exhausted, a body of the wrong shape): ``"raise"`` stops and raises
+(``.partial`` holds every row so far); ``"skip"`` leaves the item out, lists it in
+``frame.attrs["failed"]`` and warns once (:class:`~socialframe.SkippedWarning`).
+A refused key or a budget stop ends the run either way."""
+
+#: Failures that end a run even with ``on_error="skip"``: every next item would fail too.
+ENDS_THE_RUN: tuple[type[FetchError], ...] = (AuthError, BudgetExceededError)
 
 
 def fetch_all(
@@ -34,6 +45,7 @@ def fetch_all(
     empty: pd.DataFrame,
     progress: Progress,
     workers: int = 1,
+    on_error: OnError = "raise",
 ) -> pd.DataFrame:
     """Fetch every item into one frame, under one progress bar over the items.
 
@@ -45,6 +57,8 @@ def fetch_all(
         empty: The empty frame of the operation (its columns and dtypes).
         progress: The bar over the items.
         workers: Items fetched at once (threads).
+        on_error: ``"skip"`` leaves out an item whose fetch failed for good and
+            goes on (see :data:`OnError`).
 
     An item given twice (the same post as an id and as a URL, say) is fetched
     once; its rows carry the first form given.
@@ -59,12 +73,16 @@ def fetch_all(
     todo = list(unique.values())
     got: list[pd.DataFrame | None] = [None] * len(todo)  # by position: order kept
     failed: dict[int, FetchError] = {}
+    skipped: dict[int, FetchError] = {}
 
     def run(position: int) -> None:
         item_key, params = todo[position]
         try:
             got[position] = keyed(one(params, False), key, item_key)
         except FetchError as exc:
+            if on_error == "skip" and not isinstance(exc, ENDS_THE_RUN):
+                skipped[position] = exc
+                return
             failed[position] = exc
             this = exc.partial if exc.partial is not None else empty
             got[position] = keyed(this, key, item_key)
@@ -87,9 +105,24 @@ def fetch_all(
         # One query's extras may all be missing (typed object) where another's are
         # text: retype after the concat so the frame stays typed (and Parquet-safe).
         whole = frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
+    if skipped:
+        whole.attrs["failed"] = [
+            {"item": todo[i][0], "error": type(skipped[i]).__name__, "message": str(skipped[i])}
+            for i in sorted(skipped)
+        ]
     if failed:
         first = failed[min(failed)]  # the first failing item in the order given
         raise first.with_partial(whole).with_traceback(first.__traceback__)
+    if skipped:
+        n = len(skipped)
+        warnings.warn(
+            SkippedWarning(
+                f"{n} of {len(todo)} item{'s' * (len(todo) != 1)} failed and"
+                f" {'was' if n == 1 else 'were'} left out (on_error='skip'):"
+                " see the frame's attrs['failed']"
+            ),
+            stacklevel=4,
+        )
     return whole
 
 
@@ -116,6 +149,12 @@ def _in_threads(
             for future in finished:
                 future.result()  # anything but a FetchError (a bug, Ctrl-C) surfaces
                 done()
+
+
+def check_on_error(on_error: object) -> None:
+    """Raise ValueError for anything but ``"raise"`` / ``"skip"`` (before any call)."""
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
 
 
 def items_of(value: object) -> list[Any] | None:

@@ -146,6 +146,7 @@ def test_accessor_and_widget_signatures_are_the_contract() -> None:
         ("client", None, kw),
         ("sort", "mostRelevant", kw),
         ("max_pages", None, kw),
+        ("on_error", "raise", kw),  # issue 8 (an addition: keyword-only, a default)
     ]
     assert sig("fetch_ads") == [
         ("column", "query", pos),

@@ -254,19 +254,16 @@ class Client:
                 pages, frames.comments_frame, f"comments {params['urn']}", _total_page, bar
             )
 
-        with self._storing():
-            if posts is None:
-                return one(items[0], show)
-            return many.fetch_all(
-                posts,
-                items,
-                one,
-                key=many.key_name(post, "post"),
-                empty=frames.comments_frame([]),
-                progress=Progress(show, "posts", self.ledger, unit="post"),
-                workers=self.workers,
-                on_error=on_error,
-            )
+        return self._run(
+            posts,
+            items,
+            one,
+            key=many.key_name(post, "post"),
+            empty=frames.comments_frame([]),
+            units=("posts", "post"),
+            show=show,
+            on_error=on_error,
+        )
 
     def search_ads(
         self,
@@ -348,18 +345,42 @@ class Client:
             )
             return frame if max_ads is None else frame.head(max_ads)
 
+        # The ads frame has a `query` column: a list fills nothing more, a Series named
+        # `query` fills it with the queries as given, any other name adds its column.
+        return self._run(
+            queries,
+            items,
+            one,
+            key=many.key_name(query, None),
+            empty=frames.ads_frame([]),
+            units=("queries", "query"),
+            show=show,
+            on_error=on_error,
+        )
+
+    def _run(
+        self,
+        given: list[Any] | None,
+        items: list[dict[str, str]],
+        one: Callable[[dict[str, str], bool], pd.DataFrame],
+        *,
+        key: str | None,
+        empty: pd.DataFrame,
+        units: tuple[str, str],
+        show: bool,
+        on_error: OnError,
+    ) -> pd.DataFrame:
+        """One item (``given`` is None) or many, then one CacheWarning if pages were lost."""
         with self._storing():
-            if queries is None:
+            if given is None:
                 return one(items[0], show)
-            # The ads frame has a `query` column: a list fills nothing more, a Series named
-            # `query` fills it with the queries as given, any other name adds its column.
             return many.fetch_all(
-                queries,
+                given,
                 items,
                 one,
-                key=many.key_name(query, None),
-                empty=frames.ads_frame([]),
-                progress=Progress(show, "queries", self.ledger, unit="query"),
+                key=key,
+                empty=empty,
+                progress=Progress(show, units[0], self.ledger, unit=units[1]),
                 workers=self.workers,
                 on_error=on_error,
             )

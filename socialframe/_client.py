@@ -1,4 +1,10 @@
-"""Client: calls -> pages -> frames; one method per operation, one item or many."""
+"""Client: calls -> pages -> frames; one method per operation, one item or many.
+
+Over 400 lines because it is the user's main page of documentation: half of it
+is the docstrings (every argument, return shape, errors, a runnable example) of
+the constructor and the two fetches. The work is elsewhere: calls in
+``_calls``, paging in ``_pages``, many items in ``_many``, frames in ``_frames``.
+"""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, Final
 
 import requests
@@ -166,6 +167,17 @@ class KeyedLocks:
                     del self._locks[key]
 
 
+class _NoLocks:
+    """Stands for :class:`PageLocks` where the cache is not a file (or there is none)."""
+
+    @contextlib.contextmanager
+    def held(self, key: str, wait: float) -> Iterator[bool]:
+        yield False
+
+
+_NO_LOCKS: Final = _NoLocks()
+
+
 class Caller:
     """Makes the calls of one client. Not for direct use: see :class:`~socialframe.Client`."""
 
@@ -210,6 +222,12 @@ class Caller:
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
         self._pages = KeyedLocks()
+        from ._store import PageLocks, Store  # with the cache: requests-cache is heavy
+
+        backend = getattr(self.session, "cache", None)
+        self._files: _NoLocks | PageLocks = (
+            PageLocks(Path(backend.db_path)) if isinstance(backend, Store) else _NO_LOCKS
+        )
         self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
         self._retrying = tenacity.Retrying(
@@ -253,9 +271,11 @@ class Caller:
         url = f"{self.settings.base_urls[operation]}/{path}"
         if not self.cached:
             return self._retrying(self._attempt, operation, url, dict(params))
-        # One page, one payment: a thread asking for a page another thread is
-        # fetching waits for it, then reads it from the cache.
-        with self._pages.held(f"{url}?{sorted(params.items())}"):
+        # One page, one payment: a thread (or, through lock files beside a SQLite
+        # cache, a process) asking for a page another one is fetching waits for
+        # it, then reads it from the cache.
+        key = f"{url}?{sorted(params.items())}"
+        with self._pages.held(key), self._files.held(key, wait=2 * self.timeout):
             return self._retrying(self._attempt, operation, url, dict(params))
 
     def _scrub(self, text: str) -> str:

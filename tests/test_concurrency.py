@@ -121,3 +121,49 @@ def test_workers_never_pass_max_cost(slow_sandbox: Sandbox, tmp_path: Path) -> N
     partial = caught.value.partial
     assert partial is not None and partial["page"].count() > 0
     assert partial["post"].unique().tolist() == [p for p in POSTS if p in set(partial["post"])]
+
+
+PROCESS = """
+import os, sys, time
+import socialframe as sf
+posts = sys.argv[1].split(",")
+start = float(sys.argv[2])
+time.sleep(max(0.0, start - time.time()))  # all processes begin together
+with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["CACHE"],
+               workers=4) as client:
+    frame = client.post_comments(posts)
+print(len(frame), client.ledger.paid_calls, client.ledger.cached_calls)
+"""
+
+
+def test_processes_sharing_a_cache_pay_once_per_page(tmp_path: Path) -> None:
+    # 50 posts of 82 comments: 100 pages. Before: 4 processes paid up to 323 calls.
+    import os
+    import subprocess
+    import sys
+    import time
+
+    posts = [str(7_384_427_202_391_592_960 + 8 * k) for k in range(50)]
+    with Sandbox(latency=0.03) as sandbox:
+        env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, CACHE=str(tmp_path / "c"))
+        start = time.time() + 2.0
+        runs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    PROCESS,
+                    ",".join(posts),
+                    str(start),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(4)  # the same pages in the same order: every page contended
+        ]
+        outs = [run.communicate(timeout=120)[0].split() for run in runs]
+        assert all(run.returncode == 0 for run in runs)
+        assert [int(rows) for rows, _, _ in outs] == [50 * 82] * 4
+        paid = sum(int(p) for _, p, _ in outs)
+        assert sandbox.charges == paid == 100, outs

@@ -269,3 +269,14 @@ def test_fetch_errors_survive_pickle_copy_and_a_process_pool() -> None:
             error = future.exception()
             assert isinstance(error, type(_every_fetch_error(None)[i]))
             assert error.partial is not None and error.partial["x"].tolist() == [i]
+
+
+def test_importing_socialframe_is_cheap() -> None:
+    # The heavy parts load when first used: charts, widgets, the cache, its locks.
+    import subprocess
+    import sys
+
+    heavy = ["matplotlib", "ipywidgets", "requests_cache", "filelock", "sqlite3", "hypothesis"]
+    probe = f"import sys, socialframe\nprint([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

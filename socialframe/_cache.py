@@ -37,6 +37,8 @@ from ._transport import Guard, HTTPTransport
 if TYPE_CHECKING:
     from requests_cache.backends.base import BaseCache
 
+    from ._pace import Pacer
+
 CacheSetting: TypeAlias = "bool | str | os.PathLike[str] | BaseCache"
 """The ``cache`` argument of a Client: ``True`` (the default on-disk cache), a path
 to a SQLite file or folder, ``False`` (none), or a requests-cache backend."""
@@ -137,6 +139,7 @@ def make_session(
     serve_stale: bool = False,
     transport: BaseAdapter | None = None,
     clock: Clock = SYSTEM_CLOCK,
+    pacer: Pacer | None = None,
 ) -> requests.Session:
     """Build the HTTP session.
 
@@ -155,6 +158,7 @@ def make_session(
         transport: What sends the requests the cache cannot answer: the network
             (:class:`~socialframe._transport.HTTPTransport`) unless given.
         clock: Stamps each page's arrival time.
+        pacer: Paces the requests that go out (not the cache's answers).
 
     Returns:
         A ``requests_cache.CachedSession``, or a plain ``requests.Session`` when
@@ -197,7 +201,7 @@ def make_session(
             cache_control=False,
             stale_if_error=serve_stale,
         )
-    adapter = Guard(transport if transport is not None else HTTPTransport())
+    adapter = Guard(transport if transport is not None else HTTPTransport(), pacer)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.hooks["response"].append(_response_hook(secret_headers, secret_values, clock))

@@ -48,6 +48,7 @@ from ._errors import (
     SocialFrameError,
 )
 from ._ledger import Ledger, Outcome
+from ._pace import Pacer, RateLimit
 from ._pages import problem
 from ._transport import BrokenBody
 from ._version import __version__
@@ -194,6 +195,7 @@ class Caller:
         expire_after: float | timedelta,
         transport: BaseAdapter | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        rate_limit: RateLimit = None,
     ) -> None:
         self.settings = settings
         self.ledger = Ledger()
@@ -210,6 +212,7 @@ class Caller:
         ]
         secret_values = [key or ""] + [settings.headers.get(name, "") for name in secret_headers]
         self.clock = clock
+        self.pacer = Pacer(rate_limit, clock)
         self.session = make_session(
             cache,
             secret_headers=secret_headers,
@@ -218,6 +221,7 @@ class Caller:
             serve_stale=offline,
             transport=transport,
             clock=clock,
+            pacer=self.pacer,
         )
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
@@ -400,12 +404,10 @@ class Caller:
                 operation=operation,
             )
         if status == 429:
-            return RateLimitError(
-                status,
-                message,
-                operation=operation,
-                retry_after=_retry_after(response, self.clock.now()),
-            )
+            wait = _retry_after(response, self.clock.now())
+            if wait is not None and wait <= MAX_RETRY_AFTER:
+                self.pacer.pause(wait)  # every worker of the client waits it out, once
+            return RateLimitError(status, message, operation=operation, retry_after=wait)
         if status >= 500:
             return ServerError(status, message, operation=operation)
         return APIError(status, message, operation=operation)

@@ -29,6 +29,7 @@ from ._errors import FetchError
 from ._ledger import Ledger, to_cents
 from ._many import OnError
 from ._operations import ActiveStatus, Sort
+from ._pace import RateLimit
 from ._progress import Progress, interactive
 from ._transport import Handler, MockTransport
 
@@ -91,11 +92,15 @@ class Client:
             call, each in its own thread; the pages of one item stay in order.
             The frame is the same for any value (items in the order given).
             Under any number of workers the budget holds and a page is paid once.
+        rate_limit: Most calls sent per second (``2.5``) or as ``"300/min"``,
+            shared by all workers of the client; ``None`` for no client limit.
+            Pages answered from the cache do not count. A 429 with
+            ``Retry-After`` pauses every worker until it has passed.
 
     Raises:
         ConfigError: no key (unless offline) or no base URL.
-        ValueError: a bad ``max_retries``, ``timeout``, ``backoff``, ``workers``, or
-            ``offline`` without a cache.
+        ValueError: a bad ``max_retries``, ``timeout``, ``backoff``, ``workers``,
+            ``rate_limit``, or ``offline`` without a cache.
 
     Example:
         >>> import socialframe as sf
@@ -123,6 +128,7 @@ class Client:
         transport: BaseAdapter | Handler | None = None,
         clock: Clock | None = None,
         workers: int = 4,
+        rate_limit: RateLimit = None,
     ) -> None:
         if offline and (cache is False or cache is None):
             raise ValueError("offline=True needs a cache to answer from")
@@ -152,6 +158,7 @@ class Client:
             expire_after=config.resolve_expire(expire_after),
             transport=transport,
             clock=clock or SYSTEM_CLOCK,
+            rate_limit=rate_limit,
         )
 
     # -- properties ----------------------------------------------------------------------

@@ -32,7 +32,7 @@ import json
 import socket
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import requests
 from requests.adapters import BaseAdapter, HTTPAdapter
@@ -40,6 +40,9 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.response import HTTPResponse
 
 from ._errors import NotCachedError
+
+if TYPE_CHECKING:
+    from ._pace import Pacer
 
 Answer: TypeAlias = requests.Response | tuple[int, Any] | tuple[int, Any, Mapping[str, str]]
 """What a :class:`MockTransport` handler returns: a ``requests.Response``, or
@@ -73,11 +76,13 @@ class Guard(BaseAdapter):
 
     Args:
         inner: The transport that sends.
+        pacer: Waits before each request goes out (rate limit, 429 cooldown).
     """
 
-    def __init__(self, inner: BaseAdapter) -> None:
+    def __init__(self, inner: BaseAdapter, pacer: Pacer | None = None) -> None:
         super().__init__()
         self.inner = inner
+        self.pacer = pacer
 
     def send(
         self,
@@ -112,6 +117,8 @@ class Guard(BaseAdapter):
             b'{}'
         """
         _refuse_cache_only(request)
+        if self.pacer is not None:
+            self.pacer.wait()  # not part of the call's timeout: nothing is sent yet
         with _Deadline(None if timeout is None else float(timeout)) as deadline:
             failure: requests.RequestException | None = None
             try:

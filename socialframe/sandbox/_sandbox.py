@@ -62,6 +62,7 @@ class RequestRecord:
         headers: The names of the request headers, as sent (never their values).
         auth: How the key came, e.g. ``"Authorization: Bearer"`` or
             ``"X-RapidAPI-Key"`` (the header name as sent); None if it did not.
+        at: When it arrived, on the sandbox clock's ``monotonic()`` (seconds).
 
     Example:
         >>> from socialframe.sandbox import Sandbox
@@ -79,6 +80,7 @@ class RequestRecord:
     charged: bool
     headers: tuple[str, ...] = ()
     auth: str | None = None
+    at: float = 0.0
 
 
 class Sandbox:
@@ -390,7 +392,13 @@ class Sandbox:
         auth = self._key_header(headers)
         answer = self._decide(method, split.path, params, auth is not None)
         record = RequestRecord(
-            split.path, params, answer.status, answer.charged, tuple(headers.keys()), auth
+            split.path,
+            params,
+            answer.status,
+            answer.charged,
+            tuple(headers.keys()),
+            auth,
+            self.clock.monotonic(),
         )
         with self._lock:
             self._records.append(record)

@@ -1,0 +1,108 @@
+"""How fast a client sends: its rate limit, and one cooldown after a 429.
+
+Both apply where a request really goes out (the transport's :class:`Guard`),
+so a page answered from the cache never waits. Shared by every worker of a
+client:
+
+- ``rate_limit`` (calls per second, or ``"300/min"``): pyrate-limiter's
+  leaky bucket, chosen over ``limits`` because it blocks until a permit is free
+  (``limits`` only answers yes / no, the waiting would be ours to write) and
+  its buckets are thread-safe;
+- a 429 with ``Retry-After`` pauses every worker of the client until it has
+  passed (one cooldown), instead of each worker meeting its own 429.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from ._clock import Clock
+
+_UNITS: Final = {
+    "s": 1,
+    "sec": 1,
+    "second": 1,
+    "m": 60,
+    "min": 60,
+    "minute": 60,
+    "h": 3600,
+    "hour": 3600,
+    "d": 86400,
+    "day": 86400,
+}
+_TEXT = re.compile(r"\s*(\d+)\s*/\s*(\d*)\s*([a-z]+?)s?\s*", re.ASCII)
+
+RateLimit = float | str | None
+"""Calls per second (``2.5``), ``"<n>/<unit>"`` (``"300/min"``, ``"5/s"``,
+``"1000/hour"``, ``"10/2s"``), or ``None`` for no limit."""
+
+
+def parse_rate(rate_limit: object) -> tuple[int, int] | None:
+    """``(calls, per milliseconds)`` of a rate limit, or None.
+
+    Raises:
+        ValueError: not a positive number of calls per second or ``"n/unit"``.
+        TypeError: neither a number nor text.
+
+    Example:
+        >>> parse_rate("300/min"), parse_rate(2), parse_rate(0.5), parse_rate(None)
+        ((300, 60000), (2, 1000), (1, 2000), None)
+    """
+    if rate_limit is None:
+        return None
+    if isinstance(rate_limit, str):
+        found = _TEXT.fullmatch(rate_limit.lower())
+        if not found or found.group(3) not in _UNITS or int(found.group(1)) < 1:
+            raise ValueError(
+                f"rate_limit must be calls per second or like '300/min', got {rate_limit!r}"
+            )
+        times = int(found.group(2) or 1)
+        return int(found.group(1)), times * _UNITS[found.group(3)] * 1000
+    if isinstance(rate_limit, bool) or not isinstance(rate_limit, int | float):
+        raise TypeError(
+            f"rate_limit must be a number, text or None, not {type(rate_limit).__name__}"
+        )
+    if not rate_limit > 0 or rate_limit == float("inf"):
+        raise ValueError(f"rate_limit must be a finite number > 0, got {rate_limit!r}")
+    if float(rate_limit).is_integer():
+        return int(rate_limit), 1000
+    return 1, max(1, round(1000 / rate_limit))  # one call every 1/r seconds
+
+
+class Pacer:
+    """Waits before each request that goes out: the rate limit, then any cooldown.
+
+    Args:
+        rate_limit: See :data:`RateLimit`.
+        clock: Sleeps the cooldown (the rate limit keeps real time).
+    """
+
+    def __init__(self, rate_limit: RateLimit, clock: Clock) -> None:
+        self.rate = parse_rate(rate_limit)
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._until = 0.0  # monotonic time the cooldown ends
+        self._limiter: Any = None
+        if self.rate is not None:
+            from pyrate_limiter import Limiter, Rate
+
+            self._limiter = Limiter(Rate(self.rate[0], self.rate[1]))
+
+    def pause(self, seconds: float) -> None:
+        """Hold every request of the client for ``seconds`` from now (a 429's Retry-After)."""
+        with self._lock:
+            self._until = max(self._until, self.clock.monotonic() + seconds)
+
+    def wait(self) -> None:
+        """Block until this request may go: the cooldown passed and a permit is free."""
+        while True:
+            with self._lock:
+                left = self._until - self.clock.monotonic()
+            if left <= 0:
+                break
+            self.clock.sleep(left)
+        if self._limiter is not None:
+            self._limiter.try_acquire("socialframe")

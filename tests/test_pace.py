@@ -1,0 +1,72 @@
+"""The client's pace, over real HTTP: its rate limit and the one cooldown after a 429.
+
+Shared by all workers of a client; only requests that go out wait (cache hits do not).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import socialframe as sf
+from socialframe._pace import parse_rate
+from socialframe.sandbox import Sandbox
+
+# single-page posts (1 comment: int(id) % 8 == 2 in the sandbox)
+POSTS = [str(7_384_427_202_391_592_960 + 2 + 8 * k) for k in range(16)]
+
+
+@pytest.mark.parametrize(
+    ("given", "rate"),
+    [
+        (5, (5, 1000)),
+        (2.5, (1, 400)),
+        ("300/min", (300, 60000)),
+        ("10/2s", (10, 2000)),
+        ("1000/hour", (1000, 3600000)),
+        ("5 / s", (5, 1000)),
+        (None, None),
+    ],
+)
+def test_rate_limits_read(given: object, rate: object) -> None:
+    assert parse_rate(given) == rate
+
+
+@pytest.mark.parametrize(
+    "bad", [0, -1, float("nan"), float("inf"), "fast", "5/fortnight", "0/s", True]
+)
+def test_bad_rate_limits_are_refused_before_any_call(bad: object) -> None:
+    with pytest.raises((ValueError, TypeError), match="rate_limit"):
+        sf.Client("k", base_url="http://127.0.0.1:9", cache=False, rate_limit=bad)  # type: ignore[arg-type]
+
+
+def test_a_client_rate_limit_keeps_workers_under_the_service_limit(tmp_path: Path) -> None:
+    with Sandbox(rate_limit=4) as sandbox:
+        with sandbox.client(cache=tmp_path, workers=8, rate_limit=4) as client:
+            frame = client.post_comments(POSTS)
+        statuses = [r.status for r in sandbox.requests]
+        assert len(frame) == 16 and statuses.count(429) == 0 and statuses.count(200) == 16
+        # cache hits never wait: "1/hour" would block the second page for an hour
+        done = threading.Event()
+        with sandbox.client(cache=tmp_path, workers=8, rate_limit="1/hour") as client:
+            worker = threading.Thread(target=lambda: (client.post_comments(POSTS), done.set()))
+            worker.start()
+            worker.join(timeout=60)
+        assert done.is_set() and len(sandbox.requests) == 16
+
+
+def test_a_429_pauses_every_worker_once(tmp_path: Path) -> None:
+    # Before: the other workers kept sending while one waited out its Retry-After.
+    latency = 0.2
+    with Sandbox(latency=latency) as sandbox:
+        sandbox.inject(429)  # Retry-After: 1
+        with sandbox.client(cache=tmp_path, workers=4, backoff=0.01) as client:
+            assert len(client.post_comments(POSTS[:12])) == 12
+        records = sandbox.requests
+    (limited,) = [r for r in records if r.status == 429]
+    answered = limited.at + latency  # when the client learnt of it
+    quiet = [r.at for r in records if answered + 0.1 < r.at < answered + 0.9]
+    assert quiet == [], [round(at - answered, 2) for at in quiet]
+    assert sum(r.status == 200 for r in records) == 12

@@ -167,3 +167,61 @@ def test_processes_sharing_a_cache_pay_once_per_page(tmp_path: Path) -> None:
         assert [int(rows) for rows, _, _ in outs] == [50 * 82] * 4
         paid = sum(int(p) for _, p, _ in outs)
         assert sandbox.charges == paid == 100, outs
+
+
+def test_soak_faults_and_rate_limits_under_workers(tmp_path: Path) -> None:
+    # In the suite, small: 40 posts (the full 200 is bench territory).
+    posts = [str(7_384_427_202_391_592_960 + k) for k in range(40)]  # every comment total
+    with Sandbox(seed=4) as calm, calm.client(cache=tmp_path / "calm", workers=1) as client:
+        expected = client.post_comments(posts, max_pages=3)
+        pages = calm.charges
+    with Sandbox(seed=4, fault_rate=0.2, rate_limit=30) as rough:
+        with rough.client(
+            cache=tmp_path / "rough", workers=8, rate_limit=25, backoff=0.02, max_retries=10
+        ) as client:
+            got = client.post_comments(posts, max_pages=3)
+            assert client.ledger.paid_calls == rough.charges == pages
+        assert any(r.status != 200 or not r.charged for r in rough.requests)  # faults happened
+    pd.testing.assert_frame_equal(
+        got.drop(columns="fetched_at"), expected.drop(columns="fetched_at")
+    )
+
+
+KILLED = """
+import os, sys
+import socialframe as sf
+posts = sys.argv[1].split(",")
+with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["CACHE"],
+               workers=8) as client:
+    client.post_comments(posts)
+"""
+
+
+def test_kill_9_mid_run_then_a_rerun_pays_only_for_pages_never_stored(tmp_path: Path) -> None:
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    posts = [str(7_384_427_202_391_592_960 + 8 * k) for k in range(40)]  # 80 pages
+    cache = tmp_path / "c"
+    with Sandbox(latency=0.05) as sandbox:
+        env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, CACHE=str(cache))
+        run = subprocess.Popen([sys.executable, "-c", KILLED, ",".join(posts)], env=env)
+        deadline = time.monotonic() + 60
+        while sandbox.charges < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        charged_before = sandbox.charges
+        assert 20 <= charged_before < 80
+        with sqlite3.connect(cache / "http_cache.sqlite") as con:  # not corrupt after kill -9
+            stored = con.execute("SELECT count(*) FROM responses").fetchone()[0]
+        assert 0 < stored <= charged_before
+        with sandbox.client(cache=cache, workers=8) as client:
+            frame = client.post_comments(posts)
+            assert len(frame) == 40 * 82
+            assert client.ledger.paid_calls == 80 - stored
+            assert client.ledger.cached_calls == stored

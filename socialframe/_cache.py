@@ -173,10 +173,14 @@ def make_session(
         from requests_cache.backends.base import BaseCache
 
         from ._store import Store
+        from ._team import is_team_url, team_cache
 
         backend: Any
+        url = config.cache_url() if cache is True else None
         if isinstance(cache, BaseCache):
             backend = cache
+        elif is_team_url(cache) or url:
+            backend = team_cache(str(url or cache))
         elif cache is True or isinstance(cache, str | os.PathLike):
             path = default_cache_path() if cache is True else Path(cache).expanduser()
             if path.is_dir() or not path.suffix:

@@ -179,6 +179,19 @@ class _NoLocks:
 _NO_LOCKS: Final = _NoLocks()
 
 
+def _page_locks(backend: Any) -> Any:
+    """Locks that make one payment per page hold across processes (and machines)."""
+    from ._store import PageLocks, Store  # with the cache: requests-cache is heavy
+
+    if isinstance(backend, Store):
+        return PageLocks(Path(backend.db_path))
+    if type(backend).__name__ == "RedisCache":
+        from ._team import RedisLocks
+
+        return RedisLocks(backend.responses.connection)
+    return _NO_LOCKS
+
+
 class Caller:
     """Makes the calls of one client. Not for direct use: see :class:`~socialframe.Client`."""
 
@@ -226,12 +239,7 @@ class Caller:
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
         self._pages = KeyedLocks()
-        from ._store import PageLocks, Store  # with the cache: requests-cache is heavy
-
-        backend = getattr(self.session, "cache", None)
-        self._files: _NoLocks | PageLocks = (
-            PageLocks(Path(backend.db_path)) if isinstance(backend, Store) else _NO_LOCKS
-        )
+        self._files = _page_locks(getattr(self.session, "cache", None))
         self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
         self._retrying = tenacity.Retrying(

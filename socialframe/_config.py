@@ -9,6 +9,7 @@ Read when a :class:`~socialframe.Client` is built, never at import.
 ``SOCIALFRAME_COMMENTS_URL``   base URL of the comments listing (idem)
 ``SOCIALFRAME_AUTH_HEADER``    header carrying the key (default Authorization)
 ``SOCIALFRAME_CACHE_DIR``      folder of the on-disk cache
+``SOCIALFRAME_CACHE_URL``      a team cache, ``redis://host:port/db`` (wins over the folder)
 ``SOCIALFRAME_CACHE_EXPIRE``   seconds a cached page stays fresh, or ``never``
 =============================  ==============================================
 """
@@ -140,6 +141,11 @@ def resolve(
         auth_header=header,
         headers=extra,
     )
+
+
+def cache_url() -> str | None:
+    """The team cache's URL (``SOCIALFRAME_CACHE_URL``), if one is set."""
+    return _env("SOCIALFRAME_CACHE_URL") or None
 
 
 def cache_dir() -> Path:

@@ -1,0 +1,167 @@
+"""The team cache on a real Redis server, started by the test run on a free port.
+
+Without ``redis-server`` these tests skip, saying how to install it; under
+``CI=true`` (``.ci/run`` installs it first) a missing server fails the run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+P82 = EXAMPLE_POSTS[82]
+KEY = "sf-team-secret-0123456789"
+INSTALL = "needs redis-server: apt-get install redis-server (Debian/Ubuntu) or brew install redis"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    exe = shutil.which("redis-server")
+    if exe is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"redis-server is missing on CI: {INSTALL}")
+        pytest.skip(INSTALL)
+    import redis
+
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("redis")
+    server = subprocess.Popen(
+        [
+            exe,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            redis.Redis.from_url(url).ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                pytest.fail("redis-server did not start")
+            time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture
+def team(redis_server: str) -> str:
+    import redis
+
+    redis.Redis.from_url(redis_server).flushdb()
+    return redis_server
+
+
+def _everything(url: str) -> bytes:
+    import redis
+
+    r = redis.Redis.from_url(url)
+    out = b""
+    for key in r.scan_iter():
+        out += key + (r.dump(key) or b"")
+    return out
+
+
+MACHINE = """
+import os, sys
+import socialframe as sf
+with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], workers=4) as client:
+    frame = client.post_comments(sys.argv[1].split(","))
+print(len(frame), client.ledger.paid_calls, client.ledger.cached_calls)
+"""
+
+
+def _machine(sandbox: Sandbox, team: str, folder: Path, posts: list[str]) -> subprocess.Popen[str]:
+    """Another machine: its own empty local cache folder, the team cache by environment."""
+    env = dict(
+        os.environ,
+        KEY=sandbox.api_key,
+        URL=sandbox.url,
+        SOCIALFRAME_CACHE_URL=team,
+        SOCIALFRAME_CACHE_DIR=str(folder),
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", MACHINE, ",".join(posts)], env=env, stdout=subprocess.PIPE, text=True
+    )
+
+
+def test_a_second_machine_pays_nothing_for_the_first_ones_pages(team: str, tmp_path: Path) -> None:
+    posts = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51], EXAMPLE_POSTS[1]]
+    with Sandbox() as sandbox:
+        first = _machine(sandbox, team, tmp_path / "a", posts).communicate(timeout=120)[0].split()
+        second = _machine(sandbox, team, tmp_path / "b", posts).communicate(timeout=120)[0].split()
+        assert first == ["134", "5", "0"] and second == ["134", "0", "5"]
+        assert sandbox.charges == 5
+    assert not list((tmp_path / "b").glob("**/*.sqlite"))  # nothing written locally
+
+
+def test_machines_at_once_pay_once_per_page(team: str, tmp_path: Path) -> None:
+    posts = [str(7_384_427_202_391_592_960 + 8 * k) for k in range(20)]  # 40 pages
+    with Sandbox(latency=0.03) as sandbox:
+        runs = [_machine(sandbox, team, tmp_path / f"m{i}", posts) for i in range(3)]
+        outs = [run.communicate(timeout=120)[0].split() for run in runs]
+        assert sum(int(paid) for _, paid, _ in outs) == sandbox.charges == 40, outs
+
+
+def test_the_key_and_secrets_never_reach_the_team_cache(team: str) -> None:
+    headers = {"X-Client-Secret": "team-secret-value"}
+    with Sandbox(api_key=KEY) as sandbox, sandbox.client(cache=team, headers=headers) as c:
+        c.post_comments(P82)
+        c.search_ads("for kids", max_pages=1)
+    stored = _everything(team)
+    assert stored and KEY.encode() not in stored and b"team-secret-value" not in stored
+
+
+def test_the_rules_of_the_local_cache_hold(team: str) -> None:
+    with Sandbox() as sandbox:
+        sandbox.inject({"success": True, "data": None}, "success_false")
+        with sandbox.client(cache=team, max_retries=0) as c:
+            with pytest.raises(sf.SchemaError):
+                c.post_comments(P82, max_pages=1)  # a bad shape: paid, not stored
+            with pytest.raises(sf.ServerError):
+                c.post_comments(P82, max_pages=1)  # success: false: not stored
+            assert len(c.post_comments(P82)) == 82
+        with sf.Client(base_url=sandbox.url, cache=team, offline=True) as off:
+            assert len(off.post_comments(P82)) == 82  # offline answers from Redis
+            with pytest.raises(sf.NotCachedError):
+                off.post_comments(EXAMPLE_POSTS[1])
+        assert sandbox.charges == 3
+
+
+def test_an_unreachable_team_cache_is_a_config_error() -> None:
+    url = f"redis://:hunter2@127.0.0.1:{_free_port()}/0"  # nothing listens there
+    with pytest.raises(sf.ConfigError, match="cannot reach the team cache") as caught:
+        sf.Client("k", base_url="http://127.0.0.1:9", cache=url)
+    assert "hunter2" not in str(caught.value) and "***" in str(caught.value)

@@ -239,7 +239,10 @@ class Caller:
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
         self._pages = KeyedLocks()
-        self._files = _page_locks(getattr(self.session, "cache", None))
+        backend: Any = getattr(self.session, "cache", None)
+        self._files = _page_locks(backend)
+        if type(backend).__name__ == "RedisCache":
+            self.pacer.share(backend.responses.connection)
         self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
         self._retrying = tenacity.Retrying(

@@ -9,7 +9,9 @@ client:
   (``limits`` only answers yes / no, the waiting would be ours to write) and
   its buckets are thread-safe;
 - a 429 with ``Retry-After`` pauses every worker of the client until it has
-  passed (one cooldown), instead of each worker meeting its own 429.
+  passed (one cooldown), instead of each worker meeting its own 429;
+- with a team cache (Redis), the bucket lives in the same Redis, so all the
+  machines of a team share one limit.
 """
 
 from __future__ import annotations
@@ -90,6 +92,16 @@ class Pacer:
             from pyrate_limiter import Limiter, Rate
 
             self._limiter = Limiter(Rate(self.rate[0], self.rate[1]))
+
+    def share(self, redis: Any) -> None:
+        """Keep the rate limit's bucket in the team cache's Redis: one limit for every
+        machine of the team (with the same ``rate_limit``)."""
+        if self.rate is None:
+            return
+        from pyrate_limiter import Limiter, Rate, RedisBucket
+
+        key = f"socialframe:rate:{self.rate[0]}/{self.rate[1]}ms"
+        self._limiter = Limiter(RedisBucket.init([Rate(self.rate[0], self.rate[1])], redis, key))
 
     def pause(self, seconds: float) -> None:
         """Hold every request of the client for ``seconds`` from now (a 429's Retry-After)."""

@@ -165,3 +165,41 @@ def test_an_unreachable_team_cache_is_a_config_error() -> None:
     with pytest.raises(sf.ConfigError, match="cannot reach the team cache") as caught:
         sf.Client("k", base_url="http://127.0.0.1:9", cache=url)
     assert "hunter2" not in str(caught.value) and "***" in str(caught.value)
+
+
+PACED = """
+import os, sys
+import socialframe as sf
+with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], workers=4, rate_limit=3,
+               max_retries=0) as client:
+    frame = client.post_comments(sys.argv[1].split(","))
+print(len(frame))
+"""
+
+
+def test_machines_share_one_rate_limit_through_the_team_cache(team: str, tmp_path: Path) -> None:
+    # Two machines, each allowed 3 calls/s, against a service that allows 3/s in all:
+    # with a bucket per machine they would send 6/s and meet 429s (max_retries=0 raises).
+    posts = [str(7_384_427_202_391_592_962 + 8 * k) for k in range(9)]  # 1 page each
+    with Sandbox(rate_limit=3) as sandbox:
+        runs = []
+        for i, half in enumerate([posts[:5], posts[5:]]):
+            env = dict(
+                os.environ,
+                KEY=sandbox.api_key,
+                URL=sandbox.url,
+                SOCIALFRAME_CACHE_URL=team,
+                SOCIALFRAME_CACHE_DIR=str(tmp_path / str(i)),
+            )
+            runs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", PACED, ",".join(half)],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        outs = [run.communicate(timeout=120) for run in runs]
+        assert [out.strip() for out, _ in outs] == ["5", "4"], [err[-300:] for _, err in outs]
+        assert [r.status for r in sandbox.requests].count(429) == 0

@@ -30,6 +30,7 @@ class Progress:
         self._bar: Any = None
         self._pages = 0
         self._start_spent = ledger.spent_usd
+        self._start_pages = ledger.paid_calls + ledger.cached_calls
 
     def page(self, total: int | None = None) -> None:
         """One more page (or item) is in; ``total`` when known."""
@@ -44,8 +45,10 @@ class Progress:
             if total is not None and self._bar.total != total:
                 self._bar.total = total
             self._bar.update(self._pages - self._bar.n)
+            # Pages and running cost, from the ledger: exact under any number of workers.
             cost = self.ledger.spent_usd - self._start_spent
-            self._bar.set_postfix_str(f"${cost:.2f}", refresh=True)
+            pages = self.ledger.paid_calls + self.ledger.cached_calls - self._start_pages
+            self._bar.set_postfix_str(f"{pages} pages, ${cost:.2f}", refresh=True)
 
     def close(self) -> None:
         if self._bar is not None:

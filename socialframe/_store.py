@@ -118,6 +118,14 @@ class _Table(SQLiteDict):
             finally:
                 self._active_transaction = False
 
+    def __getitem__(self, key: str) -> Any:
+        # requests-cache reads without its lock, on the connection the writers share:
+        # a read while another thread's write transaction is open runs inside it and
+        # sees the file as it was when that transaction began, missing a page another
+        # process stored since, which would then be paid again. Reads wait for writes.
+        with self._lock:
+            return super().__getitem__(key)  # type: ignore[no-untyped-call]
+
     def _write(self, key: str, value: Any) -> None:
         try:
             super()._write(key, value)  # type: ignore[no-untyped-call]

@@ -276,8 +276,18 @@ def test_pipeline_progress_bar_is_over_items(
             {"post": [EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[1]]}
         ).social.fetch_comments(client=c)
     err = capsys.readouterr().err
-    assert "posts" in err and "3/3" in err and "$0.04" in err
+    assert "posts" in err and "3/3" in err and "4 pages, $0.04" in err
     assert "comments 7" not in err  # no bar per post under the one over the items
+
+
+def test_one_bar_with_workers_counts_every_page_and_cent(
+    sandbox: Sandbox, cache_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    posts = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[1], EXAMPLE_POSTS[51]]
+    with sandbox.client(cache=cache_path, progress=True, workers=4) as c:
+        c.post_comments(posts)
+    last = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    assert "4/4" in last and "6 pages, $0.06" in last and sandbox.charges == 6
 
 
 def test_result_dtypes(comments: pd.DataFrame, ads: pd.DataFrame) -> None:

@@ -179,13 +179,18 @@ class _NoLocks:
 _NO_LOCKS: Final = _NoLocks()
 
 
+def _is_redis(backend: Any) -> bool:
+    """requests-cache's Redis backend (ours or a user's), without importing redis-py."""
+    return any(cls.__name__ == "RedisCache" for cls in type(backend).__mro__)
+
+
 def _page_locks(backend: Any) -> Any:
     """Locks that make one payment per page hold across processes (and machines)."""
     from ._store import PageLocks, Store  # with the cache: requests-cache is heavy
 
     if isinstance(backend, Store):
         return PageLocks(Path(backend.db_path))
-    if type(backend).__name__ == "RedisCache":
+    if _is_redis(backend):
         from ._team import RedisLocks
 
         return RedisLocks(backend.responses.connection)
@@ -241,7 +246,7 @@ class Caller:
         self._pages = KeyedLocks()
         backend: Any = getattr(self.session, "cache", None)
         self._files = _page_locks(backend)
-        if type(backend).__name__ == "RedisCache":
+        if _is_redis(backend):
             self.pacer.share(backend.responses.connection)
         self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
@@ -261,11 +266,12 @@ class Caller:
         if failures is None:
             return
         count, reason = failures.take()
+        where = getattr(backend, "where", None) or backend.db_path
         if count:
             warnings.warn(
                 CacheWarning(
                     f"{count} paid page{'s' * (count != 1)} could not be stored in the cache"
-                    f" at {backend.db_path}: {reason}. The frame is complete; a re-run"
+                    f" at {where}: {reason}. The frame is complete; a re-run"
                     " would pay for them again. Free some space or fix the file's"
                     " permissions, or pass another cache= path."
                 ),

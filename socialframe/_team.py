@@ -52,7 +52,6 @@ def team_cache(url: str) -> Any:
         raise ConfigError(
             f"cache={shown(url)!r} needs redis-py: pip install 'socialframe[redis]'"
         ) from None
-    from requests_cache.backends.redis import RedisCache
 
     try:
         connection = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30)
@@ -63,7 +62,45 @@ def team_cache(url: str) -> Any:
             " (see the README: 'A team cache'), fix the URL, or pass cache=True for the"
             " local cache."
         ) from None
-    return RedisCache(namespace="socialframe", connection=connection, ttl=False)
+    return _team_cache_class()(url, connection)
+
+
+def _team_cache_class() -> type:
+    """:class:`RedisCache` whose failures are reported, not raised raw (built lazily:
+    requests-cache and redis-py load only for a team cache)."""
+    import redis
+    from requests_cache.backends.redis import RedisCache
+
+    from ._errors import NetworkError
+    from ._store import Failures
+
+    class TeamCache(RedisCache):
+        """The team cache: a read that fails stops the call before anything is sent
+        (a retried NetworkError: paying for pages the team already has is the one
+        thing a team cache must not cause); a write that fails is counted, and the
+        client warns (CacheWarning), as with the local file."""
+
+        def __init__(self, url: str, connection: Any) -> None:
+            super().__init__(namespace="socialframe", connection=connection, ttl=False)
+            self.failures = Failures()
+            self.where = shown(url)
+
+        def get_response(self, key: str, default: Any = None) -> Any:
+            try:
+                return super().get_response(key, default)
+            except redis.RedisError as exc:
+                raise NetworkError(
+                    f"the team cache at {self.where} stopped answering"
+                    f" ({type(exc).__name__}); nothing was sent"
+                ) from None
+
+        def save_response(self, response: Any, cache_key: Any = None, expires: Any = None) -> None:
+            try:
+                super().save_response(response, cache_key, expires)
+            except redis.RedisError as exc:
+                self.failures.add(f"the team cache refused it ({exc})")
+
+    return TeamCache
 
 
 class RedisLocks:

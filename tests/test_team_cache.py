@@ -31,8 +31,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A real redis-server on a free loopback port (skips, or fails on CI, without one)."""
     exe = shutil.which("redis-server")
     if exe is None:
         if os.environ.get("CI") == "true":
@@ -41,7 +41,6 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import redis
 
     port = _free_port()
-    folder = tmp_path_factory.mktemp("redis")
     server = subprocess.Popen(
         [
             exe,
@@ -69,6 +68,12 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 server.kill()
                 pytest.fail("redis-server did not start")
             time.sleep(0.05)
+    return server, url
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server, url = _start_redis(tmp_path_factory.mktemp("redis"))
     try:
         yield url
     finally:
@@ -203,3 +208,36 @@ def test_machines_share_one_rate_limit_through_the_team_cache(team: str, tmp_pat
         outs = [run.communicate(timeout=120) for run in runs]
         assert [out.strip() for out, _ in outs] == ["5", "4"], [err[-300:] for _, err in outs]
         assert [r.status for r in sandbox.requests].count(429) == 0
+
+
+def test_a_team_cache_that_stops_answering_stops_the_call_before_paying(tmp_path: Path) -> None:
+    server, url = _start_redis(tmp_path)
+    try:
+        with Sandbox() as sandbox, sandbox.client(cache=url, max_retries=1, backoff=0.01) as c:
+            first = c.post_comments(EXAMPLE_POSTS[82])
+            server.terminate()
+            server.wait(timeout=10)
+            # Before: a raw redis ConnectionError. Now: nothing sent, rows so far handed back.
+            with pytest.raises(sf.NetworkError, match="team cache .* stopped answering") as caught:
+                c.post_comments(EXAMPLE_POSTS[51])
+            assert sandbox.charges == 2 and len(first) == 82
+            assert caught.value.partial is not None and len(caught.value.partial) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+def test_a_team_cache_that_refuses_writes_warns_and_returns_the_frame(team: str) -> None:
+    import redis
+
+    r = redis.Redis.from_url(team)
+    r.config_set("maxmemory", 1)  # every write: OOM command not allowed
+    try:
+        with Sandbox() as sandbox, sandbox.client(cache=team) as c:
+            with pytest.warns(
+                sf.CacheWarning, match=r"2 paid pages could not be stored .*127\.0\.0\.1"
+            ):
+                frame = c.post_comments(P82)
+            assert len(frame) == 82 and c.ledger.paid_calls == 2
+    finally:
+        r.config_set("maxmemory", 0)

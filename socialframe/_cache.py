@@ -54,14 +54,38 @@ def casings(name: str) -> list[str]:
 
 
 def decoded(response: requests.Response) -> Any:
-    """The JSON body (None if it is not JSON), decoded once per response object."""
+    """The JSON body (None if it is not JSON), decoded once per response object.
+
+    msgspec parses UTF-8 JSON at twice the speed of the standard library and,
+    unlike orjson, keeps integers beyond 64 bits exact (orjson turns
+    ``99999999999999999999999`` into ``1e+23``). What msgspec refuses (``NaN``,
+    lone surrogates, a body in another declared charset) goes to requests' own
+    decoding, so every body decodes to the same value as before.
+    """
     if "_socialframe_body" not in vars(response):
-        try:
-            body = response.json()
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's limit
-            body = None
+        body: Any = _NOT_PARSED
+        if (response.encoding or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8"):
+            body = fast_json(response.content)
+        if body is _NOT_PARSED:
+            try:
+                body = response.json()
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser's limit
+                body = None
         response._socialframe_body = body  # type: ignore[attr-defined]
     return response._socialframe_body  # type: ignore[attr-defined]
+
+
+_NOT_PARSED: Any = object()
+
+
+def fast_json(content: bytes) -> Any:
+    """``content`` parsed by msgspec, or a private marker where msgspec refuses it."""
+    import msgspec
+
+    try:
+        return msgspec.json.decode(content)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        return _NOT_PARSED
 
 
 def is_storable(response: requests.Response) -> bool:

@@ -243,6 +243,16 @@ class Caller:
         )
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
         self.session.headers.update(settings.headers)
+        # Proxies (HTTP(S)_PROXY, NO_PROXY) and CA bundles (REQUESTS_CA_BUNDLE) are
+        # read from the environment once per base URL, when the client is built:
+        # requests would scan the whole environment again on every call.
+        self._sending = {
+            operation: self.session.merge_environment_settings(base, {}, None, None, None)
+            for operation, base in settings.base_urls.items()
+        }
+        self.session.trust_env = False
+        ignored = getattr(getattr(self.session, "settings", None), "ignored_parameters", None)
+        self._redacted = {str(name).lower() for name in ignored or ()}
         self._pages = KeyedLocks()
         backend: Any = getattr(self.session, "cache", None)
         self._files = _page_locks(backend)
@@ -292,12 +302,73 @@ class Caller:
         url = f"{self.settings.base_urls[operation]}/{path}"
         if not self.cached:
             return self._retrying(self._attempt, operation, url, dict(params))
+        hit = self._read(operation, url, params)
+        if hit is not None:
+            return hit
         # One page, one payment: a thread (or, through lock files beside a SQLite
         # cache, a process) asking for a page another one is fetching waits for
         # it, then reads it from the cache.
         key = f"{url}?{sorted(params.items())}"
         with self._pages.held(key), self._files.held(key, wait=2 * self.timeout):
             return self._retrying(self._attempt, operation, url, dict(params))
+
+    def _read(self, operation: str, url: str, params: Mapping[str, str]) -> Fetched | None:
+        """The page straight from the cache backend, or None to take the full path.
+
+        A warm re-run spent most of its time in requests and requests-cache before
+        the cache was even read (preparing the request, hooks, the policy checks).
+        This computes the page's requests-cache key once and reads the backend
+        directly; the cache stays requests-cache's own store. It answers only what
+        it is sure of: a fresh (or, offline, any) stored 200 page of the right
+        shape whose ``Vary`` headers match what this client sends. Anything else
+        (a miss, an expired page, a ``Vary`` it cannot judge, a page of the wrong
+        shape, a backend that fails) goes through the full path, which decides.
+        """
+        request = requests.PreparedRequest()
+        request.prepare_method("GET")
+        request.prepare_url(url, params)
+        request.prepare_headers({})
+        request.body = None
+        import sqlite3  # with the cache, not at import
+
+        backend: Any = self.session.cache  # type: ignore[attr-defined]
+        try:
+            key = backend.create_key(request, verify=self._sending[operation]["verify"])
+            cached = backend.get_response(key)
+        except (NetworkError, OSError, sqlite3.Error):
+            return None  # the full path meets the same failure and reports it
+        if (
+            cached is None
+            or cached.status_code != 200
+            or (cached.is_expired and not self.offline)
+            or not self._vary_matches(cached)
+        ):
+            return None
+        body = decoded(cached)
+        if problem(operation, body) is not None:
+            return None  # the full path drops it and fetches it again
+        self.ledger.record("cached")
+        return Fetched(body, _fetched_at(cached, self.clock), True)
+
+    def _vary_matches(self, cached: Any) -> bool:
+        """Whether a stored page's ``Vary`` headers match this client's requests.
+
+        The headers this client sends are the same on every call (the session's
+        and the key's), so the check is requests-cache's own, made cheaply: the
+        named headers must be equal on the stored request and on ours. Cookies,
+        ``*`` and headers whose values are redacted from the cache are left to the
+        full path.
+        """
+        vary = cached.headers.get("Vary")
+        if not vary:
+            return True
+        names = [name.strip().lower() for name in vary.split(",") if name.strip()]
+        if any(name in ("*", "cookie") or name in self._redacted for name in names):
+            return False
+        stored = getattr(cached.request, "headers", None)
+        if stored is None:
+            return False
+        return all(stored.get(name) == self.session.headers.get(name) for name in names)
 
     def _scrub(self, text: str) -> str:
         key = self.settings.api_key
@@ -345,12 +416,16 @@ class Caller:
             # Redirects are not followed: requests would re-send a custom key header
             # to whatever host the redirect names, and requests-cache would store the
             # first request of the chain, key included.
+            sending = self._sending[operation]
             response = self.session.get(
                 url,
                 params=params,
                 auth=self._auth,
                 timeout=self.timeout,
                 allow_redirects=False,
+                proxies=sending["proxies"],
+                verify=sending["verify"],
+                cert=sending["cert"],
                 **extra,
             )
         except NotCachedError:

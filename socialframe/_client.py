@@ -31,6 +31,7 @@ from ._many import OnError
 from ._operations import ActiveStatus, Sort
 from ._pace import RateLimit
 from ._progress import Progress, interactive
+from ._schema import AD_COLUMNS
 from ._transport import Handler, MockTransport
 
 if TYPE_CHECKING:
@@ -261,16 +262,15 @@ class Client:
         fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
         show = self._progress_on(progress)
 
-        def one(params: dict[str, str], bar: bool) -> pd.DataFrame:
+        def one(params: dict[str, str], bar: bool) -> list[pages_.Page]:
             pages = pages_.iter_comment_pages(fetch, params, max_pages=max_pages)
-            return self._collect(
-                pages, frames.comments_frame, f"comments {params['urn']}", _total_page, bar
-            )
+            return self._collect(pages, f"comments {params['urn']}", _total_page, bar)
 
         return self._run(
             posts,
             items,
             one,
+            build=_comment_frame,
             key=many.key_name(post, "post"),
             empty=frames.comments_frame([]),
             units=("posts", "post"),
@@ -350,13 +350,22 @@ class Client:
         fetch = self._fetcher("ads", endpoints.ADS_PATH)
         show = self._progress_on(progress)
 
-        def one(params: dict[str, str], bar: bool) -> pd.DataFrame:
+        def one(params: dict[str, str], bar: bool) -> list[pages_.Page]:
             pages = pages_.iter_ad_pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
             label = params.get("query") or f"page {params.get('ad_page_id')}"
-            frame = self._collect(
-                pages, frames.ads_frame, f"ads {label!r}", lambda _: max_pages, bar
-            )
-            return frame if max_ads is None else frame.head(max_ads)
+            return self._collect(pages, f"ads {label!r}", lambda _: max_pages, bar)
+
+        def build(groups: list[list[pages_.Page]]) -> tuple[pd.DataFrame, list[int]]:
+            # Each query's ads apart: an ad found by two queries is a row of each.
+            parts = [frames.ads_frame(pages).head(max_ads) for pages in groups]
+            if len(parts) == 1:
+                return parts[0], [len(parts[0])]
+            import pandas as pd
+
+            # One query's extras may all be missing (typed object) where another's are
+            # text: retype after the concat so the frame stays typed (and Parquet-safe).
+            whole = frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
+            return whole, [len(part) for part in parts]
 
         # The ads frame has a `query` column: a list fills nothing more, a Series named
         # `query` fills it with the queries as given, any other name adds its column.
@@ -364,6 +373,7 @@ class Client:
             queries,
             items,
             one,
+            build=build,
             key=many.key_name(query, None),
             empty=frames.ads_frame([]),
             units=("queries", "query"),
@@ -375,8 +385,9 @@ class Client:
         self,
         given: list[Any] | None,
         items: list[dict[str, str]],
-        one: Callable[[dict[str, str], bool], pd.DataFrame],
+        one: Callable[[dict[str, str], bool], list[pages_.Page]],
         *,
+        build: many.Build,
         key: str | None,
         empty: pd.DataFrame,
         units: tuple[str, str],
@@ -386,11 +397,20 @@ class Client:
         """One item (``given`` is None) or many, then one CacheWarning if pages were lost."""
         with self._storing():
             if given is None:
-                return one(items[0], show)
+                stopped: many.Stopped | None = None
+                try:
+                    pages = one(items[0], show)
+                except many.Stopped as stop:
+                    stopped = stop
+                if stopped is not None:  # raised outside the except clause: no __context__
+                    failure = stopped.error.with_partial(build([stopped.pages])[0])
+                    raise failure.with_traceback(stopped.error.__traceback__)
+                return build([pages])[0]
             return many.fetch_all(
                 given,
                 items,
                 one,
+                build=build,
                 key=key,
                 empty=empty,
                 progress=Progress(show, units[0], self.ledger, unit=units[1]),
@@ -420,12 +440,12 @@ class Client:
     def _collect(
         self,
         pages: Iterator[pages_.Page],
-        build: Callable[[list[pages_.Page]], pd.DataFrame],
         description: str,
         total: Callable[[pages_.Page], Any],
         show: bool,
-    ) -> pd.DataFrame:
-        """Drain a pager into a frame; on failure, hand back what was fetched."""
+    ) -> list[pages_.Page]:
+        """Drain a pager; on failure, raise :class:`~socialframe._many.Stopped` with
+        the pages fetched before it."""
         bar = Progress(show, description, self.ledger)
         got: list[pages_.Page] = []
         failure: FetchError | None = None
@@ -435,13 +455,19 @@ class Client:
                 known = total(page)
                 bar.page(known if isinstance(known, int) and known > 0 else None)
         except FetchError as exc:
-            failure = exc.with_partial(build(got)).with_traceback(exc.__traceback__)
+            failure = exc
         finally:
             bar.close()
         if failure is not None:
-            raise failure  # outside the except clause: no second copy as its __context__
-        return build(got)
+            raise many.Stopped(failure, got)  # outside the except clause: no __context__
+        return got
 
 
 def _total_page(page: pages_.Page) -> Any:
     return page.body.get("totalPage")
+
+
+def _comment_frame(groups: list[list[pages_.Page]]) -> tuple[pd.DataFrame, list[int]]:
+    """One comments frame of every post's pages (one build: faster than one per post)."""
+    frame = frames.comments_frame([page for pages in groups for page in pages])
+    return frame, [sum(len(page.body["data"]) for page in pages) for pages in groups]

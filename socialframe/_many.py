@@ -16,13 +16,12 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _frames as frames
 from ._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
-from ._schema import AD_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ._pages import Page
     from ._progress import Progress
 
 OnError = Literal["raise", "skip"]
@@ -36,11 +35,30 @@ A refused key or a budget stop ends the run either way."""
 ENDS_THE_RUN: tuple[type[FetchError], ...] = (AuthError, BudgetExceededError)
 
 
+class Stopped(Exception):
+    """An item's fetch failed after some pages (internal: never reaches a user).
+
+    Args:
+        error: The failure.
+        pages: The pages fetched before it.
+    """
+
+    def __init__(self, error: FetchError, pages: list[Page]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.pages = pages
+
+
+Build = Callable[[list[list["Page"]]], tuple["pd.DataFrame", list[int]]]
+"""Pages of each item -> one frame of them all, in item order, and each item's row count."""
+
+
 def fetch_all(
     keys: list[Any],
     items: list[dict[str, str]],
-    one: Callable[[dict[str, str], bool], pd.DataFrame],
+    one: Callable[[dict[str, str], bool], list[Page]],
     *,
+    build: Build,
     key: str | None,
     empty: pd.DataFrame,
     progress: Progress,
@@ -52,7 +70,10 @@ def fetch_all(
     Args:
         keys: The items as given (what the key column shows).
         items: The validated parameters of each item, in the same order.
-        one: Fetches one item's frame (``one(params, show_its_own_bar)``).
+        one: Fetches one item's pages (``one(params, show_its_own_bar)``);
+            raises :class:`Stopped` with the pages fetched before a failure.
+        build: Turns the pages of every item into one frame, once, at the end
+            (a frame per item cost more than the calls at 100 posts).
         key: The key column's name; ``None`` adds none.
         empty: The empty frame of the operation (its columns and dtypes).
         progress: The bar over the items.
@@ -63,29 +84,25 @@ def fetch_all(
     An item given twice (the same post as an id and as a URL, say) is fetched
     once; its rows carry the first form given.
     """
-    import pandas as pd
-
     if key is not None and key in empty.columns and key != "query":
         raise ValueError(f"the key column {key!r} has the name of a result column; rename it first")
     unique: dict[tuple[tuple[str, str], ...], tuple[Any, dict[str, str]]] = {}
     for item_key, params in zip(keys, items, strict=True):
         unique.setdefault(tuple(sorted(params.items())), (item_key, params))
     todo = list(unique.values())
-    got: list[pd.DataFrame | None] = [None] * len(todo)  # by position: order kept
+    got: list[list[Page] | None] = [None] * len(todo)  # by position: order kept
     failed: dict[int, FetchError] = {}
     skipped: dict[int, FetchError] = {}
 
     def run(position: int) -> None:
-        item_key, params = todo[position]
         try:
-            got[position] = keyed(one(params, False), key, item_key)
-        except FetchError as exc:
-            if on_error == "skip" and not isinstance(exc, ENDS_THE_RUN):
-                skipped[position] = exc
+            got[position] = one(todo[position][1], False)
+        except Stopped as stop:
+            if on_error == "skip" and not isinstance(stop.error, ENDS_THE_RUN):
+                skipped[position] = stop.error
                 return
-            failed[position] = exc
-            this = exc.partial if exc.partial is not None else empty
-            got[position] = keyed(this, key, item_key)
+            failed[position] = stop.error
+            got[position] = stop.pages
 
     try:
         if workers <= 1 or len(todo) <= 1:
@@ -98,13 +115,12 @@ def fetch_all(
             _in_threads(run, len(todo), workers, failed, lambda: progress.page(len(todo)))
     finally:
         progress.close()
-    parts = [frame for frame in got if frame is not None]
-    if not parts:
-        whole = keyed(empty, key, "")
+    done = [(todo[i][0], pages) for i, pages in enumerate(got) if pages is not None]
+    if done:
+        frame, counts = build([pages for _, pages in done])
+        whole = keyed(frame, key, [item for item, _ in done], counts)
     else:
-        # One query's extras may all be missing (typed object) where another's are
-        # text: retype after the concat so the frame stays typed (and Parquet-safe).
-        whole = frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
+        whole = keyed(empty, key, [], [])
     if skipped:
         whole.attrs["failed"] = [
             {"item": todo[i][0], "error": type(skipped[i]).__name__, "message": str(skipped[i])}
@@ -175,17 +191,22 @@ def key_name(items: object, default: str | None) -> str | None:
     return default
 
 
-def keyed(frame: pd.DataFrame, key: str | None, value: Any) -> pd.DataFrame:
-    """The frame with a column ``key`` holding the item it came from, as given.
+def keyed(
+    frame: pd.DataFrame, key: str | None, values: list[Any], counts: list[int]
+) -> pd.DataFrame:
+    """The frame with a column ``key`` holding the item each row came from, as given.
 
-    First, unless it is the ads frame's own ``query`` column, which it fills.
+    ``values[i]`` is repeated ``counts[i]`` times, in order. The column comes
+    first, unless it is the ads frame's own ``query`` column, which it fills.
     """
     if key is None:
         return frame
+    import numpy as np
     import pandas as pd
 
-    keyed = frame.copy()
-    column = pd.array([str(value)] * len(keyed), dtype="string")
+    keyed = frame.copy(deep=False)
+    texts = np.array([str(value) for value in values], dtype=object)
+    column = pd.array(np.repeat(texts, counts).tolist(), dtype="string")
     if key in keyed.columns:  # only "query": checked before any call
         keyed[key] = column
     else:

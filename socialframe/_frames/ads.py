@@ -16,6 +16,7 @@ from .values import (
     fetch_times,
     flag,
     pages,
+    paused_gc,
     real,
     text,
     times,
@@ -217,6 +218,11 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
         >>> ads_frame([body]).loc[0, ["ad_archive_id", "page_name", "body_text"]].tolist()
         ['1', 'Acme', 'Hi']
     """
+    with paused_gc():
+        return _ads_frame(payloads)
+
+
+def _ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     extras: list[dict[str, Any]] = []
     meta: list[tuple[str | None, int]] = []

@@ -11,7 +11,18 @@ import pandas as pd
 
 from .._pages import Page, checked
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
-from .values import INT64, Unfit, fetch_times, flag, pages, text, times, typed_frame, whole
+from .values import (
+    INT64,
+    Unfit,
+    fetch_times,
+    flag,
+    pages,
+    paused_gc,
+    text,
+    times,
+    typed_frame,
+    whole,
+)
 
 _URN_AT = re.compile(
     r"urn(?::|%3A)li(?::|%3A)comment(?::|%3A)(?:\(|%28)([A-Za-z]+)(?::|%3A)(\d+)(?:,|%2C)(\d+)",
@@ -72,6 +83,11 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
         >>> comments_frame([body])[["created_at", "author_name"]].iloc[0].tolist()
         [Timestamp('2025-10-16 03:17:21.073000+0000', tz='UTC'), 'Ada']
     """
+    with paused_gc():
+        return _comments_frame(payloads)
+
+
+def _comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
     flat: list[Mapping[str, Any]] = []
     numbers: list[int] = []
     fallbacks: list[str | None] = []

@@ -121,7 +121,9 @@ def ad_pages(rows: int) -> list[bytes]:
 # -- figures ------------------------------------------------------------------------------
 
 
-def row(what: str, ours: float, anchor: float, unit: str, goal: str, met: bool, **extra: Any) -> Row:
+def row(
+    what: str, ours: float, anchor: float, unit: str, goal: str, met: bool, **extra: Any
+) -> Row:
     return {
         "figure": what,
         "socialframe": f"{ours:,.1f} {unit}" if ours >= 10 else f"{ours:.3g} {unit}",
@@ -375,15 +377,30 @@ def cold_rows(url: str, n_posts: int) -> list[Row]:
 
 def import_rows(repeats: int) -> list[Row]:
     def cost(module: str) -> float:
-        code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+        code = (
+            f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+        )
         runs = [
-            float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", code], capture_output=True, text=True, check=True
+                ).stdout
+            )
             for _ in range(repeats)
         ]
         return statistics.median(runs)
 
     ours, pandas = cost("socialframe"), cost("pandas")
-    return [row("import socialframe vs import pandas", ours, pandas, "s", "<= 1.2x", ours / pandas <= 1.2)]
+    return [
+        row(
+            "import socialframe vs import pandas",
+            ours,
+            pandas,
+            "s",
+            "<= 1.2x",
+            ours / pandas <= 1.2,
+        )
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:

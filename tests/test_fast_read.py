@@ -1,0 +1,230 @@
+"""The warm path reads requests-cache's own store directly; the environment is read once.
+
+A cache hit skips the requests pipeline (preparing, hooks, policy checks) and
+reads the backend with the page's requests-cache key. These tests hold it to
+requests-cache's own rules: a page it stores is one requests-cache reads, and
+the other way round; expired pages are fetched again online and served
+offline; ``Vary`` is honoured. And proxies from the environment still apply,
+though they are now resolved when the client is built rather than per call.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import requests
+
+import socialframe as sf
+from socialframe._cache import _cache_key
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+P82 = EXAMPLE_POSTS[82]
+
+
+def plain_session(path: Path, client: sf.Client) -> Any:
+    """A plain requests-cache session on the same file, with the same settings."""
+    import requests_cache
+
+    settings = client.session.settings  # type: ignore[attr-defined]
+    return requests_cache.CachedSession(
+        str(path),
+        backend="sqlite",
+        allowable_codes=(200,),
+        ignored_parameters=settings.ignored_parameters,
+        key_fn=_cache_key,  # socialframe's: the loopback port is not part of a key
+        expire_after=-1,
+    )
+
+
+def test_pages_socialframe_stores_are_read_by_plain_requests_cache(
+    sandbox: Sandbox, cache_path: Path
+) -> None:
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        frame = c.post_comments(P82)
+        plain = plain_session(cache_path, c)
+    url = f"{sandbox.url}/get-profile-posts-comments"
+    params = {"urn": P82, "sort": "mostRelevant", "page": "1"}
+    with plain:
+        response = plain.get(url, params=params, only_if_cached=True)
+    assert response.status_code == 200 and response.from_cache
+    body = response.json()
+    assert [c["text"] for c in body["data"]] == frame["text"].head(50).tolist()
+    assert sandbox.charges == 2
+
+
+def test_pages_plain_requests_cache_stores_are_read_by_the_fast_path(tmp_path: Path) -> None:
+    """A plain CachedSession with requests-cache's own key function (the URL is not
+    loopback, so socialframe's key is the same) stores; socialframe reads for free."""
+    import requests_cache
+
+    calls: list[str] = []
+
+    def service(request: requests.PreparedRequest) -> Any:
+        calls.append(str(request.url))
+        page = int(str(request.url).split("page=")[1][0])
+        data = [
+            {"text": f"comment {page}-{i}", "createdAt": 1_760_000_000_000 + i} for i in range(3)
+        ]
+        return 200, {"success": True, "data": data, "totalPage": 2, "paginationToken": f"t{page}"}
+
+    path = tmp_path / "shared.sqlite"
+    url = "https://api.example/get-profile-posts-comments"
+    with requests_cache.CachedSession(
+        str(path), backend="sqlite", allowable_codes=(200,), expire_after=-1
+    ) as plain:
+        plain.mount("https://", sf.MockTransport(service))
+        for page, token in ((1, None), (2, "t1")):
+            params = {"urn": "123", "sort": "mostRelevant", "page": str(page)}
+            if token:
+                params["paginationToken"] = token
+            assert not plain.get(url, params=params).from_cache
+    assert len(calls) == 2
+
+    def refuse(request: requests.PreparedRequest) -> Any:
+        raise AssertionError(f"sent {request.url}: the page was in the cache")
+
+    with sf.Client(
+        "key", base_url="https://api.example", transport=refuse, cache=path, progress=False
+    ) as c:
+        read = []
+        original = c._caller._read
+
+        def spy(*args: Any) -> Any:
+            found = original(*args)
+            read.append(found is not None)
+            return found
+
+        c._caller._read = spy  # type: ignore[method-assign]
+        frame = c.post_comments("123")
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 2)
+    assert read == [True, True]  # both answered by the fast path, not the pipeline
+    assert frame["text"].tolist() == [f"comment {p}-{i}" for p in (1, 2) for i in range(3)]
+
+
+def test_an_expired_page_is_fetched_again_online_and_served_offline(
+    sandbox: Sandbox, cache_path: Path
+) -> None:
+    with sandbox.client(cache=cache_path, expire_after=1, progress=False) as c:
+        first = c.post_comments(P82)
+    time.sleep(1.2)
+    with sandbox.client(cache=cache_path, offline=True, progress=False) as c:
+        offline = c.post_comments(P82)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 2)
+    pd.testing.assert_frame_equal(first, offline)
+    assert sandbox.charges == 2
+    with sandbox.client(cache=cache_path, expire_after=60, progress=False) as c:
+        c.post_comments(P82)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (2, 0)  # stale: paid again
+        c.post_comments(P82)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (2, 2)  # fresh again
+    assert sandbox.charges == 4
+
+
+def test_vary_is_honoured_by_the_fast_path(tmp_path: Path) -> None:
+    sent: list[str | None] = []
+
+    def service(request: requests.PreparedRequest) -> Any:
+        sent.append(request.headers.get("X-Team"))
+        body = {"success": True, "data": [], "totalPage": 1, "paginationToken": "t"}
+        return 200, body, {"Vary": "X-Team"}
+
+    def client(team: str) -> sf.Client:
+        return sf.Client(
+            "key",
+            base_url="https://api.example",
+            headers={"X-Team": team},
+            transport=sf.MockTransport(service),
+            cache=tmp_path / "c.sqlite",
+            progress=False,
+        )
+
+    with client("a") as c:
+        c.post_comments("123")
+        c.post_comments("123")
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 1)
+    with client("b") as c:  # another X-Team: requests-cache's rule says not this page
+        c.post_comments("123")
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 0)
+    assert sent == ["a", "b"]
+
+
+class _Proxy(http.server.ThreadingHTTPServer):
+    """A real forward proxy on loopback: relays absolute-form GETs, counts them."""
+
+    def __init__(self) -> None:
+        self.relayed: list[str] = []
+        super().__init__(("127.0.0.1", 0), _ProxyHandler)
+
+
+class _ProxyHandler(http.server.BaseHTTPRequestHandler):
+    server: _Proxy
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.server.relayed.append(self.path)
+        headers = {
+            k: v for k, v in self.headers.items() if k.lower() not in ("host", "proxy-connection")
+        }
+        upstream = requests.get(self.path, headers=headers, timeout=10, proxies={"http": ""})
+        self.send_response(upstream.status_code)
+        for name in ("Content-Type", "Vary"):
+            if name in upstream.headers:
+                self.send_header(name, upstream.headers[name])
+        self.send_header("Content-Length", str(len(upstream.content)))
+        self.end_headers()
+        self.wfile.write(upstream.content)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def proxy() -> Iterator[_Proxy]:
+    server = _Proxy()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01})
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_http_proxy_from_the_environment_is_used(
+    sandbox: Sandbox, proxy: _Proxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with sandbox.client(cache=False, progress=False) as c:
+        assert len(c.post_comments(P82)) == 82
+    assert len(proxy.relayed) == 2 and all(p.startswith(sandbox.url) for p in proxy.relayed)
+    assert sandbox.charges == 2
+
+
+def test_no_proxy_from_the_environment_bypasses_it(
+    sandbox: Sandbox, proxy: _Proxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with sandbox.client(cache=False, progress=False) as c:
+        assert len(c.post_comments(P82)) == 82
+    assert proxy.relayed == [] and sandbox.charges == 2
+
+
+def test_the_environment_is_read_when_the_client_is_built(
+    sandbox: Sandbox, proxy: _Proxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HTTP_PROXY", raising=False)
+    monkeypatch.delenv("http_proxy", raising=False)
+    with sandbox.client(cache=False, progress=False) as c:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+        c.post_comments(P82)  # built before: no proxy
+    assert proxy.relayed == []

@@ -321,15 +321,17 @@ def warm_flat_rows(url: str, small: int, large: int) -> list[Row]:
     items = posts(20)
     per_page = {}
     for entries in (small, large):
-        with tempfile.TemporaryDirectory() as folder:
-            with sf.Client(KEY, base_url=url, cache=folder, progress=False, workers=1) as client:
-                store: Any = client.session.cache  # type: ignore[attr-defined]
-                client.post_comments(items)
-                filler = next(iter(store.responses.values()))
-                for k in range(entries - 60):
-                    store.responses[f"filler-{k:08d}"] = filler
-                t, _ = best(lambda client=client: client.post_comments(items))  # type: ignore[misc]
-                per_page[entries] = t / 60
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            sf.Client(KEY, base_url=url, cache=folder, progress=False, workers=1) as client,
+        ):
+            store: Any = client.session.cache  # type: ignore[attr-defined]
+            client.post_comments(items)
+            filler = next(iter(store.responses.values()))
+            for k in range(entries - 60):
+                store.responses[f"filler-{k:08d}"] = filler
+            t, _ = best(lambda client=client: client.post_comments(items))  # type: ignore[misc]
+            per_page[entries] = t / 60
     return [
         row(
             f"growth: warm read per page with {large:,} vs {small:,} cache entries",
@@ -354,7 +356,7 @@ def cold_rows(url: str, n_posts: int) -> list[Row]:
         t_ours = time.perf_counter() - started
         calls = client.ledger.paid_calls
         store: Any = client.session.cache  # type: ignore[attr-defined]
-        urls = [store.get_response(k).url for k in store.responses.keys()]
+        urls = [store.get_response(k).url for k in list(store.responses)]
     with requests.Session() as session:
         session.headers["Authorization"] = f"Bearer {KEY}"
         started = time.perf_counter()

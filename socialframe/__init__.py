@@ -36,9 +36,9 @@ from ._errors import (
 from ._frames import ads_frame, comments_frame
 from ._ledger import Ledger
 from ._schema import AD_COLUMNS, COMMENT_COLUMNS
-from ._transport import MockTransport
 
 if TYPE_CHECKING:
+    from ._transport import MockTransport
     from .sandbox import Sandbox
 
 from ._version import __version__
@@ -78,6 +78,10 @@ __all__ = [
 def __getattr__(name: str) -> object:
     # Loaded on first use, keeping `import socialframe` cheap: the sandbox is an HTTP
     # server, the widgets need ipywidgets when a widget is built.
+    if name == "MockTransport":  # a requests adapter: requests loads with it
+        from ._transport import MockTransport
+
+        return MockTransport
     if name == "Sandbox":
         from .sandbox import Sandbox
 

@@ -13,16 +13,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
 
-import requests
-from requests.adapters import BaseAdapter
-
 from . import _config as config
 from . import _frames as frames
 from . import _many as many
 from . import _operations as endpoints
 from . import _pages as pages_
-from ._cache import CacheSetting
-from ._calls import Caller, Fetched
 from ._checks import count, count_or_none, seconds
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import FetchError
@@ -32,10 +27,15 @@ from ._operations import ActiveStatus, Sort
 from ._pace import RateLimit
 from ._progress import Progress, interactive
 from ._schema import AD_COLUMNS
-from ._transport import Handler, MockTransport
 
 if TYPE_CHECKING:
     import pandas as pd
+    import requests
+    from requests.adapters import BaseAdapter
+
+    from ._cache import CacheSetting
+    from ._calls import Fetched
+    from ._transport import Handler
 
 
 class AdFilters(TypedDict, total=False):
@@ -144,10 +144,16 @@ class Client:
         )
         self.max_cost = None if max_cost is None else float(max_cost)
         self.progress = progress
+        from requests.adapters import BaseAdapter  # requests loads with the first client
+
+        from ._transport import MockTransport
+
         if transport is not None and not isinstance(transport, BaseAdapter):
             if not callable(transport):
                 raise TypeError("transport must be a requests adapter or a function")
             transport = MockTransport(transport)
+        from ._calls import Caller  # with its retry library: not at import
+
         self._caller = Caller(
             settings,
             cache=cache,

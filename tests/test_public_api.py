@@ -272,11 +272,13 @@ def test_fetch_errors_survive_pickle_copy_and_a_process_pool() -> None:
 
 
 def test_importing_socialframe_is_cheap() -> None:
-    # The heavy parts load when first used: charts, widgets, the cache, its locks.
+    # The heavy parts load when first used: charts, widgets, the cache, its locks, and
+    # HTTP itself (requests, the retry library) with the first Client.
     import subprocess
     import sys
 
     heavy = ["matplotlib", "ipywidgets", "requests_cache", "filelock", "sqlite3", "hypothesis"]
+    heavy += ["requests", "urllib3", "tenacity", "asyncio", "msgspec", "pyrate_limiter"]
     probe = f"import sys, socialframe\nprint([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -302,8 +302,10 @@ def summary(backend: Any, where: str) -> Summary:
 
 def size_of(backend: Any) -> int | None:
     """Bytes the cache takes: the SQLite file with its journal, or its Redis keys."""
-    db_path = getattr(backend, "db_path", None)
-    if db_path is not None:
+    from ._store import Store
+
+    if isinstance(backend, Store):
+        db_path = backend.db_path
         files = [Path(f"{db_path}{suffix}") for suffix in ("", "-wal", "-shm")]
         return sum(f.stat().st_size for f in files if f.exists())
     responses = getattr(backend, "responses", None)

@@ -286,7 +286,10 @@ def test_search_pays_then_cache_is_free(sandbox: Sandbox, client: sf.Client) -> 
     )
     assert body_rows(search.table.value) == n
     assert search.ledger.value == client.ledger._repr_html_()
-    assert "<td style='text-align:right'>2</td><td>$0.02 spent</td>" in search.ledger.value
+    assert (
+        ">2</td><td style='text-align:left;padding:2px 12px 2px 0;line-height:1.35'>$0.02 spent</td>"
+        in (search.ledger.value)
+    )
     assert search.button.disabled is False
 
     search.button.click()  # the same search again: served from the cache
@@ -352,7 +355,10 @@ def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -
     )
     assert search.results["ad_archive_id"].tolist() == first_page["ad_archive_id"].tolist()
     assert body_rows(search.table.value) == len(first_page)
-    assert "<td style='text-align:right'>1</td><td>$0.01 spent</td>" in search.ledger.value
+    assert (
+        ">1</td><td style='text-align:left;padding:2px 12px 2px 0;line-height:1.35'>$0.01 spent</td>"
+        in (search.ledger.value)
+    )
 
 
 def test_search_results_are_escaped(client: sf.Client) -> None:

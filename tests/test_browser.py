@@ -39,8 +39,8 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 INSTALL = (
-    "needs Chromium, JupyterLab and Playwright: apt-get install chromium fonts-noto-cjk"
-    ' fonts-noto-color-emoji (Debian/Ubuntu), then pip install -e ".[test]"'
+    "needs Chromium, JupyterLab and Playwright: apt-get install chromium fonts-noto-core"
+    ' fonts-noto-cjk fonts-noto-color-emoji (Debian/Ubuntu), then pip install -e ".[test]"'
 )
 LAUNCH_ARGS = [
     "--headless",
@@ -57,10 +57,11 @@ STEP_TIMEOUT_MS = 60_000
 
 
 def _chromium() -> str | None:
-    found = os.environ.get("SOCIALFRAME_CHROMIUM") or shutil.which("chromium")
-    if found is None and Path("/usr/bin/chromium").exists():
-        found = "/usr/bin/chromium"
-    return found
+    """The system's Chromium (``SOCIALFRAME_CHROMIUM`` names another one)."""
+    chosen = os.environ.get("SOCIALFRAME_CHROMIUM")
+    if chosen:
+        return chosen if Path(chosen).is_file() else None
+    return shutil.which("chromium") or shutil.which("chromium", path="/usr/bin")
 
 
 def _missing() -> list[str]:
@@ -298,6 +299,14 @@ _OUTPUTS = f"""(path) => {{
 }}"""
 
 
+_TOP = f"""(path) => {{
+    const panel = ({_PANEL})(path);
+    panel.content.activeCellIndex = 0;
+    const outer = panel.content.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
+    outer.scrollTop = 0;
+}}"""
+
+
 def run_all(lab: Lab, page: Any, notebook: str) -> list[dict[str, Any]]:
     """Open ``notebook``, run every cell, wait for the kernel; return each code cell's outputs."""
     lab.open(page, notebook)
@@ -305,6 +314,7 @@ def run_all(lab: Lab, page: Any, notebook: str) -> list[dict[str, Any]]:
     page.evaluate(_RUN, notebook)
     page.wait_for_function(_DONE, arg=notebook, timeout=RUN_TIMEOUT_MS, polling=500)
     cells: list[dict[str, Any]] = page.evaluate(_OUTPUTS, notebook)
+    page.evaluate(_TOP, notebook)
     problems = [
         (cell["source"][:60], output)
         for cell in cells
@@ -342,7 +352,7 @@ def _mime(cells: list[dict[str, Any]], source: str, kind: str) -> list[str]:
 def test_quickstart_runs_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     cells = run_all(lab, page, "01-quickstart.ipynb")
     assert any("$0.07 spent" in text for text in _mime(cells, "client.ledger", "text/html"))
-    page.screenshot(path=str(shots / "01-quickstart-top.png"))
+    page.screenshot(path=str(shots / "01-quickstart.png"))
     ledger = cell_output(page, "client.ledger.reset()")
     ledger.scroll_into_view_if_needed()
     ledger.screenshot(path=str(shots / "01-quickstart-ledger.png"))
@@ -352,6 +362,7 @@ def test_comment_explorer_in_the_browser(lab: Lab, page: Any, shots: Path) -> No
     from playwright.sync_api import expect
 
     cells = run_all(lab, page, "02-comment-activity.ipynb")
+    page.screenshot(path=str(shots / "02-comment-activity.png"))
     output = cell_output(page, "explore_comments(comments")
     explorer = output.locator(".socialframe-comment-explorer")
     expect(explorer).to_be_visible()
@@ -392,6 +403,7 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     from playwright.sync_api import expect
 
     run_all(lab, page, "03-ad-research.ipynb")
+    page.screenshot(path=str(shots / "03-ad-research.png"))
     output = cell_output(page, "ad_search(client")
     search = output.locator(".socialframe-ad-search")
     expect(search).to_be_visible()

@@ -154,6 +154,55 @@ def default_cache_path() -> Path:
     return config.cache_dir() / CACHE_FILENAME
 
 
+def cache_location(cache: CacheSetting) -> str | Path | None:
+    """Where a ``cache`` setting keeps its pages, without opening (or creating) it.
+
+    Returns:
+        The team cache's URL (a ``str``), the SQLite file (a ``Path``), or ``None``
+        for no cache or a backend object.
+    """
+    from ._team import is_team_url
+
+    url = config.cache_url() if cache is True else None
+    if is_team_url(cache) or url:
+        return str(url or cache)
+    if cache is True:
+        path = default_cache_path()
+    elif isinstance(cache, str | os.PathLike):
+        path = Path(cache).expanduser()
+    else:  # False, None, or a backend object
+        return None
+    if path.is_dir() or not path.suffix:
+        path = path / CACHE_FILENAME
+    return path
+
+
+def open_backend(cache: CacheSetting) -> Any:
+    """The requests-cache backend a ``cache`` setting names (not ``False``).
+
+    Raises:
+        ConfigError: the file or the team cache cannot be used.
+        TypeError: ``cache`` is none of the accepted kinds.
+    """
+    from requests_cache.backends.base import BaseCache
+
+    if isinstance(cache, BaseCache):
+        return cache
+    where = cache_location(cache)
+    if isinstance(where, str):
+        from ._team import team_cache
+
+        return team_cache(where)
+    if isinstance(where, Path):
+        from ._store import Store
+
+        return Store(where)
+    raise TypeError(
+        "cache must be True, False, a path, or a requests-cache backend,"
+        f" not {type(cache).__name__}"
+    )
+
+
 def make_session(
     cache: CacheSetting,
     *,
@@ -194,27 +243,8 @@ def make_session(
         session = requests.Session()
     else:
         from requests_cache import CachedSession
-        from requests_cache.backends.base import BaseCache
 
-        from ._store import Store
-        from ._team import is_team_url, team_cache
-
-        backend: Any
-        url = config.cache_url() if cache is True else None
-        if isinstance(cache, BaseCache):
-            backend = cache
-        elif is_team_url(cache) or url:
-            backend = team_cache(str(url or cache))
-        elif cache is True or isinstance(cache, str | os.PathLike):
-            path = default_cache_path() if cache is True else Path(cache).expanduser()
-            if path.is_dir() or not path.suffix:
-                path = path / CACHE_FILENAME
-            backend = Store(path)
-        else:
-            raise TypeError(
-                "cache must be True, False, a path, or a requests-cache backend,"
-                f" not {type(cache).__name__}"
-            )
+        backend = open_backend(cache)
         ignored = {"Authorization", "X-API-KEY", "access_token", "api_key"}
         for name in secret_headers:
             ignored.update(casings(name))

@@ -215,6 +215,38 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def cache_report(self) -> pd.DataFrame:
+        """What this client's cache holds: one row per cached post or search, and its cost.
+
+        Every page in the cache was paid once ($0.01) when it was stored, so with a
+        shared cache (a folder, or a team's Redis) this is what was spent over all
+        the runs that filled it. ``socialframe cache report`` prints the same.
+
+        Returns:
+            A frame, oldest first: ``operation`` (``comments`` / ``ads``), ``item``
+            (the post id, the query, or ``ad_page_id=...``), ``filters`` (``sort=...``,
+            ``country=US active_status=active``...), ``pages`` and ``rows`` cached
+            (comments; distinct ads), ``first_fetched`` / ``last_fetched`` (UTC),
+            ``paid_usd``, ``expired_pages`` (past ``expire_after``: still served
+            offline) and ``base_url``. Empty without a cache.
+
+        Example:
+            >>> import tempfile
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+            >>> cache = tempfile.mkdtemp()
+            >>> with Sandbox().client(in_process=True, cache=cache) as client:
+            ...     _ = client.post_comments(EXAMPLE_POSTS[82])
+            ...     _ = client.search_ads("coffee", country="US", max_pages=1)
+            ...     report = client.cache_report()
+            >>> report[["operation", "item", "filters", "pages", "rows", "paid_usd"]]
+              operation                 item            filters  pages  rows  paid_usd
+            0  comments  7384427202391592960  sort=mostRelevant      2    82      0.02
+            1       ads               coffee         country=US      1    26      0.01
+        """
+        from ._inventory import report
+
+        return report(getattr(self.session, "cache", None))
+
     # -- operations ----------------------------------------------------------------------
 
     def post_comments(

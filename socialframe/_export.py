@@ -1,11 +1,14 @@
-"""CSV export that survives spreadsheets: ids as text, lists as JSON, newlines quoted."""
+"""Files that survive spreadsheets and pipelines: CSV (ids as text, lists as JSON,
+newlines quoted), JSON lines, Parquet and Excel, chosen by the file's suffix."""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Final
 
 import numpy as np
 import pandas as pd
@@ -86,3 +89,157 @@ def to_csv(df: pd.DataFrame, path: str | Path, *, excel: bool = False) -> Path:
         lineterminator="\r\n" if excel else "\n",
     )
     return target
+
+
+#: The suffixes :func:`write` knows, and what each writes.
+FORMATS: Final = {
+    ".csv": "CSV (ids as text, lists as JSON, times RFC 3339)",
+    ".jsonl": "JSON lines (one row per line, lists as arrays)",
+    ".parquet": "Parquet (every column and dtype; needs pyarrow)",
+    ".xlsx": "Excel (needs openpyxl or XlsxWriter)",
+}
+
+
+def check_target(path: str | Path | None) -> Path | None:
+    """The file :func:`write` will write (``None``/``-``: standard output), checked now.
+
+    Called before anything is fetched (and paid): an unknown suffix, a missing
+    writer or a missing folder would otherwise surface after the money is spent.
+
+    Args:
+        path: The file, or ``None`` / ``"-"`` for CSV to standard output.
+
+    Returns:
+        The path, or ``None`` for standard output.
+
+    Raises:
+        ValueError: the suffix is not in :data:`FORMATS`, its writer is not
+            installed, or the folder does not exist.
+
+    Example:
+        >>> check_target("ads.txt")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot write 'ads.txt': the suffix chooses the format: .csv, ...
+    """
+    if path is None or str(path) == "-":
+        return None
+    target = Path(path).expanduser()
+    suffix = target.suffix.lower()
+    if suffix not in FORMATS:
+        known = ", ".join(list(FORMATS)[:-1]) + f" or {list(FORMATS)[-1]}"
+        raise ValueError(f"cannot write {str(path)!r}: the suffix chooses the format: {known}")
+    if suffix == ".parquet" and not _installed("pyarrow", "fastparquet"):
+        raise ValueError(
+            f"writing {target.name} needs pyarrow: pip install pyarrow (or write .csv / .jsonl)"
+        )
+    if suffix == ".xlsx" and not _installed("openpyxl", "xlsxwriter"):
+        raise ValueError(
+            f"writing {target.name} needs an Excel writer: pip install openpyxl"
+            " (or write .csv, which Excel opens)"
+        )
+    folder = target.parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {target}: there is no folder {folder}")
+    return target
+
+
+def _installed(*modules: str) -> str | None:
+    """The first of ``modules`` that imports, or ``None``."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+        return name
+    return None
+
+
+def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> Path | None:
+    """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout.
+
+    ``.csv`` follows :func:`to_csv` (``excel=True``: the BOM and id cells Excel keeps
+    as text); ``.jsonl`` is one JSON object per row (lists as arrays, times ISO 8601
+    UTC, missing as ``null``); ``.parquet`` keeps every dtype; ``.xlsx`` has times in
+    UTC without a zone (Excel has none), lists as JSON text, and text that starts
+    with ``=`` stays text, never a formula.
+
+    Args:
+        df: The frame.
+        path: The file (checked by :func:`check_target`), or ``None`` / ``"-"``.
+        excel: CSV only: write it for Excel.
+
+    Returns:
+        The path written, or ``None`` for standard output.
+
+    Raises:
+        ValueError: see :func:`check_target`.
+        OSError: the file could not be written.
+
+    Example:
+        >>> import pandas as pd, tempfile, pathlib
+        >>> out = pathlib.Path(tempfile.mkdtemp()) / "x.jsonl"
+        >>> _ = write(pd.DataFrame({"id": ["1"], "tags": [["a", "b"]]}), out)
+        >>> out.read_text()
+        '{"id":"1","tags":["a","b"]}\\n'
+    """
+    target = check_target(path)
+    if target is None:
+        _to_stream(df, sys.stdout.buffer, excel=excel)
+        return None
+    suffix = target.suffix.lower()
+    if suffix == ".csv":
+        return to_csv(df, target, excel=excel)
+    if suffix == ".jsonl":
+        df.to_json(
+            target,
+            orient="records",
+            lines=True,
+            date_format="iso",
+            date_unit="us",
+            force_ascii=False,
+        )
+    elif suffix == ".parquet":
+        df.to_parquet(target, index=False)
+    else:
+        _to_xlsx(df, target)
+    return target
+
+
+def _to_stream(df: pd.DataFrame, stream: BinaryIO, *, excel: bool) -> None:
+    """CSV to a byte stream (UTF-8 whatever the terminal's locale)."""
+    text = io.StringIO()
+    csv_ready(df, excel=excel).to_csv(
+        text, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n" if excel else "\n"
+    )
+    stream.write(text.getvalue().encode("utf-8-sig" if excel else "utf-8"))
+    stream.flush()
+
+
+def _to_xlsx(df: pd.DataFrame, target: Path) -> None:
+    out = df.copy()
+    for name in out.columns:
+        column = out[name]
+        if isinstance(column.dtype, pd.DatetimeTZDtype):
+            out[name] = column.dt.tz_convert("UTC").dt.tz_localize(None)
+        elif column.dtype == object:
+            out[name] = column.map(_json)
+        elif _is_id(str(name)) and not pd.api.types.is_bool_dtype(column):
+            out[name] = _id_text(column)
+    engine = _installed("openpyxl", "xlsxwriter")
+    if engine == "xlsxwriter":
+        options = {"options": {"strings_to_formulas": False, "strings_to_urls": False}}
+        with pd.ExcelWriter(target, engine="xlsxwriter", engine_kwargs=options) as book:
+            out.to_excel(book, index=False)
+        return
+    with pd.ExcelWriter(target, engine="openpyxl") as book:
+        out.to_excel(book, index=False)
+        # openpyxl takes any text starting with "=" for a formula; comments are
+        # written by strangers, so it is kept as the text it is.
+        for sheet in book.sheets.values():
+            for row in sheet.iter_rows():
+                for cell in row:
+                    if cell.data_type == "f":
+                        cell.data_type = "s"

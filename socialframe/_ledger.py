@@ -253,14 +253,21 @@ class Ledger:
             ("from cache", self.cached_calls, f"{usd(self.cached_calls * PRICE_CENTS)} saved"),
             ("failed", self.failed_calls, f"{usd(0)} (not charged)"),
         ]
+        # Room around each cell: without it the columns run into each other.
+        pad = "padding:2px 12px 2px 0;line-height:1.35"
         body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
-            f"<td style='text-align:right'>{n}</td><td>{html.escape(money)}</td></tr>"
+            f"<tr><th style='text-align:left;{pad}'>{html.escape(name)}</th>"
+            f"<td style='text-align:right;{pad}'>{n}</td>"
+            f"<td style='text-align:left;{pad}'>{html.escape(money)}</td></tr>"
             for name, n, money in rows
         )
+        head = "".join(
+            f"<th style='text-align:{side};{pad}'>{name}</th>"
+            for name, side in (("calls", "left"), ("n", "right"), ("USD", "left"))
+        )
         return (
-            "<table class='socialframe-ledger'><thead><tr><th>calls</th><th>n</th>"
-            f"<th>USD</th></tr></thead><tbody>{body}</tbody></table>"
+            f"<table class='socialframe-ledger'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
         )
 
     def _repr_html_(self) -> str:

@@ -34,8 +34,16 @@ def plot_activity(
     by: str | None = "author_type",
     tz: str = "UTC",
     ax: Axes | None = None,
+    span: tuple[pd.Timestamp, pd.Timestamp] | None = None,
 ) -> Axes:
-    """Stacked bars of comments per period (periods cut in ``tz``). Returns the Axes."""
+    """Stacked bars of comments per period (periods cut in ``tz``). Returns the Axes.
+
+    Counts are whole numbers, so the y ticks are too. The legend sits outside the
+    bars, right of the axes. ``span`` fixes the x range (a widget keeps it while
+    its filters change; see :func:`activity_span`).
+    """
+    from matplotlib.ticker import MaxNLocator
+
     counts = comment_activity(comments, freq, by=by, tz=tz)
     ax = _axes(ax, (10, 4))
     width = _bar_width(counts.index)
@@ -54,11 +62,28 @@ def plot_activity(
     ax.set_xlabel(f"time ({tz})")
     ax.set_ylabel(f"comments per {_time.period_word(freq)}")
     ax.set_title(f"Comment activity ({int(counts.to_numpy().sum()):,} comments)")
-    if by is not None and len(counts.columns) > 1:
-        ax.legend(title=by)
+    if by is not None and len(counts.columns) > 1 and len(counts):
+        # Outside the axes: inside, it would cover the tallest bars.
+        ax.legend(title=by, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    # Counts start at 0; with none at all, 0 to 1 (not matplotlib's -0.05 to 0.05).
+    ax.set_ylim(0, None if len(counts) and counts.to_numpy().sum() else 1)
+    if span is not None:
+        ax.set_xlim(*span)
     # Rotate this chart's own labels; fig.autofmt_xdate() would rework every subplot.
     ax.tick_params(axis="x", labelrotation=30)
     return ax
+
+
+def activity_span(
+    comments: pd.DataFrame, freq: str = "1D", *, tz: str = "UTC"
+) -> tuple[pd.Timestamp, pd.Timestamp] | None:
+    """The x range of :func:`plot_activity` for ``comments``: first period's start to
+    last period's end (``None`` for no dated comment)."""
+    index = comment_activity(comments, freq, tz=tz).index
+    if index.empty:
+        return None
+    return index[0], index[-1] + _time.period_offset(freq)
 
 
 def _bar_width(index: pd.DatetimeIndex) -> float:

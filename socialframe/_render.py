@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import html
 import io
+import re
 from base64 import b64encode
 from collections.abc import Sequence
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import pandas as pd
 
@@ -23,8 +25,17 @@ from ._ledger import PRICE_CENTS, usd
 #: Rows a widget table shows; the full result stays on the widget.
 MAX_ROWS: Final = 200
 
+#: Height of a widget's table box; more rows scroll inside it, not down the notebook.
+TABLE_HEIGHT: Final = "420px"
+
 _ERROR_STYLE: Final = "color:#b00020"
-_CELL_STYLE: Final = "text-align:left;vertical-align:top;white-space:pre-wrap;padding:2px 6px"
+# The widget's HTML box sets a tall line height for its own one-line labels; tables
+# set their own, or every row is twice the height of its text.
+_CELL: Final = "text-align:left;vertical-align:top;padding:2px 6px;line-height:1.35;"
+#: Cells that would break into lines at every hyphen (dates, ids) never wrap.
+_NOWRAP: Final = _CELL + "white-space:nowrap"
+#: Free text wraps, keeps its newlines, and is never squeezed to a few letters a line.
+_TEXT: Final = _CELL + "white-space:pre-wrap;min-width:14em;max-width:36em"
 
 
 # -- HTML ------------------------------------------------------------------------------
@@ -33,10 +44,11 @@ _CELL_STYLE: Final = "text-align:left;vertical-align:top;white-space:pre-wrap;pa
 def comments_table_html(
     comments: pd.DataFrame, max_rows: int = MAX_ROWS, *, tz: str = "UTC"
 ) -> str:
-    """An HTML table of comments (the first ``max_rows``), every value escaped.
+    """An HTML table of comments in time order (the first ``max_rows``), every value escaped.
 
     Columns: time (in ``tz``), author (linked to the profile), author type,
-    followers, comment text (newlines kept) and a link to the comment.
+    followers, comment text (newlines kept) and a link to the comment. Comments
+    without a time come last.
 
     Args:
         comments: A comments frame.
@@ -59,7 +71,8 @@ def comments_table_html(
         >>> "<script" in comments_table_html(df) or "javascript:" in comments_table_html(df)
         False
     """
-    shown = comments.head(max_rows)
+    ordered = comments.sort_values("created_at", kind="stable", na_position="last")
+    shown = ordered.head(max_rows)
     times = shown["created_at"].dt.tz_convert(tz).dt.strftime("%Y-%m-%d %H:%M")
     rows = [
         [
@@ -82,14 +95,18 @@ def comments_table_html(
         )
     ]
     headers = [f"time ({tz})", "author", "type", "followers", "comment", "link"]
-    return _table(headers, rows, total=len(comments), noun="comments")
+    styles = [_NOWRAP, _CELL, _NOWRAP, _NOWRAP, _TEXT, _NOWRAP]
+    return _table(headers, rows, styles, total=len(comments), noun="comments")
 
 
 def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
     """An HTML table of ads (the first ``max_rows``), every value escaped.
 
-    Columns: ad archive id, advertiser (linked to its page), active, start and
-    end day (UTC), platforms, display format, body text and the ad's link.
+    Columns: ad archive id, advertiser (linked to its page), the ad's link
+    (labelled with its host, the whole URL on hover), active, start and end day
+    (UTC), display format, body text and platforms: the short columns first, so
+    that a narrow notebook scrolls sideways only to the end of the text and the
+    platforms.
 
     Args:
         ads: An ads frame.
@@ -105,13 +122,13 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
         [
             _escape(ad_id),
             _link(page_url, page),
+            _link(url, _host(url)),
             _escape(None if not _present(active) else ("yes" if active else "no")),
             _escape(start),
             _escape(stop),
-            _escape(", ".join(map(str, platforms)) if isinstance(platforms, list) else None),
             _escape(display_format),
             _escape(body),
-            _link(url, url),
+            _escape(", ".join(map(str, platforms)) if isinstance(platforms, list) else None),
         ]
         for ad_id, page, page_url, active, start, stop, platforms, display_format, body, url in zip(
             shown["ad_archive_id"],
@@ -130,15 +147,24 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
     headers = [
         "ad",
         "advertiser",
+        "link",
         "active",
         "start (UTC)",
         "end (UTC)",
-        "platforms",
         "format",
         "text",
-        "link",
+        "platforms",
     ]
-    return _table(headers, rows, total=len(ads), noun="ads")
+    styles = [_NOWRAP, _CELL, _NOWRAP, _NOWRAP, _NOWRAP, _NOWRAP, _NOWRAP, _TEXT, _CELL]
+    return _table(headers, rows, styles, total=len(ads), noun="ads")
+
+
+def _host(url: object) -> object:
+    """A link's label: its host (``example.com``), or the URL when it has none."""
+    if not _present(url):
+        return url
+    host = urlsplit(str(url).strip()).hostname
+    return host.removeprefix("www.") if host else url
 
 
 def _present(value: object) -> bool:
@@ -157,19 +183,31 @@ def _link(url: object, label: object) -> str:
     href = str(url).strip()
     if not href.lower().startswith(("https://", "http://")):
         return _escape(label)
+    quoted = html.escape(href, quote=True)
     return (
-        f"<a href='{html.escape(href, quote=True)}' target='_blank' rel='noopener noreferrer'>"
+        f"<a href='{quoted}' title='{quoted}' target='_blank' rel='noopener noreferrer'>"
         f"{_escape(label)}</a>"
     )
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, total: int, noun: str) -> str:
+def _table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    styles: Sequence[str],
+    *,
+    total: int,
+    noun: str,
+) -> str:
     """Assemble already-escaped cells; headers are ours but escaped anyway."""
     if not rows:
         return f"<p><em>No {html.escape(noun)} to show.</em></p>"
-    head = "".join(f"<th style='{_CELL_STYLE}'>{html.escape(h)}</th>" for h in headers)
+    head = "".join(f"<th style='{_NOWRAP}'>{html.escape(h)}</th>" for h in headers)
     body = "".join(
-        "<tr>" + "".join(f"<td style='{_CELL_STYLE}'>{cell}</td>" for cell in row) + "</tr>"
+        "<tr>"
+        + "".join(
+            f"<td style='{style}'>{cell}</td>" for cell, style in zip(row, styles, strict=True)
+        )
+        + "</tr>"
         for row in rows
     )
     out = (
@@ -184,6 +222,37 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, total: int,
 def count_html(matching: int, total: int) -> str:
     """``"<b>12</b> of 2,345 comments match"`` (thousands separated)."""
     return f"<b>{matching:,}</b> of {total:,} comments match"
+
+
+def plain(fragment: str) -> str:
+    """Our own HTML fragment as one line of text (tags dropped, entities decoded).
+
+    Example:
+        >>> plain("<b>12</b> of 2,345 comments &amp; more<br>next")
+        '12 of 2,345 comments & more next'
+    """
+    text = re.sub(r"<br\s*/?>", " ", fragment)  # a line break is a space
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
+
+
+def fallback(name: str, summary_html: str, *parts: str) -> tuple[str, str]:
+    """What a widget leaves where it cannot be drawn (a saved notebook, static HTML).
+
+    Args:
+        name: The widget's name (``CommentExplorer``).
+        summary_html: Its one-line summary, as HTML.
+        *parts: More HTML to show under it (the current table, the ledger).
+
+    Returns:
+        ``(text, html)``: ``"CommentExplorer: 12 of 2,345 comments match"``, and
+        the summary with the parts.
+
+    Example:
+        >>> fallback("CommentExplorer", count_html(12, 2345), "<table></table>")[0]
+        'CommentExplorer: 12 of 2,345 comments match'
+    """
+    line = f"<p><b>{html.escape(name)}</b>: {summary_html}</p>"
+    return f"{name}: {plain(summary_html)}", line + "".join(parts)
 
 
 def error_html(exc: BaseException) -> str:
@@ -230,7 +299,12 @@ def search_summary_html(ads: int, paid: int, cached: int) -> str:
 
 
 def activity_png(
-    comments: pd.DataFrame, freq: str = "1D", *, tz: str = "UTC", dpi: int = 80
+    comments: pd.DataFrame,
+    freq: str = "1D",
+    *,
+    tz: str = "UTC",
+    dpi: int = 80,
+    span: tuple[pd.Timestamp, pd.Timestamp] | None = None,
 ) -> bytes:
     """The activity chart of ``df.social.plot_activity`` as PNG bytes.
 
@@ -243,6 +317,8 @@ def activity_png(
         freq: Period of the bars (``"1D"``, ``"1h"``, ``"1W"``).
         tz: Time zone the periods are cut in.
         dpi: Resolution of the PNG.
+        span: The x range (``socialframe._plots.activity_span`` of the whole
+            frame keeps it still while filters change); by default the data's.
 
     Returns:
         The PNG file's bytes.
@@ -252,7 +328,7 @@ def activity_png(
     from ._plots import plot_activity
 
     figure = Figure(figsize=(10, 3.5), layout="constrained")
-    plot_activity(comments, freq, by="author_type", tz=tz, ax=figure.subplots())
+    plot_activity(comments, freq, by="author_type", tz=tz, ax=figure.subplots(), span=span)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()

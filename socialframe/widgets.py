@@ -10,6 +10,10 @@ The shells wire widget values to pure functions and nothing else: filtering is
 ``df.social.filter`` (:mod:`socialframe._analysis`), the HTML, the cost label
 and the chart come from :mod:`socialframe._render`. All user text is escaped.
 
+Where a widget cannot be drawn (a saved notebook opened without its kernel,
+static HTML, a terminal), its output falls back to a one-line summary and the
+current table, not the widget's repr.
+
 ``import socialframe.widgets`` imports neither ipywidgets nor matplotlib: the
 first widget built does.
 """
@@ -17,6 +21,7 @@ first widget built does.
 from __future__ import annotations
 
 import functools
+import html
 from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
@@ -36,6 +41,9 @@ __all__ = ["MAX_PAGES", "MAX_ROWS", "ad_search", "explore_comments"]
 MAX_PAGES: Final = 1000
 """Upper bound of the pages box of :func:`ad_search` ($10.00 at most)."""
 
+ANY: Final = "any"
+"""The value of :func:`ad_search`'s status box that sends no status filter."""
+
 _EXPLORER_NEEDS: Final = (
     "created_at",
     "text",
@@ -49,10 +57,30 @@ _EXPLORER_NEEDS: Final = (
 
 @functools.cache
 def _panel_type(name: str) -> type[Any]:
-    """A named VBox subclass, built on first use so that ipywidgets is imported lazily."""
+    """A named VBox subclass, built on first use so that ipywidgets is imported lazily.
+
+    Its text and HTML fallbacks come from the instance's ``fallback()``.
+    """
     import ipywidgets
 
-    return type(name, (ipywidgets.VBox,), {"__module__": __name__})
+    def _repr_mimebundle_(self: Any, **kwargs: Any) -> dict[str, Any]:
+        data: dict[str, Any] = ipywidgets.VBox._repr_mimebundle_(self, **kwargs)
+        data["text/plain"], data["text/html"] = self.fallback()
+        return data
+
+    return type(
+        name, (ipywidgets.VBox,), {"__module__": __name__, "_repr_mimebundle_": _repr_mimebundle_}
+    )
+
+
+def _scroll_box() -> Any:
+    """A table's box: at most :data:`~socialframe._render.TABLE_HEIGHT` tall, scrolling
+    both ways, so 200 rows or a wide row never stretch or cut the notebook."""
+    import ipywidgets as w
+
+    box = w.HTML(layout=w.Layout(max_height=render.TABLE_HEIGHT, overflow="auto"))
+    box.add_class("socialframe-table")
+    return box
 
 
 def explore_comments(
@@ -65,7 +93,9 @@ def explore_comments(
     - ``author_types`` (SelectMultiple), ``start`` / ``end`` (DatePicker, days
       in ``tz``), ``text`` (Text, updates on Enter), ``min_followers``
       (BoundedIntText): the filters, passed to ``df.social.filter``;
-    - ``count`` (HTML), ``chart`` (Output holding a PNG), ``table`` (HTML);
+    - ``count`` (HTML), ``chart`` (Output holding a PNG; its time axis spans the
+      whole frame whatever the filters), ``table`` (HTML, in time order, in a
+      box that scrolls);
     - ``comments`` (the frame given) and ``filtered`` (the matching rows);
     - ``refresh()``, which recomputes the outputs (observers call it).
 
@@ -105,12 +135,24 @@ def explore_comments(
         value=tuple(all_types),
         rows=max(2, len(all_types)),
         description="Authors",
+        layout=w.Layout(width="260px"),
     )
-    start = w.DatePicker(value=None, description=f"From ({tz})")
-    end = w.DatePicker(value=None, description=f"To ({tz})")
+    # "initial": the label's own width; the default cuts "From (Europe/Berlin)" short.
+    wide = {"description_width": "initial"}
+    start = w.DatePicker(
+        value=None, description=f"From ({tz})", style=wide, layout=w.Layout(width="300px")
+    )
+    end = w.DatePicker(
+        value=None, description=f"To ({tz})", style=wide, layout=w.Layout(width="300px")
+    )
     # Not on every keystroke: each refresh redraws the chart.
     text = w.Text(
-        value="", description="Text", placeholder="contains… (any case)", continuous_update=False
+        value="",
+        description="Text",
+        placeholder="contains… (any case)",
+        continuous_update=False,
+        style={"description_width": "90px"},
+        layout=w.Layout(width="260px"),
     )
     min_followers = w.BoundedIntText(
         value=0,
@@ -118,23 +160,32 @@ def explore_comments(
         max=10**12,
         description="Min followers",
         tooltip="Only organisations have a follower count: above 0, people are left out.",
-        style={"description_width": "initial"},
+        style={"description_width": "90px"},
+        layout=w.Layout(width="260px"),
     )
     count = w.HTML()
+    count.add_class("socialframe-count")
     chart = w.Output()
-    table = w.HTML()
+    table = _scroll_box()
+    span = _plots_span(comments, freq, tz)
 
     panel = _panel_type("CommentExplorer")(
         [
-            w.HBox([author_types, w.VBox([start, end]), w.VBox([text, min_followers])]),
+            # Fixed widths, wrapping on narrow screens: nothing cut off at the right edge.
+            w.HBox(
+                [author_types, w.VBox([start, end]), w.VBox([text, min_followers])],
+                layout=w.Layout(flex_flow="row wrap"),
+            ),
             count,
             chart,
             table,
         ]
     )
+    panel.add_class("socialframe-comment-explorer")
     panel.author_types, panel.start, panel.end, panel.text = author_types, start, end, text
     panel.min_followers, panel.count, panel.chart, panel.table = min_followers, count, chart, table
     panel.comments, panel.filtered = comments, comments
+    panel.fallback = lambda: render.fallback("CommentExplorer", count.value, table.value)
 
     def refresh(_change: object = None) -> None:
         selected = tuple(author_types.value)
@@ -153,7 +204,7 @@ def explore_comments(
             return
         panel.filtered = matched
         count.value = render.count_html(len(matched), len(comments))
-        png = render.activity_png(matched, freq, tz=tz)
+        png = render.activity_png(matched, freq, tz=tz, span=span)
         chart.outputs = (render.png_output(png, f"Comment activity ({len(matched):,} comments)"),)
         table.value = render.comments_table_html(matched, max_rows, tz=tz)
 
@@ -164,6 +215,12 @@ def explore_comments(
     return panel
 
 
+def _plots_span(comments: pd.DataFrame, freq: str, tz: str) -> Any:
+    from ._plots import activity_span
+
+    return activity_span(comments, freq, tz=tz)
+
+
 def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ipywidgets.VBox:
     """Search the Meta Ad Library from a notebook, seeing the price before paying it.
 
@@ -172,12 +229,15 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
     max_pages=pages)``; pressing Enter in the query box does not, so money is
     only spent on an explicit click. Errors (bad input, which costs nothing, or
     a :class:`~socialframe.SocialFrameError`) show as one line in ``status``;
-    the ads fetched before a failure are still shown.
+    the ads fetched before a failure are shown, and when it fetched none (a typo)
+    the previous search's results stay.
 
     The returned box exposes ``query`` (Text), ``country`` (Text: ``US``,
-    ``ALL``, blank for the service's default), ``active_status`` (Dropdown),
+    ``ALL``, blank for the service's default), ``active_status`` (Dropdown:
+    ``"any"``, which sends no filter, ``"active"``, ``"inactive"``),
     ``pages`` (BoundedIntText), ``button``, ``status`` / ``table`` / ``ledger``
-    (HTML) and ``results``: the frame of the last search (``None`` before one).
+    (HTML; the table in a box that scrolls) and ``results``: the frame of the
+    last search (``None`` before one).
 
     Args:
         client: The client to search (and pay) with; its cache and budget apply.
@@ -204,8 +264,9 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
     country = w.Text(value="", description="Country", placeholder="US, GB… or ALL")
     active_status = w.Dropdown(
         # "any" sends nothing, like search_ads' default, so both share cached pages.
-        options=[("any", None), ("active", "active"), ("inactive", "inactive")],
-        value=None,
+        # A value, not None: a Dropdown whose value is None shows no selection at all.
+        options=[("any", ANY), ("active", "active"), ("inactive", "inactive")],
+        value=ANY,
         description="Status",
     )
     pages_box = w.BoundedIntText(value=pages, min=1, max=MAX_PAGES, description="Pages")
@@ -216,7 +277,8 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
         layout=w.Layout(width="auto"),
     )
     status = w.HTML()
-    table = w.HTML()
+    status.add_class("socialframe-status")
+    table = _scroll_box()
     ledger = w.HTML(value=client.ledger.to_html())
 
     panel = _panel_type("AdSearch")(
@@ -234,8 +296,15 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
         active_status,
         pages_box,
     )
+    panel.add_class("socialframe-ad-search")
     panel.button, panel.status, panel.table, panel.ledger = button, status, table, ledger
     panel.client, panel.results = client, None
+    panel.fallback = lambda: render.fallback(
+        "AdSearch",
+        status.value or f"no search yet; {html.escape(button.description)}",
+        table.value,
+        ledger.value,
+    )
 
     def relabel(change: dict[str, Any]) -> None:
         button.description = render.search_cost_label(change["new"])
@@ -258,7 +327,7 @@ def _run_search(panel: Any, client: Client, max_rows: int) -> None:
         ads = client.search_ads(
             panel.query.value,
             country=panel.country.value.strip() or None,
-            active_status=panel.active_status.value,
+            active_status=None if panel.active_status.value == ANY else panel.active_status.value,
             max_pages=panel.pages.value,
             # The status line reports the search; a tqdm bar drawn from a widget
             # callback lands in the kernel's log, not under the widget.
@@ -266,11 +335,13 @@ def _run_search(panel: Any, client: Client, max_rows: int) -> None:
         )
     except (ValueError, TypeError, SocialFrameError) as exc:
         partial = exc.partial if isinstance(exc, FetchError) else None
-        panel.results = partial
-        panel.status.value = render.error_html(exc) + _partial_note(partial)
-        panel.table.value = (
-            "" if partial is None or partial.empty else render.ads_table_html(partial, max_rows)
-        )
+        if partial is None or partial.empty:
+            # Nothing came back (a typo, a refused key): the last results stay.
+            panel.status.value = render.error_html(exc) + _kept_note(panel.results)
+        else:
+            panel.results = partial
+            panel.status.value = render.error_html(exc) + _partial_note(partial)
+            panel.table.value = render.ads_table_html(partial, max_rows)
     else:
         panel.results = ads
         panel.status.value = render.search_summary_html(
@@ -282,9 +353,13 @@ def _run_search(panel: Any, client: Client, max_rows: int) -> None:
         panel.button.disabled = False
 
 
-def _partial_note(partial: pd.DataFrame | None) -> str:
-    if partial is None or partial.empty:
-        return ""
+def _partial_note(partial: pd.DataFrame) -> str:
     return (
         f"<br>Showing the {len(partial):,} ads fetched before the error (in <code>.results</code>)."
     )
+
+
+def _kept_note(previous: pd.DataFrame | None) -> str:
+    if previous is None:
+        return ""
+    return f"<br>Still showing the previous search's {len(previous):,} ads."

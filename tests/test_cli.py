@@ -1,18 +1,373 @@
-"""The command line: the sandbox served for other tools, as a separate process."""
+"""The command line, as users run it: the real console script in a subprocess.
+
+Each run talks to a sandbox served by the test over real HTTP (its URL and key
+passed through the environment, as a user or a cron job sets them); its cache is
+the test's own folder. Every run's output is checked for the key.
+"""
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
+import pandas as pd
 import pytest
 import requests
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+P82, P50, P51, P2345 = (EXAMPLE_POSTS[n] for n in (82, 50, 51, 2345))
+SCRIPT = shutil.which("socialframe", path=str(Path(sys.executable).parent))
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.err.splitlines()
+
+
+def cli(
+    *args: str,
+    sandbox: Sandbox | None = None,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Run:
+    """Run the installed ``socialframe`` script; stderr and stdout must never hold the key."""
+    assert SCRIPT is not None, "the socialframe console script is not installed in this venv"
+    environ = dict(os.environ)
+    if sandbox is not None:
+        environ.update(SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
+    environ.update(env or {})
+    done = subprocess.run(
+        [SCRIPT, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=cwd,
+        env=environ,
+        timeout=120,
+    )
+    if sandbox is not None:
+        assert sandbox.api_key not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def reference(sandbox: Sandbox, cache_dir: Path) -> sf.Client:
+    """A client on the cache the command line filled: it reads the very pages the run stored."""
+    return sandbox.client(cache=cache_dir, progress=False)
+
+
+# -- comments ----------------------------------------------------------------------------------
+
+
+def test_comments_to_standard_output_as_csv(sandbox: Sandbox, clean_env: Path) -> None:
+    run = cli("comments", P82, sandbox=sandbox)
+    assert run.code == 0, run.err
+    frame = pd.read_csv(io.StringIO(run.out), dtype=str, keep_default_na=False)
+    with reference(sandbox, clean_env) as client:
+        expected = client.post_comments([P82])
+    assert frame.columns.tolist() == ["post", *sf.COMMENT_COLUMNS]
+    assert frame["comment_id"].tolist() == expected["comment_id"].tolist()
+    assert set(frame["post"]) == {P82}
+    assert frame["text"].tolist() == expected["text"].fillna("").tolist()  # emoji, CJK, quotes
+    assert run.lines == [
+        "socialframe: paid 2 calls ($0.02) · cached 0 ($0.00 saved) · failed 0 (free)",
+        "socialframe: wrote 82 comments to standard output",
+    ]
+    assert sandbox.charges == 2
+
+
+def test_posts_from_standard_input(sandbox: Sandbox, tmp_path: Path) -> None:
+    piped = f"{P82}\n\n# a comment line\nurn:li:activity:{P50}\n"
+    run = cli("comments", "-", "-o", str(tmp_path / "c.csv"), sandbox=sandbox, stdin=piped)
+    assert run.code == 0, run.err
+    frame = pd.read_csv(tmp_path / "c.csv", dtype=str)
+    assert frame.groupby("post", sort=False).size().to_dict() == {
+        P82: 82,
+        f"urn:li:activity:{P50}": 50,
+    }
+    assert run.lines[-1] == f"socialframe: wrote 132 comments to {tmp_path / 'c.csv'}"
+
+
+def test_an_empty_standard_input_is_a_bad_argument(sandbox: Sandbox) -> None:
+    run = cli("comments", "-", sandbox=sandbox, stdin="\n\n")
+    assert (run.code, run.lines) == (
+        2,
+        ["socialframe: error: no POST given (standard input was empty)"],
+    )
+    assert sandbox.requests == []
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", ".xlsx"])
+def test_every_output_format_reads_back(
+    suffix: str, sandbox: Sandbox, tmp_path: Path, clean_env: Path
+) -> None:
+    out = tmp_path / f"ads{suffix}"
+    run = cli(
+        "ads",
+        "running shoes",
+        "--country",
+        "US",
+        "--max-ads",
+        "30",
+        "-o",
+        str(out),
+        sandbox=sandbox,
+    )
+    assert run.code == 0, run.err
+    assert run.lines[-1] == f"socialframe: wrote 30 ads to {out}"
+    with reference(sandbox, clean_env) as client:
+        expected = client.search_ads(["running shoes"], country="US", max_ads=30)
+        assert client.ledger.paid_calls == 0  # the very pages the command stored
+    ids = expected["ad_archive_id"].tolist()
+    if suffix == ".parquet":
+        pd.testing.assert_frame_equal(pd.read_parquet(out), expected)
+        return
+    if suffix == ".csv":
+        back = pd.read_csv(out, dtype=str, keep_default_na=False)
+        assert back["publisher_platforms"].map(json.loads).tolist() == [
+            list(p) for p in expected["publisher_platforms"]
+        ]
+        assert (
+            pd.to_datetime(back["start_date"], utc=True).tolist() == expected["start_date"].tolist()
+        )
+        assert back["start_date"].iloc[0].endswith("+00:00")  # RFC 3339, as df.social.to_csv
+    elif suffix == ".jsonl":
+        back = pd.read_json(out, lines=True, dtype=False)
+        assert len(out.read_text(encoding="utf-8").splitlines()) == 30  # one row per line
+        assert back["publisher_platforms"].tolist() == [
+            list(p) for p in expected["publisher_platforms"]
+        ]
+        assert (
+            pd.to_datetime(back["start_date"], utc=True).tolist() == expected["start_date"].tolist()
+        )
+    else:
+        back = pd.read_excel(out, dtype={"ad_archive_id": str, "page_id": str})
+        assert back["start_date"].tolist() == [
+            t.tz_localize(None) for t in expected["start_date"]
+        ]  # UTC, without a zone: Excel has none
+    assert back.columns.tolist() == expected.columns.tolist()
+    assert back["ad_archive_id"].tolist() == ids  # 16-digit ids intact, as text
+    assert back["body_text"].fillna("").tolist() == expected["body_text"].fillna("").tolist()
+
+
+def test_xlsx_without_a_writer_says_so_before_paying(sandbox: Sandbox, tmp_path: Path) -> None:
+    # The same entry point with the Excel writers made unimportable.
+    code = (
+        "import sys; sys.modules['openpyxl'] = sys.modules['xlsxwriter'] = None\n"
+        "from socialframe.__main__ import main; raise SystemExit(main())"
+    )
+    env = dict(os.environ, SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
+    done = subprocess.run(
+        [sys.executable, "-c", code, "ads", "coffee", "-o", str(tmp_path / "ads.xlsx")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "socialframe: error: writing ads.xlsx needs an Excel writer: pip install openpyxl"
+        " (or write .csv, which Excel opens)"
+    ]
+    assert sandbox.requests == [] and not (tmp_path / "ads.xlsx").exists()
+
+
+def test_a_budget_stop_writes_the_partial_output_and_exits_3(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    out = tmp_path / "big.csv"
+    run = cli("comments", P2345, "--max-cost", "0.03", "-o", str(out), sandbox=sandbox)
+    assert run.code == 3
+    assert sandbox.charges == 3
+    assert len(pd.read_csv(out, dtype=str)) == 150  # three pages of 50
+    assert run.lines == [
+        "socialframe: paid 3 calls ($0.03) · cached 0 ($0.00 saved) · failed 0 (free)",
+        "socialframe: error: stopped by --max-cost $0.03 before the next paid call (spent $0.03);"
+        f" wrote the 150 comments fetched before it to {out} (partial). Run again with a higher"
+        " --max-cost: the pages paid so far come from the cache.",
+    ]
+    # The budget is this run's: the three pages paid before come from the cache, free.
+    again = cli("comments", P2345, "--max-cost", "0.05", "-o", str(out), sandbox=sandbox)
+    assert again.code == 3 and sandbox.charges == 8
+    assert len(pd.read_csv(out, dtype=str)) == 400
+    assert again.lines[0] == (
+        "socialframe: paid 5 calls ($0.05) · cached 3 ($0.03 saved) · failed 0 (free)"
+    )
+
+
+def test_a_budget_stop_before_anything_writes_nothing(sandbox: Sandbox, tmp_path: Path) -> None:
+    out = tmp_path / "none.csv"
+    run = cli("comments", P82, "--max-cost", "0", "-o", str(out), sandbox=sandbox)
+    assert run.code == 3 and sandbox.requests == [] and not out.exists()
+    assert "nothing was fetched before it, so nothing was written" in run.lines[-1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["comments", P82, "--max-pages", "x"],
+            "argument --max-pages: expected a whole number >= 1, got 'x'"
+            " (see 'socialframe comments --help')",
+        ),
+        (
+            ["comments", P82, "--sort", "newest"],
+            # (Python 3.12 stopped quoting the choices)
+            "argument --sort: invalid choice: 'newest' (choose from '?mostRelevant'?,"
+            " '?mostRecent'?) (see 'socialframe comments --help')",
+        ),
+        (
+            ["ads", "coffee", "--country", "USA"],
+            "item 0 ('coffee'): country must be an ISO-3166 alpha-2 code such as 'US', or 'ALL';"
+            " got 'USA'",
+        ),
+        (
+            ["ads", "--country", "US"],
+            "give a QUERY (or '-' to read them from stdin), or --page-id ID",
+        ),
+        (
+            ["ads", "coffee", "-o", "ads.txt"],
+            "cannot write 'ads.txt': the suffix chooses the format: .csv, .jsonl, .parquet or .xlsx",
+        ),
+        (
+            ["comments", P82, "-o", "no/such/folder/c.csv"],
+            "cannot write no/such/folder/c.csv: there is no folder no/such/folder",
+        ),
+        (
+            ["comments", "not a post"],
+            "item 0 ('not a post'): no activity id in post 'not a post':"
+            " expected digits, urn:li:activity:<id> or a URL containing 'activity:<id>' / 'activity-<id>'",
+        ),
+        (
+            ["comments", P82, "--max-cost", "-1"],
+            "argument --max-cost: expected an amount of USD >= 0, got '-1' (see 'socialframe comments --help')",
+        ),
+    ],
+)
+def test_a_bad_argument_is_one_line_and_costs_nothing(
+    args: list[str], message: str, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    run = cli(*args, sandbox=sandbox, cwd=tmp_path)
+    assert (run.code, run.out, len(run.lines)) == (2, "", 1)
+    pattern = re.escape(message).replace(r"'\?", "'?")
+    assert re.fullmatch(f"socialframe: error: {pattern}", run.err.strip()), run.err
+    assert sandbox.requests == []
+
+
+def test_the_key_is_never_taken_on_the_command_line(sandbox: Sandbox) -> None:
+    for args in (["--api-key", sandbox.api_key], [f"--api-key={sandbox.api_key}"]):
+        run = cli("comments", P82, *args, sandbox=sandbox)  # cli() checks the key is not echoed
+        assert run.code == 2
+        assert "never put the API key on the command line" in run.err
+    assert sandbox.requests == []
+
+
+def test_the_key_from_another_variable(sandbox: Sandbox) -> None:
+    env = {"SOCIALFRAME_API_KEY": "", "TEAM_KEY": sandbox.api_key}
+    run = cli("comments", P82, "--key-env", "TEAM_KEY", sandbox=sandbox, env=env)
+    assert run.code == 0 and len(pd.read_csv(io.StringIO(run.out))) == 82
+    missing = cli("comments", P82, "--key-env", "NO_SUCH_VAR", sandbox=sandbox)
+    assert (missing.code, missing.lines) == (
+        4,
+        ["socialframe: error: no API key: set NO_SUCH_VAR in the environment"],
+    )
+
+
+def test_a_missing_or_refused_key_exits_4(sandbox: Sandbox) -> None:
+    none = cli("ads", "coffee", sandbox=sandbox, env={"SOCIALFRAME_API_KEY": ""})
+    assert none.code == 4 and "no API key: set SOCIALFRAME_API_KEY" in none.err
+    wrong = cli("ads", "coffee", sandbox=sandbox, env={"SOCIALFRAME_API_KEY": "sf-wrong"})
+    assert wrong.code == 4 and wrong.out == ""
+    assert wrong.lines[-1] == (
+        "socialframe: error: AuthError: HTTP 401 (ads): Invalid API key;"
+        " nothing was fetched before it, so nothing was written."
+    )
+    assert sandbox.charges == 0
+
+
+def test_a_service_failure_exits_5_with_the_rows_before_it(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    cli("comments", P82, sandbox=sandbox)  # P82 is cached now
+    sandbox.inject(400)  # the next request: P50's first page
+    out = tmp_path / "c.jsonl"
+    run = cli("comments", P82, P50, "--workers", "1", "-o", str(out), sandbox=sandbox)
+    assert run.code == 5
+    assert run.lines[-1].startswith("socialframe: error: BadRequestError: HTTP 400 (comments): ")
+    assert run.lines[-1].endswith(f"wrote the 82 comments fetched before it to {out} (partial).")
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 82
+
+
+def test_skipping_failed_items(sandbox: Sandbox) -> None:
+    sandbox.inject(400)
+    run = cli("comments", P50, P82, "--workers", "1", "--on-error", "skip", sandbox=sandbox)
+    assert run.code == 0
+    assert set(pd.read_csv(io.StringIO(run.out), dtype=str)["post"]) == {P82}
+    assert any(
+        "SkippedWarning" in line and line.startswith("socialframe: warning: ") for line in run.lines
+    )
+    assert run.lines[-1] == (
+        "socialframe: wrote 82 comments to standard output; 1 item(s) skipped after failing"
+    )
+
+
+def test_offline_needs_no_key_and_sends_nothing(sandbox: Sandbox) -> None:
+    assert cli("comments", P82, sandbox=sandbox).code == 0
+    sent = len(sandbox.requests)
+    no_key = {"SOCIALFRAME_API_KEY": ""}
+    run = cli("comments", P82, "--offline", sandbox=sandbox, env=no_key)
+    assert run.code == 0 and len(pd.read_csv(io.StringIO(run.out))) == 82
+    miss = cli("comments", P50, "--offline", sandbox=sandbox, env=no_key)
+    assert miss.code == 5 and "NotCachedError: offline" in miss.lines[-1]
+    assert len(sandbox.requests) == sent
+
+
+def test_help_documents_the_exit_codes() -> None:
+    for args in (["--help"], ["comments", "--help"], ["ads", "--help"]):
+        run = cli(*args)
+        assert run.code == 0
+        for line in (
+            "2  bad arguments or settings; nothing was fetched or paid",
+            "3  stopped by --max-cost; the rows fetched before the stop are written",
+            "4  no API key, or the service refused it",
+        ):
+            assert line in run.out
+    assert "--key-env NAME" in cli("comments", "--help").out
+    assert "--api-key" not in cli("comments", "--help").out
+
+
+def test_python_dash_m_is_the_same_command(sandbox: Sandbox) -> None:
+    env = dict(os.environ, SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
+    done = subprocess.run(
+        [sys.executable, "-m", "socialframe", "ads", "coffee", "--max-pages", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    with sandbox.client(cache=False, progress=False) as client:
+        expected = client.search_ads(["coffee"], max_pages=1)
+    frame = pd.read_csv(io.StringIO(done.stdout), dtype=str)
+    assert frame["ad_archive_id"].tolist() == expected["ad_archive_id"].tolist()
 
 
 def test_sandbox_command_serves_until_stopped() -> None:
@@ -52,3 +407,182 @@ def test_the_key_never_reaches_the_logs(
     assert "requests_cache" in caplog.text  # the cache did log, at DEBUG
     for text in (caplog.text, str(info.value), repr(info.value), repr(client), str(client.ledger)):
         assert sandbox.api_key not in text
+
+
+# -- the cache -----------------------------------------------------------------------------------
+
+
+def test_cache_info_report_and_clear(sandbox: Sandbox, tmp_path: Path, clean_env: Path) -> None:
+    assert cli("comments", P82, P51, sandbox=sandbox).code == 0
+    assert (
+        cli("ads", "for kids", "--country", "US", "--status", "active", sandbox=sandbox).code == 0
+    )
+    paid = sandbox.charges
+    cache_file = clean_env / "http_cache.sqlite"
+
+    info = cli("cache", "info")
+    assert info.code == 0
+    fields = dict(line.split(":", 1) for line in info.out.splitlines())
+    assert fields["cache"].strip() == str(cache_file)
+    assert fields["pages"].strip() == str(paid)
+    assert fields["paid value"].strip() == f"${paid / 100:.2f} (each page paid once)"
+    assert fields["items"].strip() == "3"
+
+    report = cli("cache", "report", "-o", str(tmp_path / "report.csv"))
+    assert report.code == 0
+    assert report.lines == [
+        f"socialframe: 3 items, {paid} pages, ${paid / 100:.2f} paid, in {cache_file}"
+    ]
+    frame = pd.read_csv(tmp_path / "report.csv", dtype={"item": str})
+    assert frame["first_fetched"].is_monotonic_increasing  # oldest first
+    # (the two posts were fetched at once, by two workers: either may be first)
+    frame = frame.set_index("item", drop=False).loc[[P82, P51, "for kids"]]
+    with reference(sandbox, clean_env) as client:
+        ads = client.search_ads(["for kids"], country="US", active_status="active")
+        assert client.cache_report().equals(pd.read_parquet(_parquet_report(tmp_path)))
+    assert frame[["operation", "item", "filters", "pages", "rows", "paid_usd"]].to_dict(
+        "records"
+    ) == [
+        {
+            "operation": "comments",
+            "item": P82,
+            "filters": "sort=mostRelevant",
+            "pages": 2,
+            "rows": 82,
+            "paid_usd": 0.02,
+        },
+        {
+            "operation": "comments",
+            "item": P51,
+            "filters": "sort=mostRelevant",
+            "pages": 2,
+            "rows": 51,
+            "paid_usd": 0.02,
+        },
+        {
+            "operation": "ads",
+            "item": "for kids",
+            "filters": "active_status=active country=US",
+            "pages": paid - 4,
+            "rows": len(ads),
+            "paid_usd": (paid - 4) / 100,
+        },
+    ]
+    assert frame["paid_usd"].sum() == pytest.approx(paid / 100)
+
+    refused = cli("cache", "clear")  # no terminal, no --yes: nothing removed
+    assert refused.code == 2
+    assert refused.lines == [
+        f"socialframe: error: cache clear would remove {paid} pages (${paid / 100:.2f} paid)"
+        f" from {cache_file}: add --yes to do it"
+    ]
+    cleared = cli("cache", "clear", "--yes")
+    assert (cleared.code, cleared.lines) == (
+        0,
+        [f"socialframe: removed {paid} pages (${paid / 100:.2f} paid) from {cache_file}"],
+    )
+    empty = cli("cache", "report")
+    assert empty.out.splitlines() == [
+        "operation,item,filters,pages,rows,first_fetched,last_fetched,paid_usd,expired_pages,base_url"
+    ]
+    assert cli("comments", P82, sandbox=sandbox).code == 0 and sandbox.charges == paid + 2
+
+
+def _parquet_report(folder: Path) -> Path:
+    out = folder / "report.parquet"
+    assert cli("cache", "report", "-o", str(out)).code == 0
+    return out
+
+
+def test_the_cache_commands_leave_an_absent_cache_absent(tmp_path: Path) -> None:
+    where = tmp_path / "nowhere" / "c.sqlite"
+    info = cli("cache", "info", "--cache", str(where))
+    assert info.code == 0 and f"cache:          {where} (absent)" in info.out
+    assert "pages:          0" in info.out
+    assert cli("cache", "clear", "--yes", "--cache", str(where)).code == 0
+    assert not where.parent.exists()
+
+
+def test_clear_expired_removes_only_the_expired_pages(sandbox: Sandbox, clean_env: Path) -> None:
+    # P82's pages are stored to expire after 1 s; P51's never (the default).
+    assert cli("comments", P82, sandbox=sandbox, env={"SOCIALFRAME_CACHE_EXPIRE": "1"}).code == 0
+    assert cli("comments", P51, sandbox=sandbox).code == 0
+    _wait_until_expired(2)
+    run = cli("cache", "clear", "--expired", "--yes")
+    cache_file = clean_env / "http_cache.sqlite"
+    assert (run.code, run.lines) == (
+        0,
+        [f"socialframe: removed 2 expired pages ($0.02 paid) from {cache_file}"],
+    )
+    left = pd.read_csv(io.StringIO(cli("cache", "report").out), dtype={"item": str})
+    assert left["item"].tolist() == [P51] and left["expired_pages"].tolist() == [0]
+    again = cli("cache", "clear", "--expired", "--yes")
+    assert again.lines == [f"socialframe: no expired pages to remove in {cache_file}"]
+
+
+def _wait_until_expired(pages: int, *args: str) -> None:
+    """Until the cache reports ``pages`` expired pages (a wait, not a timing assertion)."""
+    import time
+
+    for _ in range(200):
+        report = pd.read_csv(io.StringIO(cli("cache", "report", *args).out))
+        if int(report["expired_pages"].sum()) >= pages:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the pages never expired")
+
+
+def test_the_cache_commands_on_a_team_cache(sandbox: Sandbox, tmp_path: Path) -> None:
+    import redis
+    from test_team_cache import _start_redis
+
+    server, url = _start_redis(tmp_path)
+    try:
+        team = {"SOCIALFRAME_CACHE_URL": url}
+        assert cli("comments", P82, sandbox=sandbox, env=team).code == 0
+        assert (
+            cli(
+                "ads",
+                "coffee",
+                "--max-pages",
+                "1",
+                sandbox=sandbox,
+                env=team,
+            ).code
+            == 0
+        )
+        assert (
+            cli(
+                "comments", P51, sandbox=sandbox, env={**team, "SOCIALFRAME_CACHE_EXPIRE": "1"}
+            ).code
+            == 0
+        )
+        # What else lives in the namespace: a page lock held by another machine, a rate bucket.
+        r = redis.Redis.from_url(url)
+        r.set("socialframe:lock:0123abcd", "token")
+        r.zadd("socialframe:rate:3/1000ms", {"x": 1})
+        assert not list(tmp_path.glob("**/*.sqlite"))
+
+        info = cli("cache", "info", "--cache", url)
+        assert info.code == 0
+        fields = {k: v.strip() for k, v in (line.split(":", 1) for line in info.out.splitlines())}
+        assert fields["cache"] == url
+        assert (fields["pages"], fields["items"]) == ("5", "3")
+        assert fields["paid value"] == "$0.05 (each page paid once)"
+        assert int(fields["size"].split()[0].replace(",", "").split(".")[0]) > 0
+
+        report = pd.read_csv(io.StringIO(cli("cache", "report", env=team).out), dtype={"item": str})
+        assert sorted(zip(report["item"], report["pages"], strict=True)) == sorted(
+            [(P82, 2), ("coffee", 1), (P51, 2)]
+        )
+        _wait_until_expired(2, "--cache", url)
+        run = cli("cache", "clear", "--expired", "--yes", "--cache", url)
+        assert run.lines == [f"socialframe: removed 2 expired pages ($0.02 paid) from {url}"]
+        assert cli("cache", "clear", "--yes", env=team).lines == [
+            f"socialframe: removed 3 pages ($0.03 paid) from {url}"
+        ]
+        assert r.get("socialframe:lock:0123abcd") == b"token"  # not a page: left alone
+        assert sandbox.api_key.encode() not in b"".join(r.dump(k) or b"" for k in r.scan_iter())
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -11,6 +11,7 @@ directory is ``tmp_path`` (exports land there, not in the repository).
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,10 @@ def check_comment_activity(nb: Any, cwd: Path) -> None:
     assert "+01:00" in _text(_cell(nb, "social.activity("))  # days cut in Berlin time
     assert "replies" in _text(_cell(nb, "comments.social.threads()"))
     assert _images(nb) >= 1
-    assert "CommentExplorer(" in _text(_cell(nb, "explore_comments(comments"))
+    # What a saved notebook shows without the widget: a summary and the table, not a repr.
+    explorer = _text(_cell(nb, "explore_comments(comments"))
+    assert explorer.startswith("CommentExplorer: 2,478 of 2,478 comments match\n")
+    assert "<table class='socialframe-table'>" in explorer and "CommentExplorer(" not in explorer
 
 
 def check_ad_research(nb: Any, cwd: Path) -> None:
@@ -83,13 +87,23 @@ def check_ad_research(nb: Any, cwd: Path) -> None:
     assert "ads were running on 2025-06-01" in _text(_cell(nb, "active_on"))
     assert _images(nb) >= 2  # timeline and platforms
     assert "same dtypes after the round trip: True" in _text(_cell(nb, "read_parquet"))
-    exports = cwd / "exports"
-    assert sorted(p.name for p in exports.iterdir()) == [
-        "running-shoes.csv",
-        "running-shoes.parquet",
-    ]
-    header = (exports / "running-shoes.csv").read_text(encoding="utf-8").splitlines()[0]
-    assert header.startswith("ad_archive_id,")
+    # The exports go to a fresh temporary folder, printed; not into the working directory.
+    printed = _text(_cell(nb, "to_parquet(exports")).splitlines()[0]
+    exports = Path(printed)
+    assert exports.name.startswith("socialframe-exports-") and not exports.is_relative_to(cwd)
+    try:
+        assert sorted(p.name for p in exports.iterdir()) == [
+            "running-shoes.csv",
+            "running-shoes.parquet",
+        ]
+        header = (exports / "running-shoes.csv").read_text(encoding="utf-8").splitlines()[0]
+        assert header.startswith("ad_archive_id,")
+    finally:
+        shutil.rmtree(exports)
+    assert sorted(p.name for p in cwd.iterdir()) == ["cache"]  # nothing else written there
+    search = _text(_cell(nb, "ad_search(client"))
+    assert search.startswith("AdSearch: no search yet; Search (at most $0.02)")
+    assert "AdSearch(" not in search
 
 
 CHECKS: dict[str, Callable[[Any, Path], None]] = {

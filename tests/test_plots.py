@@ -113,3 +113,47 @@ def test_plot_activity_leaves_other_subplots_alone(
     assert top.get_xlabel() == "time (UTC)"
     assert any(label.get_text() for label in top.get_xticklabels())
     assert all(label.get_rotation() == 0 for label in bottom.get_xticklabels())
+
+
+def test_small_counts_get_whole_number_ticks(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    comments, _ = frames
+    fig, ax = plt.subplots()
+    comments.head(3).social.plot_activity("1D", ax=ax)
+    fig.canvas.draw()
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)  # never 0.5, 1.5
+    assert ax.get_ylim()[0] == 0
+    fig, empty = plt.subplots()
+    comments.iloc[:0].social.plot_activity("1D", ax=empty)
+    assert empty.get_ylim() == (0.0, 1.0) and empty.get_legend() is None
+
+
+def test_the_legend_is_beside_the_bars_not_over_them(
+    frames: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    comments, _ = frames
+    fig, ax = plt.subplots(figsize=(10, 3.5), layout="constrained")
+    comments.social.plot_activity("1D", ax=ax)
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    axes = ax.get_window_extent()
+    assert legend.x0 >= axes.x1  # right of the plotting area
+    assert fig.bbox.contains(legend.x1 - 1, legend.y0 + 1)  # and still in the figure
+
+
+def test_a_span_fixes_the_time_range(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    import matplotlib.dates as mdates
+
+    from socialframe._plots import activity_span, plot_activity
+
+    comments, _ = frames
+    span = activity_span(comments, "1D", tz="Europe/Berlin")
+    assert span is not None
+    local = comments["created_at"].dt.tz_convert("Europe/Berlin")
+    first, last = local.min().normalize(), local.max().normalize()
+    assert span == (first, last + pd.Timedelta(days=1))  # the first day's start, the last's end
+    one_day = comments[comments["created_at"].dt.tz_convert("Europe/Berlin").dt.day == 20]
+    fig, ax = plt.subplots()
+    plot_activity(one_day, "1D", tz="Europe/Berlin", ax=ax, span=span)
+    assert ax.get_xlim() == pytest.approx(tuple(mdates.date2num(t) for t in span))
+    assert activity_span(comments.iloc[:0]) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import matplotlib
@@ -119,3 +120,61 @@ def test_activity_png_draws_without_pyplot(comments: pd.DataFrame) -> None:
     assert activity_png(comments).startswith(PNG_SIGNATURE)
     assert activity_png(comments.iloc[:0], "1h", tz="Europe/Berlin").startswith(PNG_SIGNATURE)
     assert plt.get_fignums() == []  # nothing left open in pyplot's registry
+
+
+def test_comment_table_is_in_time_order_undated_last() -> None:
+    out = comments_table_html(
+        tiny(
+            created_at=pd.to_datetime(["2025-12-02 10:00", None, "2025-12-01 09:00"], utc=True),
+            text=["second", "undated", "first"],
+        )
+    )
+    assert [out.index(f">{t}</td>") for t in ("first", "second", "undated")] == sorted(
+        out.index(f">{t}</td>") for t in ("first", "second", "undated")
+    )
+
+
+def test_ads_table_keeps_dates_on_one_line_and_the_link_near_the_front() -> None:
+    ads = pd.DataFrame(
+        {
+            "ad_archive_id": ["1"],
+            "page_name": ["Brand"],
+            "page_profile_uri": ["https://www.facebook.com/brand/"],
+            "is_active": pd.array([True], dtype="boolean"),
+            "start_date": pd.to_datetime(["2025-09-02"], utc=True),
+            "end_date": pd.to_datetime(["2026-01-01"], utc=True),
+            "publisher_platforms": [["FACEBOOK"]],
+            "display_format": ["DCO"],
+            "body_text": ["hello"],
+            "link_url": ["https://www.example.com/a-very/long/path?utm_source=facebook"],
+        }
+    )
+    out = ads_table_html(ads)
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", out)
+    assert headers == [
+        "ad",
+        "advertiser",
+        "link",
+        "active",
+        "start (UTC)",
+        "end (UTC)",
+        "format",
+        "text",
+        "platforms",
+    ]
+    assert re.search(r"<td style='[^']*white-space:nowrap'>2025-09-02</td>", out)
+    assert re.search(r"<td style='[^']*white-space:nowrap'>2026-01-01</td>", out)
+    # the link shows its host; the whole URL is its target and its tooltip
+    assert (
+        "<a href='https://www.example.com/a-very/long/path?utm_source=facebook'"
+        " title='https://www.example.com/a-very/long/path?utm_source=facebook'"
+        " target='_blank' rel='noopener noreferrer'>example.com</a>"
+    ) in out
+
+
+def test_fallback_is_one_line_and_the_parts() -> None:
+    from socialframe._render import fallback
+
+    text, rich = fallback("AdSearch", "<b>3</b> ads &amp; more<br>next", "<table></table>")
+    assert text == "AdSearch: 3 ads & more next"
+    assert rich == "<p><b>AdSearch</b>: <b>3</b> ads &amp; more<br>next</p><table></table>"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import inspect
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -286,7 +287,10 @@ def test_search_pays_then_cache_is_free(sandbox: Sandbox, client: sf.Client) -> 
     )
     assert body_rows(search.table.value) == n
     assert search.ledger.value == client.ledger._repr_html_()
-    assert "<td style='text-align:right'>2</td><td>$0.02 spent</td>" in search.ledger.value
+    assert (
+        ">2</td><td style='text-align:left;padding:2px 12px 2px 0;line-height:1.35'>$0.02 spent</td>"
+        in (search.ledger.value)
+    )
     assert search.button.disabled is False
 
     search.button.click()  # the same search again: served from the cache
@@ -352,7 +356,10 @@ def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -
     )
     assert search.results["ad_archive_id"].tolist() == first_page["ad_archive_id"].tolist()
     assert body_rows(search.table.value) == len(first_page)
-    assert "<td style='text-align:right'>1</td><td>$0.01 spent</td>" in search.ledger.value
+    assert (
+        ">1</td><td style='text-align:left;padding:2px 12px 2px 0;line-height:1.35'>$0.01 spent</td>"
+        in (search.ledger.value)
+    )
 
 
 def test_search_results_are_escaped(client: sf.Client) -> None:
@@ -363,3 +370,100 @@ def test_search_results_are_escaped(client: sf.Client) -> None:
     assert texts.str.contains("<", regex=False).any() or texts.str.contains("&", regex=False).any()
     for text in texts:
         assert f">{html.escape(text)}</td>" in search.table.value
+
+
+# -- what a browser showed (issue 10) --------------------------------------------------------------
+
+
+def test_status_starts_on_any_and_any_sends_no_filter(sandbox: Sandbox, client: sf.Client) -> None:
+    search = ad_search(client)
+    # A Dropdown whose value is None has no selected index: the browser shows it blank.
+    assert (search.active_status.index, search.active_status.label) == (0, "any")
+    search.query.value = "coffee"
+    search.button.click()
+    frontend_sets(search.active_status, index=1)  # the browser picks "active"
+    assert search.active_status.value == "active"
+    search.button.click()
+    assert [dict(r.params) for r in sandbox.requests] == [
+        {"query": "coffee"},
+        {"query": "coffee", "activeStatus": "Active"},
+    ]
+
+
+def test_a_typo_keeps_the_last_results(sandbox: Sandbox, client: sf.Client) -> None:
+    search = ad_search(client)
+    search.query.value = "coffee"
+    search.button.click()
+    results, table = search.results, search.table.value
+    assert len(results) > 0
+    search.country.value = "USA"
+    search.button.click()
+    assert search.results is results and search.table.value == table
+    assert search.status.value.startswith("<span style='color:#b00020'>ValueError: country")
+    assert search.status.value.endswith(
+        f"<br>Still showing the previous search's {len(results)} ads."
+    )
+    assert sandbox.charges == 1  # the typo cost nothing
+
+
+def test_tables_scroll_in_a_box_of_fixed_height(comments: pd.DataFrame, client: sf.Client) -> None:
+    from socialframe._render import TABLE_HEIGHT
+
+    for table in (explore_comments(comments).table, ad_search(client).table):
+        assert (table.layout.max_height, table.layout.overflow) == (TABLE_HEIGHT, "auto")
+        assert "socialframe-table" in table._dom_classes
+
+
+def test_date_labels_take_their_own_width(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments, tz="Europe/Berlin")
+    for picker in (explorer.start, explorer.end):
+        assert picker.style.description_width == "initial"  # not cut to "From (Eur..."
+    assert explorer.start.description == "From (Europe/Berlin)"
+
+
+def test_the_table_is_in_time_order(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments, max_rows=3000)
+    shown = re.findall(r"<tr><td[^>]*>(\d{4}-\d\d-\d\d \d\d:\d\d)</td>", explorer.table.value)
+    dated = comments["created_at"].dropna().sort_values()
+    assert shown == dated.dt.strftime("%Y-%m-%d %H:%M").tolist()
+    assert body_rows(explorer.table.value) == len(comments)
+
+
+def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) -> None:
+    from socialframe._plots import activity_span
+    from socialframe._render import activity_png
+
+    explorer = explore_comments(comments, tz="Europe/Berlin")
+    explorer.start.value = explorer.end.value = date(2025, 12, 20)
+    one_day = explorer.filtered
+    drawn = png_of(explorer.chart.outputs[0])
+    span = activity_span(comments, "1D", tz="Europe/Berlin")
+    assert drawn == activity_png(one_day, "1D", tz="Europe/Berlin", span=span)
+    assert drawn != activity_png(one_day, "1D", tz="Europe/Berlin")  # its own range: one day
+
+
+def test_saved_output_is_a_summary_and_the_table_not_a_repr(
+    comments: pd.DataFrame, client: sf.Client
+) -> None:
+    explorer = explore_comments(comments)
+    explorer.author_types.value = ("organization",)
+    bundle = explorer._repr_mimebundle_()
+    assert bundle["text/plain"] == "CommentExplorer: 337 of 2,345 comments match"
+    assert bundle["text/html"] == (
+        "<p><b>CommentExplorer</b>: <b>337</b> of 2,345 comments match</p>" + explorer.table.value
+    )
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.model_id
+
+    search = ad_search(client, pages=2)
+    assert search._repr_mimebundle_()["text/plain"] == (
+        "AdSearch: no search yet; Search (at most $0.02)"
+    )
+    search.query.value = "for kids"
+    search.button.click()
+    bundle = search._repr_mimebundle_()
+    n = len(search.results)
+    assert bundle["text/plain"] == (
+        f"AdSearch: {n} ads · this search paid 2 calls ($0.02) · 0 from cache (free)"
+    )
+    assert search.table.value in bundle["text/html"] and search.ledger.value in bundle["text/html"]
+    assert "AdSearch(" not in bundle["text/plain"]

@@ -1,0 +1,548 @@
+"""The command line: collect comments and ads into files, see into the cache, run the sandbox.
+
+Data goes to standard output or the ``-o`` file; progress (on a terminal only),
+the ledger and every message go to standard error, one line each, never a
+traceback. The exit code says what happened (see :data:`EXIT_CODES`).
+
+Built on argparse: it is in the standard library, already loaded for
+``demo`` / ``sandbox``, and costs about 7 ms to import where click costs about
+25 ms and typer about 50 ms (plus rich for its help); its help lists every
+option with its default, and an epilog carries the exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ._client import Client
+
+PROG: Final = "socialframe"
+
+EXIT_OK: Final = 0
+EXIT_USAGE: Final = 2
+EXIT_BUDGET: Final = 3
+EXIT_AUTH: Final = 4
+EXIT_FAILED: Final = 5
+
+EXIT_CODES: Final = f"""\
+exit codes:
+  {EXIT_OK}  done
+  1  an unexpected error (a bug: please report it)
+  {EXIT_USAGE}  bad arguments or settings; nothing was fetched or paid
+  {EXIT_BUDGET}  stopped by --max-cost; the rows fetched before the stop are written
+  {EXIT_AUTH}  no API key, or the service refused it
+  {EXIT_FAILED}  the service, the network or the output failed; rows fetched before are written
+"""
+
+ENVIRONMENT: Final = """\
+environment:
+  SOCIALFRAME_API_KEY     the API key (--key-env names another variable); never
+                          put a key on the command line: it stays in shell history
+  SOCIALFRAME_BASE_URL    the service's base URL (or SOCIALFRAME_ADS_URL and
+                          SOCIALFRAME_COMMENTS_URL)
+  SOCIALFRAME_CACHE_DIR   folder of the cache; SOCIALFRAME_CACHE_URL: a team cache
+                          (redis://host:port/db); SOCIALFRAME_CACHE_EXPIRE: seconds
+"""
+
+OUTPUT_HELP: Final = (
+    "write to FILE; its suffix picks the format: .csv (ids as text, lists as JSON),"
+    " .jsonl (one row per line), .parquet, .xlsx (if openpyxl is installed);"
+    " without it, CSV to standard output"
+)
+
+
+class Usage(Exception):
+    """A bad argument or setting found before anything was fetched (exit 2)."""
+
+
+class NoKey(Exception):
+    """No API key where one is needed (exit 4)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: the message and where to read more."""
+
+    def error(self, message: str) -> NoReturn:
+        _say(f"error: {message} (see '{self.prog} --help')")
+        raise SystemExit(EXIT_USAGE)
+
+
+class _RefuseKey(argparse.Action):
+    """``--api-key``: refused without repeating it, since the key would be in the output."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        parser.error(
+            "never put the API key on the command line (it stays in shell history):"
+            " set SOCIALFRAME_API_KEY, or name another variable with --key-env NAME"
+        )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _usd(text: str) -> float:
+    try:
+        value = float(text.strip().lstrip("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an amount of USD such as 1.50, got {text!r}"
+        ) from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected an amount of USD >= 0, got {text!r}")
+    return value
+
+
+def _env_name(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        raise argparse.ArgumentTypeError(
+            "expected the NAME of an environment variable holding the key, not a key"
+        )
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``socialframe`` parser with every command."""
+    from ._version import __version__
+
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog=PROG,
+        description="Paid social data into files and frames, cached and budgeted.\n\n"
+        "  socialframe comments POST [POST ...] -o comments.csv\n"
+        "  socialframe ads 'running shoes' --country US --max-ads 100 -o ads.parquet\n"
+        "  socialframe cache report",
+        epilog=EXIT_CODES + "\n" + ENVIRONMENT,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    fetching = _Parser(add_help=False, allow_abbrev=False)
+    out = fetching.add_argument_group("output")
+    out.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
+    out.add_argument("--excel", action="store_true", help="CSV for Excel: a BOM, ids kept as text")
+    spend = fetching.add_argument_group("spending and the cache")
+    spend.add_argument(
+        "--max-cost",
+        type=_usd,
+        metavar="USD",
+        help="stop before the call that would spend more (exit 3, rows so far written)",
+    )
+    spend.add_argument(
+        "--workers", type=_count, default=4, metavar="N", help="items fetched at once (default 4)"
+    )
+    spend.add_argument(
+        "--offline", action="store_true", help="answer from the cache only; send nothing"
+    )
+    spend.add_argument(
+        "--on-error",
+        choices=("raise", "skip"),
+        default="raise",
+        help="with several items: stop at the first that fails (default), or skip it",
+    )
+    _cache_option(spend)
+    spend.add_argument(
+        "--key-env",
+        type=_env_name,
+        default="SOCIALFRAME_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default SOCIALFRAME_API_KEY)",
+    )
+    for refused in ("--api-key", "--key"):
+        spend.add_argument(refused, nargs="?", action=_RefuseKey, help=argparse.SUPPRESS)
+
+    comments = commands.add_parser(
+        "comments",
+        parents=[fetching],
+        help="the comments of posts, one row per comment",
+        description="All comments of one or more LinkedIn posts (replies included), one row"
+        " per comment, the post as given in the first column.",
+        epilog=EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    comments.add_argument(
+        "posts",
+        nargs="+",
+        metavar="POST",
+        help="a post id, urn:li:activity:<id> or post URL; '-' reads one per line from stdin",
+    )
+    comments.add_argument(
+        "--sort", choices=("mostRelevant", "mostRecent"), default="mostRelevant", help="order"
+    )
+    comments.add_argument("--max-pages", type=_count, metavar="N", help="pages per post (50 each)")
+
+    ads = commands.add_parser(
+        "ads",
+        parents=[fetching],
+        help="a Meta Ad Library search, one row per ad",
+        description="Ads of the Meta Ad Library matching each QUERY (or of one advertiser"
+        " page), one row per distinct ad, with the query it matched.",
+        epilog=EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    ads.add_argument(
+        "queries",
+        nargs="*",
+        metavar="QUERY",
+        help="search text; '-' reads one per line from stdin (or give --page-id)",
+    )
+    ads.add_argument("--page-id", metavar="ID", help="numeric id of an advertiser page")
+    ads.add_argument("--country", metavar="CC", help="ISO-3166 code such as US, or ALL")
+    ads.add_argument("--status", choices=("active", "inactive", "all"), help="active status")
+    ads.add_argument("--after", metavar="DATE", help="ads started on or after this day")
+    ads.add_argument("--before", metavar="DATE", help="ads started on or before this day")
+    ads.add_argument("--max-ads", type=_count, metavar="N", help="stop at N ads per query")
+    ads.add_argument(
+        "--max-pages", type=_count, metavar="N", help="pages per query (up to 26 ads each)"
+    )
+
+    cache = commands.add_parser(
+        "cache",
+        help="what the cache holds and what it cost; clear it",
+        description="The cache: what it holds and what it cost (every page in it was paid"
+        " once, $0.01), and clearing it.",
+        epilog=EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    actions = cache.add_subparsers(dest="action", required=True, metavar="ACTION")
+    info = actions.add_parser(
+        "info", help="where it is, its size, pages and their paid value", allow_abbrev=False
+    )
+    _cache_option(info)
+    report = actions.add_parser(
+        "report",
+        help="one row per cached post or search: pages, rows, when fetched, paid value",
+        allow_abbrev=False,
+    )
+    report.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
+    report.add_argument("--excel", action="store_true", help="CSV for Excel")
+    _cache_option(report)
+    clear = actions.add_parser(
+        "clear", help="remove every page, or the expired ones", allow_abbrev=False
+    )
+    clear.add_argument(
+        "--expired",
+        action="store_true",
+        help="only the pages past their expiry (SOCIALFRAME_CACHE_EXPIRE when they were stored)",
+    )
+    clear.add_argument("--yes", action="store_true", help="do not ask (needed without a terminal)")
+    _cache_option(clear)
+
+    demo = commands.add_parser("demo", help="fetch comments and ads from the embedded sandbox")
+    demo.add_argument(
+        "--out", type=Path, default=Path("socialframe-demo"), help="folder of the chart"
+    )
+    demo.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
+    serve = commands.add_parser("sandbox", help="serve the sandbox for other tools")
+    serve.add_argument("--port", type=int, default=8750, help="0 picks a free port")
+    serve.add_argument("--seed", type=int, default=0)
+    serve.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
+    serve.add_argument("--fault-rate", type=float, default=0.0, help="share of 5xx / success:false")
+    serve.add_argument("--rate-limit", type=float, default=None, help="requests per second")
+    serve.add_argument("--api-key", default=None, help="key to accept (default: a random one)")
+    return parser
+
+
+def _cache_option(group: Any) -> None:
+    group.add_argument(
+        "--cache",
+        metavar="PATH|URL",
+        help="the cache: a SQLite file or folder, or redis://host:port/db (default: the"
+        " user cache folder, SOCIALFRAME_CACHE_DIR or SOCIALFRAME_CACHE_URL)",
+    )
+
+
+# -- running -------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``socialframe`` console script (and ``python -m socialframe``).
+
+    Args:
+        argv: The arguments (``sys.argv[1:]`` when ``None``).
+
+    Returns:
+        The exit code (see ``socialframe --help``).
+
+    Example:
+        >>> main(["cache", "clear", "--yes", "--cache", "/nonexistent/x.sqlite"])
+        0
+    """
+    args = build_parser().parse_args(argv)
+    command: Callable[[argparse.Namespace], int] = {
+        "comments": _comments,
+        "ads": _ads,
+        "cache": _cache,
+        "demo": _demo,
+        "sandbox": _sandbox,
+    }[args.command]
+    with _one_line_warnings():
+        try:
+            return command(args)
+        except (Usage, ValueError, TypeError) as exc:
+            return _fail(EXIT_USAGE, str(exc))
+        except NoKey as exc:
+            return _fail(EXIT_AUTH, str(exc))
+        except KeyboardInterrupt:
+            return _fail(130, "interrupted")
+        except BrokenPipeError:
+            # The reader left (`| head`): not an error of ours. Point stdout at nothing
+            # so that Python's own flush at exit does not complain again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return EXIT_OK
+        except Exception as exc:
+            from ._errors import ConfigError, SocialFrameError
+
+            if isinstance(exc, ConfigError):
+                return _fail(EXIT_USAGE, str(exc))
+            if isinstance(exc, SocialFrameError | OSError):
+                return _fail(EXIT_FAILED, f"{type(exc).__name__}: {exc}")
+            return _fail(1, f"unexpected {type(exc).__name__}: {exc} (a bug: please report it)")
+
+
+def _say(line: str) -> None:
+    """One line to standard error."""
+    print(f"{PROG}: {line}", file=sys.stderr, flush=True)
+
+
+def _fail(code: int, message: str) -> int:
+    _say(f"error: {' '.join(message.split())}")
+    return code
+
+
+@contextmanager
+def _one_line_warnings() -> Iterator[None]:
+    """Warnings (a page not stored, values that did not fit) as one line each."""
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        _say(f"warning: {category.__name__}: {' '.join(str(message).split())}")
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
+def _items(given: list[str], what: str) -> list[str]:
+    """The items as given, ``-`` replaced by the lines of standard input."""
+    items: list[str] = []
+    for item in given:
+        if item != "-":
+            items.append(item)
+            continue
+        if sys.stdin is None or sys.stdin.isatty():
+            raise Usage(f"{what} '-' reads standard input, but nothing is piped in")
+        lines = [line.strip() for line in sys.stdin]
+        items.extend(line for line in lines if line and not line.startswith("#"))
+    if not items:
+        raise Usage(f"no {what} given (standard input was empty)")
+    return items
+
+
+def _client(args: argparse.Namespace) -> Client:
+    from ._client import Client
+
+    key = os.environ.get(args.key_env, "").strip() or None
+    if key is None and not args.offline:
+        raise NoKey(
+            f"no API key: set {args.key_env} in the environment"
+            + (
+                " (or name the variable holding it with --key-env NAME)"
+                if args.key_env == "SOCIALFRAME_API_KEY"
+                else ""
+            )
+        )
+    return Client(
+        key,
+        cache=args.cache or True,
+        offline=args.offline,
+        max_cost=args.max_cost,
+        workers=args.workers,
+        progress=sys.stderr.isatty(),
+    )
+
+
+def _comments(args: argparse.Namespace) -> int:
+    posts = _items(args.posts, "POST")
+    return _collect(
+        args,
+        lambda client: client.post_comments(
+            posts, sort=args.sort, max_pages=args.max_pages, on_error=args.on_error
+        ),
+        noun="comments",
+    )
+
+
+def _ads(args: argparse.Namespace) -> int:
+    queries = _items(args.queries, "QUERY") if args.queries else None
+    if queries is None and args.page_id is None:
+        raise Usage("give a QUERY (or '-' to read them from stdin), or --page-id ID")
+    return _collect(
+        args,
+        lambda client: client.search_ads(
+            queries,
+            ad_page_id=args.page_id,
+            country=args.country,
+            active_status=args.status,
+            after=args.after,
+            before=args.before,
+            max_pages=args.max_pages,
+            max_ads=args.max_ads,
+            on_error=args.on_error,
+        ),
+        noun="ads",
+    )
+
+
+def _collect(
+    args: argparse.Namespace, fetch: Callable[[Client], pd.DataFrame], *, noun: str
+) -> int:
+    """Fetch, write what came back (all of it, or what came before a failure), report."""
+    from . import _export as export
+    from ._errors import AuthError, BudgetExceededError, FetchError
+
+    target = export.check_target(args.output)  # before paying for anything
+    where = str(target) if target is not None else "standard output"
+    failure: FetchError | None = None
+    with _client(args) as client:
+        try:
+            frame: pd.DataFrame | None = fetch(client)
+        except FetchError as exc:
+            failure, frame = exc, exc.partial
+        _say(str(client.ledger))
+    if failure is None:
+        assert frame is not None
+        export.write(frame, target, excel=args.excel)
+        skipped = frame.attrs.get("failed") or []
+        _say(
+            f"wrote {len(frame):,} {noun} to {where}"
+            + (f"; {len(skipped)} item(s) skipped after failing" if skipped else "")
+        )
+        return EXIT_OK
+    if frame is not None and len(frame):
+        export.write(frame, target, excel=args.excel)
+        kept = f"wrote the {len(frame):,} {noun} fetched before it to {where} (partial)"
+    else:
+        kept = "nothing was fetched before it, so nothing was written"
+    if isinstance(failure, BudgetExceededError):
+        return _fail(
+            EXIT_BUDGET,
+            f"stopped by --max-cost ${failure.max_cost:.2f} before the next paid call"
+            f" (spent ${failure.spent_usd:.2f}); {kept}. Run again with a higher"
+            " --max-cost: the pages paid so far come from the cache.",
+        )
+    code = EXIT_AUTH if isinstance(failure, AuthError) else EXIT_FAILED
+    return _fail(code, f"{type(failure).__name__}: {str(failure).rstrip('.')}; {kept}.")
+
+
+# -- the cache -----------------------------------------------------------------------------
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from . import _export as export
+    from . import _inventory as inventory
+    from ._cache import cache_location, open_backend
+    from ._ledger import PRICE_CENTS, usd
+    from ._team import shown
+
+    setting: Any = args.cache or True
+    location = cache_location(setting)
+    where = shown(location) if isinstance(location, str) else str(location)
+    target = export.check_target(args.output) if args.action == "report" else None
+    missing = isinstance(location, Path) and not location.exists()
+    # Reading an absent cache must not create one.
+    backend = None if missing else open_backend(setting)
+    try:
+        if args.action == "info":
+            total = inventory.summary(backend, where + (" (absent)" if missing else ""))
+            sys.stdout.write("\n".join(total.lines()) + "\n")
+            return EXIT_OK
+        if args.action == "report":
+            frame = inventory.report(backend)
+            export.write(frame, target, excel=args.excel)
+            pages = int(frame["pages"].sum())
+            paid = usd(pages * PRICE_CENTS)
+            _say(f"{len(frame):,} items, {pages:,} pages, {paid} paid, in {where}")
+            return EXIT_OK
+        chosen = (
+            []
+            if backend is None
+            else (
+                inventory.expired_pages(backend) if args.expired else list(inventory.pages(backend))
+            )
+        )
+        kind = "expired pages" if args.expired else "pages"
+        if not chosen:
+            _say(f"no {kind} to remove in {where}")
+            return EXIT_OK
+        what = f"{len(chosen):,} {kind} ({usd(len(chosen) * PRICE_CENTS)} paid) from {where}"
+        if not args.yes and not _confirm(f"remove {what}?"):
+            raise Usage(f"cache clear would remove {what}: add --yes to do it")
+        inventory.remove(backend, chosen)
+        _say(f"removed {what}")
+        return EXIT_OK
+    finally:
+        if backend is not None:
+            backend.close()
+
+
+def _confirm(question: str) -> bool:
+    """Ask on a terminal; without one (cron, a pipe) the answer is no."""
+    if sys.stdin is None or not sys.stdin.isatty():
+        return False
+    print(f"{PROG}: {question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+# -- the demo and the sandbox ---------------------------------------------------------------
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from ._demo import run
+
+    run(args.out, cache=not args.no_cache)
+    return EXIT_OK
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    from .sandbox import Sandbox
+
+    sandbox = Sandbox(
+        port=args.port,
+        seed=args.seed,
+        latency=args.latency,
+        fault_rate=args.fault_rate,
+        rate_limit=args.rate_limit,
+        api_key=args.api_key,
+    )
+
+    def ready(served: Sandbox) -> None:
+        print(f"sandbox serving at {served.url} (Ctrl-C stops it)")
+        print(f"  export SOCIALFRAME_BASE_URL={served.url}")
+        print(f"  export SOCIALFRAME_API_KEY={served.api_key}")
+        sys.stdout.flush()
+
+    sandbox.serve_forever(ready=ready)
+    return EXIT_OK

@@ -1,0 +1,331 @@
+"""What the cache holds: one row per cached item (a post, a search), and what it cost.
+
+Only pages the service charged for are stored (HTTP 200 pages of the documented
+shape, see :mod:`socialframe._cache`), each once, at $0.01. So the cache is also
+the record of what was spent over every run that filled it: a team sharing one
+cache (a folder or a Redis server) sees what the team has paid for.
+
+A page is known by its URL: the operation by the path, the item (post, or query
+and filters) by the parameters other than the paging ones. Pages are read
+through the backend's own interface, so the SQLite file and the team cache are
+reported alike. Expiry is requests-cache's own (``response.is_expired``): pages
+are kept past it (offline mode still serves them), and ``cache clear --expired``
+removes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+import pandas as pd
+
+from ._cache import FETCHED_AT, operation_of
+from ._ledger import PRICE_CENTS, usd
+
+#: The columns of :func:`report`, in order.
+REPORT_COLUMNS: Final = (
+    "operation",
+    "item",
+    "filters",
+    "pages",
+    "rows",
+    "first_fetched",
+    "last_fetched",
+    "paid_usd",
+    "expired_pages",
+    "base_url",
+)
+
+#: Parameters that move through an item's pages rather than name the item.
+PAGING: Final = frozenset({"page", "paginationToken", "end_cursor"})
+
+#: Parameters of the service -> the names of ``search_ads`` / ``post_comments``.
+_FILTER_NAMES: Final = {
+    "sort": "sort",
+    "country": "country",
+    "activeStatus": "active_status",
+    "after_time": "after",
+    "before_time": "before",
+}
+
+# requests-cache keys are hex digests. Others in a team cache's Redis namespace are
+# not pages: page locks (``lock:...``), the rate limit's bucket (``rate:...``) and the
+# redirects hash; reading them as responses would fail.
+_PAGE_KEY: Final = re.compile(r"[0-9a-f]+")
+_LOOPBACK: Final = {"127.0.0.1", "localhost", "::1"}
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    """One page in the cache, as the report sees it."""
+
+    key: str
+    operation: str
+    base_url: str
+    item: tuple[tuple[str, str], ...]
+    fetched_at: datetime
+    expired: bool
+    rows: int
+    ad_ids: tuple[str, ...]
+
+
+@dataclass
+class _Item:
+    pages: int = 0
+    rows: int = 0
+    ids: set[str] = field(default_factory=set)
+    first: datetime | None = None
+    last: datetime | None = None
+    expired: int = 0
+
+
+def pages(backend: Any) -> Iterator[CachedPage]:
+    """Every page of either operation in a requests-cache backend.
+
+    Args:
+        backend: The backend (``client.session.cache``, or one opened by
+            ``socialframe._cache.open_backend``).
+
+    Yields:
+        One :class:`CachedPage` per stored page; other entries are skipped.
+    """
+    for key in list(backend.responses.keys()):
+        if not _PAGE_KEY.fullmatch(str(key)):
+            continue
+        response = backend.get_response(key)
+        if response is None:  # gone meanwhile, or unreadable by this requests-cache
+            continue
+        operation = operation_of(response.url)
+        if not operation:
+            continue
+        parts = urlsplit(response.url)
+        params = parse_qsl(parts.query, keep_blank_values=True)
+        yield CachedPage(
+            key=str(key),
+            operation=operation,
+            base_url=_base_url(parts),
+            item=tuple(sorted((k, v) for k, v in params if k not in PAGING)),
+            fetched_at=_fetched_at(response),
+            expired=bool(response.is_expired),
+            **_rows(operation, response),
+        )
+
+
+def _base_url(parts: Any) -> str:
+    """The base URL the page was fetched from; a loopback port dropped, as in the keys."""
+    netloc = parts.netloc
+    if parts.hostname in _LOOPBACK:
+        netloc = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return str(urlunsplit((parts.scheme, netloc, parts.path.rsplit("/", 1)[0], "", "")))
+
+
+def _fetched_at(response: Any) -> datetime:
+    stamp = response.headers.get(FETCHED_AT)
+    if stamp:
+        try:
+            return datetime.fromisoformat(stamp).astimezone(UTC)
+        except ValueError:
+            pass
+    created: datetime = response.created_at
+    return created if created.tzinfo else created.replace(tzinfo=UTC)
+
+
+def _rows(operation: str, response: Any) -> dict[str, Any]:
+    """The rows a page brings: comments, or ads (by id: pages of a search may repeat)."""
+    from ._pages import ad_groups, problem
+
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if problem(operation, body, paging=False) is not None:
+        return {"rows": 0, "ad_ids": ()}
+    if operation == "comments":
+        return {"rows": len(body["data"]), "ad_ids": ()}
+    ads, _ = ad_groups(body)
+    # An ad without an id is a row of its own: give it a name no other page shares.
+    ids = tuple(
+        str(ad["ad_archive_id"])
+        if isinstance(ad, Mapping) and ad.get("ad_archive_id") is not None
+        else f"{response.cache_key}#{i}"
+        for i, ad in enumerate(ads)
+    )
+    return {"rows": len(ids), "ad_ids": ids}
+
+
+def _describe(operation: str, item: tuple[tuple[str, str], ...]) -> tuple[str, str]:
+    """``(item, filters)`` as a person reads them: the post or query, then the rest."""
+    given = dict(item)
+    if operation == "comments":
+        name = given.pop("urn", "")
+    elif "query" in given:
+        name = given.pop("query")
+    else:
+        name = f"ad_page_id={given.pop('ad_page_id', '')}"
+    filters = []
+    for key, value in given.items():
+        if key == "activeStatus":
+            value = value.lower()
+        filters.append(f"{_FILTER_NAMES.get(key, key)}={value}")
+    return name, " ".join(filters)
+
+
+def report(backend: Any) -> pd.DataFrame:
+    """One row per cached item: what it is, how much of it is cached, what it cost.
+
+    Args:
+        backend: A requests-cache backend, or ``None`` for no cache.
+
+    Returns:
+        A frame with :data:`REPORT_COLUMNS`, oldest first fetch first: ``pages``
+        cached, ``rows`` they hold (comments; distinct ads), ``first_fetched`` /
+        ``last_fetched`` (UTC), ``paid_usd`` (each page was paid once, $0.01),
+        ``expired_pages`` (past ``expire_after``; still served offline).
+    """
+    items: dict[tuple[str, str, tuple[tuple[str, str], ...]], _Item] = {}
+    for page in pages(backend) if backend is not None else ():
+        got = items.setdefault((page.base_url, page.operation, page.item), _Item())
+        got.pages += 1
+        got.expired += page.expired
+        got.rows += page.rows
+        got.ids.update(page.ad_ids)
+        got.first = min(got.first or page.fetched_at, page.fetched_at)
+        got.last = max(got.last or page.fetched_at, page.fetched_at)
+    rows = []
+    for (base_url, operation, item), got in items.items():
+        name, filters = _describe(operation, item)
+        rows.append(
+            {
+                "operation": operation,
+                "item": name,
+                "filters": filters,
+                "pages": got.pages,
+                "rows": got.rows if operation == "comments" else len(got.ids),
+                "first_fetched": got.first,
+                "last_fetched": got.last,
+                "paid_usd": got.pages * PRICE_CENTS / 100,
+                "expired_pages": got.expired,
+                "base_url": base_url,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
+    for name in ("operation", "item", "filters", "base_url"):
+        frame[name] = frame[name].astype("string")
+    for name in ("pages", "rows", "expired_pages"):
+        frame[name] = frame[name].astype("Int64")
+    for name in ("first_fetched", "last_fetched"):
+        frame[name] = pd.to_datetime(frame[name], utc=True).astype("datetime64[us, UTC]")
+    frame["paid_usd"] = frame["paid_usd"].astype("float64")
+    order = frame.sort_values(["first_fetched", "operation", "item"], kind="stable").index
+    return frame.loc[order].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What ``socialframe cache info`` prints.
+
+    Attributes:
+        where: The SQLite file or the team cache's URL (password hidden).
+        size_bytes: Bytes on disk or in Redis; ``None`` if unknown.
+        pages: Pages stored.
+        items: Posts and searches they belong to.
+        paid_cents: What those pages cost when they were paid.
+        expired_pages: Pages past their expiry (kept, served offline).
+        first_fetched: The oldest page's fetch time, if any.
+        last_fetched: The newest page's fetch time, if any.
+    """
+
+    where: str
+    size_bytes: int | None
+    pages: int
+    items: int
+    paid_cents: int
+    expired_pages: int
+    first_fetched: datetime | None
+    last_fetched: datetime | None
+
+    def lines(self) -> list[str]:
+        """The summary as ``name: value`` lines."""
+        span = (
+            f"{self.first_fetched:%Y-%m-%d %H:%M} .. {self.last_fetched:%Y-%m-%d %H:%M} UTC"
+            if self.first_fetched and self.last_fetched
+            else "-"
+        )
+        return [
+            f"cache:          {self.where}",
+            f"size:           {_size(self.size_bytes)}",
+            f"items:          {self.items:,}",
+            f"pages:          {self.pages:,}",
+            f"paid value:     {usd(self.paid_cents)} (each page paid once)",
+            f"expired pages:  {self.expired_pages:,}",
+            f"fetched:        {span}",
+        ]
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return "unknown"
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{size:,} bytes" if unit == "bytes" else f"{value:,.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def summary(backend: Any, where: str) -> Summary:
+    """Totals of a cache (see :class:`Summary`).
+
+    Args:
+        backend: A requests-cache backend (``None``: an empty summary).
+        where: How to name it (its file or URL).
+    """
+    frame = report(backend)
+    pages_ = int(frame["pages"].sum())
+    return Summary(
+        where=where,
+        size_bytes=size_of(backend) if backend is not None else 0,
+        pages=pages_,
+        items=len(frame),
+        paid_cents=pages_ * PRICE_CENTS,
+        expired_pages=int(frame["expired_pages"].sum()),
+        first_fetched=frame["first_fetched"].min() if len(frame) else None,
+        last_fetched=frame["last_fetched"].max() if len(frame) else None,
+    )
+
+
+def size_of(backend: Any) -> int | None:
+    """Bytes the cache takes: the SQLite file with its journal, or its Redis keys."""
+    from ._store import Store
+
+    if isinstance(backend, Store):
+        db_path = backend.db_path
+        files = [Path(f"{db_path}{suffix}") for suffix in ("", "-wal", "-shm")]
+        return sum(f.stat().st_size for f in files if f.exists())
+    responses = getattr(backend, "responses", None)
+    connection = getattr(responses, "connection", None)
+    namespace = getattr(responses, "namespace", None)
+    if connection is None or namespace is None:
+        return None
+    total = 0
+    for key in connection.scan_iter(f"{namespace}:*"):
+        total += int(connection.memory_usage(key) or 0)
+    return total
+
+
+def expired_pages(backend: Any) -> list[CachedPage]:
+    """The pages past their expiry (requests-cache's ``is_expired``)."""
+    return [page for page in pages(backend) if page.expired]
+
+
+def remove(backend: Any, chosen: list[CachedPage]) -> None:
+    """Delete these pages through the backend (a SQLite file is vacuumed after)."""
+    keys = [page.key for page in chosen]
+    if keys:
+        backend.delete(*keys)

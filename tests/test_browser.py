@@ -1,0 +1,447 @@
+"""The notebooks and their widgets in a real browser: JupyterLab and Chromium, driven by Playwright.
+
+The test starts JupyterLab on a free loopback port with a token, in a private
+folder holding copies of the notebooks (JupyterLab saves checkpoints and may save
+outputs: never into the repository), with its own kernel spec (this venv's
+Python), settings (no news, no update checks: no network) and cache folder.
+Chromium is the system's (``/usr/bin/chromium``; Playwright's own browser
+download is not used). Each notebook is opened and run whole, then checked: no
+error output, nothing on stderr, no "Error displaying widget"; the widgets are
+then used as a person would (a filter changes the count, the pages box changes
+the button's price, a click on Search shows the ads and the ledger).
+
+Screenshots go to a folder printed at the end of the run (``SOCIALFRAME_SCREENSHOTS``
+chooses it). Without Chromium, JupyterLab or Playwright the tests skip, saying
+how to install them; under ``CI=true`` (``.ci/run`` installs them) they fail.
+Deselect them for a quick local run: ``pytest -m "not browser"``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+INSTALL = (
+    "needs Chromium, JupyterLab and Playwright: apt-get install chromium fonts-noto-core"
+    ' fonts-noto-cjk fonts-noto-color-emoji (Debian/Ubuntu), then pip install -e ".[test]"'
+)
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+RUN_TIMEOUT_MS = 240_000  # a bound on a notebook's run on a busy machine, not a speed check
+STEP_TIMEOUT_MS = 60_000
+
+
+def _chromium() -> str | None:
+    """The system's Chromium (``SOCIALFRAME_CHROMIUM`` names another one)."""
+    chosen = os.environ.get("SOCIALFRAME_CHROMIUM")
+    if chosen:
+        return chosen if Path(chosen).is_file() else None
+    return shutil.which("chromium") or shutil.which("chromium", path="/usr/bin")
+
+
+def _missing() -> list[str]:
+    missing = [] if _chromium() else ["chromium"]
+    for module in ("jupyterlab", "playwright"):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(module)
+    return missing
+
+
+@pytest.fixture(scope="module")
+def requirements() -> str:
+    missing = _missing()
+    if missing:
+        message = f"{', '.join(missing)} missing: {INSTALL}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"on CI: {message}")
+        pytest.skip(message)
+    chromium = _chromium()
+    assert chromium is not None
+    return chromium
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Lab:
+    url: str
+    token: str
+    folder: Path
+    log: Path
+
+    def open(self, page: Any, notebook: str) -> None:
+        # ?reset: a fresh workspace, not the tabs an earlier test left open
+        page.goto(f"{self.url}/lab/tree/{notebook}?reset&token={self.token}")
+
+
+def _settings(folder: Path) -> Path:
+    """JupyterLab user settings: no news feed, no update check, no toasts over the page."""
+    settings = folder / "settings"
+    notification = settings / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True})
+    )
+    return settings
+
+
+@pytest.fixture(scope="module")
+def lab(requirements: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    home = tmp_path_factory.mktemp("lab")
+    work = home / "notebooks"
+    work.mkdir()
+    for notebook in NOTEBOOKS:
+        shutil.copy(notebook, work / notebook.name)
+    data = home / "data"
+    kernel = data / "kernels" / "python3"
+    kernel.mkdir(parents=True)
+    (kernel / "kernel.json").write_text(  # this venv's Python, whatever else is installed
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+            }
+        )
+    )
+    config = home / "config"
+    config.mkdir()
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "LabApp": {
+                    "news_url": None,
+                    "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+                    "extension_manager": "readonly",
+                    "expose_app_in_browser": True,
+                },
+            }
+        )
+    )
+    token = os.urandom(16).hex()
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "MPLBACKEND"))}
+    env.update(
+        JUPYTER_CONFIG_DIR=str(config),
+        JUPYTER_DATA_DIR=str(data),
+        JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(_settings(home)),
+        JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
+        SOCIALFRAME_CACHE_DIR=str(home / "cache"),  # the kernels' cache: the test's own
+    )
+    log = home / "jupyterlab.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={token}",
+                f"--ServerApp.root_dir={work}",
+                *(["--allow-root"] if os.geteuid() == 0 else []),  # CI runs as root
+            ],
+            cwd=work,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(server, f"{url}/api/status?token={token}", log)
+        yield Lab(url, token, work, log)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+
+
+def _wait_for(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"JupyterLab exited ({server.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"JupyterLab did not answer:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def shots(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    chosen = os.environ.get("SOCIALFRAME_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    yield folder
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else _nothing():
+        names = ", ".join(sorted(p.name for p in folder.glob("*.png")))
+        print(f"\nbrowser screenshots in {folder}: {names}")
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+@pytest.fixture(scope="module")
+def browser(requirements: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=requirements, args=LAUNCH_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    # Tall enough that a whole widget fits: JupyterLab scrolls the notebook inside the
+    # page, so an element screenshot shows only what is in the notebook's view.
+    context = browser.new_context(viewport={"width": 1280, "height": 1800}, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(STEP_TIMEOUT_MS)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+# -- running a notebook -----------------------------------------------------------------------
+
+# The notebook's panel, found by its path (not whichever tab has the focus).
+_PANEL = """(path) => {
+    const app = window.jupyterapp;
+    if (!app) return null;
+    for (const widget of app.shell.widgets('main')) {
+        if (widget.context && widget.context.path === path && widget.content) return widget;
+    }
+    return null;
+}"""
+
+_READY = f"""(path) => {{
+    const panel = ({_PANEL})(path);
+    if (!panel || !panel.context.isReady) return false;
+    const session = panel.sessionContext.session;
+    return !!(session && session.kernel && session.kernel.status === 'idle');
+}}"""
+
+_RUN = f"""(path) => {{
+    const panel = ({_PANEL})(path);
+    window.jupyterapp.shell.activateById(panel.id);
+    return window.jupyterapp.commands.execute('notebook:run-all-cells');
+}}"""
+
+_DONE = f"""(path) => {{
+    const panel = ({_PANEL})(path);
+    const session = panel.sessionContext.session;
+    if (!session || !session.kernel || session.kernel.status !== 'idle') return false;
+    const cells = panel.content.widgets.filter(c => c.model.type === 'code');
+    return cells.every(c => c.model.executionCount !== null
+        && !c.node.querySelector('.jp-InputArea-prompt').textContent.includes('*'));
+}}"""
+
+_OUTPUTS = f"""(path) => {{
+    const panel = ({_PANEL})(path);
+    return panel.content.widgets.filter(c => c.model.type === 'code').map(c => ({{
+        source: c.model.sharedModel.getSource(),
+        count: c.model.executionCount,
+        outputs: c.model.outputs.toJSON(),
+    }}));
+}}"""
+
+
+_TOP = f"""(path) => {{
+    const panel = ({_PANEL})(path);
+    panel.content.activeCellIndex = 0;
+    const outer = panel.content.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
+    outer.scrollTop = 0;
+}}"""
+
+
+def run_all(lab: Lab, page: Any, notebook: str) -> list[dict[str, Any]]:
+    """Open ``notebook``, run every cell, wait for the kernel; return each code cell's outputs."""
+    lab.open(page, notebook)
+    page.wait_for_function(_READY, arg=notebook, timeout=RUN_TIMEOUT_MS)
+    page.evaluate(_RUN, notebook)
+    page.wait_for_function(_DONE, arg=notebook, timeout=RUN_TIMEOUT_MS, polling=500)
+    cells: list[dict[str, Any]] = page.evaluate(_OUTPUTS, notebook)
+    page.evaluate(_TOP, notebook)
+    problems = [
+        (cell["source"][:60], output)
+        for cell in cells
+        for output in cell["outputs"]
+        if output["output_type"] == "error"
+        or (output["output_type"] == "stream" and output.get("name") == "stderr")
+    ]
+    assert problems == [], problems
+    assert all(cell["count"] for cell in cells)
+    text = page.inner_text("body")
+    assert "Error displaying widget" not in text
+    assert "Traceback" not in text
+    return cells
+
+
+def cell_output(page: Any, source: str) -> Any:
+    """The output area of the one code cell whose source contains ``source``."""
+    cells = page.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=source))
+    assert cells.count() == 1, f"expected one cell containing {source!r}"
+    return cells.locator(".jp-Cell-outputArea")
+
+
+def _mime(cells: list[dict[str, Any]], source: str, kind: str) -> list[str]:
+    return [
+        "".join(out.get("data", {}).get(kind, ""))
+        for cell in cells
+        if source in cell["source"]
+        for out in cell["outputs"]
+    ]
+
+
+# -- the notebooks ----------------------------------------------------------------------------
+
+
+def test_quickstart_runs_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
+    cells = run_all(lab, page, "01-quickstart.ipynb")
+    assert any("$0.07 spent" in text for text in _mime(cells, "client.ledger", "text/html"))
+    page.screenshot(path=str(shots / "01-quickstart.png"))
+    ledger = cell_output(page, "client.ledger.reset()")
+    ledger.scroll_into_view_if_needed()
+    ledger.screenshot(path=str(shots / "01-quickstart-ledger.png"))
+
+
+def test_comment_explorer_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
+    from playwright.sync_api import expect
+
+    cells = run_all(lab, page, "02-comment-activity.ipynb")
+    page.screenshot(path=str(shots / "02-comment-activity.png"))
+    output = cell_output(page, "explore_comments(comments")
+    explorer = output.locator(".socialframe-comment-explorer")
+    expect(explorer).to_be_visible()
+    count = explorer.locator(".socialframe-count")
+    expect(count).to_have_text("2,478 of 2,478 comments match")
+    # the fallback a saved notebook keeps: a summary and the table, not a widget repr
+    [plain] = _mime(cells, "explore_comments(comments", "text/plain")
+    assert plain.startswith("CommentExplorer: 2,478 of 2,478 comments match")
+    explorer.screenshot(path=str(shots / "02-explorer-start.png"))
+
+    # At most the scroll box's height: 200 rows no longer stretch the notebook.
+    box = output.bounding_box()
+    assert box is not None and box["height"] < 1500, box
+
+    # Change a filter: only organisations.
+    authors = explorer.locator(".widget-select-multiple select")
+    organization = authors.locator("option", has_text="organization").inner_text()
+    authors.select_option(label=organization)
+    expect(count).not_to_have_text("2,478 of 2,478 comments match")
+    orgs = int(re.sub(r"\D", "", count.inner_text().split(" of ")[0]))
+    assert 0 < orgs < 2478
+    # and text, as typed (the box filters on Enter)
+    text = explorer.locator(".widget-text input").first
+    text.fill("thanks")
+    text.press("Enter")
+    expect(count).not_to_contain_text(f"{orgs:,} of")
+    thanked = int(re.sub(r"\D", "", count.inner_text().split(" of ")[0]))
+    assert 0 < thanked < orgs
+    rows = explorer.locator(".socialframe-table tbody tr")
+    expect(rows).to_have_count(thanked)
+    explorer.screenshot(path=str(shots / "02-explorer-filtered.png"))
+    labels = explorer.locator(".widget-datepicker .widget-label")
+    for label in labels.all():  # "From (Europe/Berlin)" in full, not "From (Eur..."
+        assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), label.inner_text()
+
+
+def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
+    from playwright.sync_api import expect
+
+    run_all(lab, page, "03-ad-research.ipynb")
+    page.screenshot(path=str(shots / "03-ad-research.png"))
+    output = cell_output(page, "ad_search(client")
+    search = output.locator(".socialframe-ad-search")
+    expect(search).to_be_visible()
+    status = search.locator(".widget-dropdown select")
+    assert (
+        status.evaluate("e => e.options[e.selectedIndex] && e.options[e.selectedIndex].text")
+        == "any"
+    )
+    search.screenshot(path=str(shots / "03-search-start.png"))
+
+    pages = search.locator(".widget-inline-hbox", has_text="Pages").locator("input")
+    pages.fill("3")
+    pages.press("Tab")
+    button = search.locator("button", has_text="Search")
+    expect(button).to_have_text("Search (at most $0.03)")
+
+    query = search.locator(".widget-text", has_text="Query").locator("input")
+    query.fill("yoga mats")  # a search the notebook did not make: it is paid
+    search.locator(".widget-text", has_text="Country").locator("input").fill("US")
+    button.click()
+    summary = search.locator(".socialframe-status")
+    expect(summary).to_contain_text("ads · this search paid", timeout=STEP_TIMEOUT_MS)
+    found = int(re.sub(r"\D", "", summary.inner_text().split(" ads")[0]))
+    assert found > 0
+    table = search.locator(".socialframe-table table")
+    expect(table.locator("tbody tr")).to_have_count(found)
+    ledger = search.locator(".socialframe-ledger")
+    expect(ledger).to_contain_text("spent")
+    # the link column is inside the box (it scrolls sideways, it is not cut off)
+    assert table.evaluate(
+        "t => { const box = t.closest('.socialframe-table'); return box.scrollWidth <= box.clientWidth || getComputedStyle(box).overflowX === 'auto'; }"
+    )
+    search.screenshot(path=str(shots / "03-search-results.png"))
+
+    # A typo says so and keeps the last results.
+    country = search.locator(".widget-text", has_text="Country").locator("input")
+    country.fill("USA")
+    button.click()
+    expect(summary).to_contain_text("ValueError: ")
+    expect(table.locator("tbody tr")).to_have_count(found)
+    search.screenshot(path=str(shots / "03-search-typo.png"))

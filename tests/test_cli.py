@@ -656,3 +656,20 @@ def test_no_base_url_is_a_bad_setting(sandbox: Sandbox) -> None:
     assert run.code == 2 and len(run.lines) == 1
     assert run.lines[0].startswith("socialframe: error: No base URL for ads and comments.")
     assert "SOCIALFRAME_BASE_URL" in run.lines[0] and sandbox.api_key not in run.err
+
+
+def test_a_clear_that_cannot_write_says_so(sandbox: Sandbox, clean_env: Path) -> None:
+    import sqlite3
+
+    assert cli("comments", P82, P51, sandbox=sandbox).code == 0
+    holder = sqlite3.connect(clean_env / "http_cache.sqlite", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing, for longer than we wait
+    try:
+        run = cli("cache", "clear", "--yes")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert run.code == 5 and len(run.lines) == 1
+    assert run.lines[0].startswith("socialframe: error: OSError: 4 of 4 pages could not be removed")
+    assert "lock" in run.lines[0]
+    assert "pages:          4\n" in cli("cache", "info").out  # all still there

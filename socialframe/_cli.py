@@ -45,6 +45,14 @@ exit codes:
   {EXIT_FAILED}  the service, the network or the output failed; rows fetched before are written
 """
 
+CACHE_EXIT_CODES: Final = f"""\
+exit codes:
+  {EXIT_OK}  done
+  1  an unexpected error (a bug: please report it)
+  {EXIT_USAGE}  bad arguments, an unusable cache, or clear without --yes and no terminal
+  {EXIT_FAILED}  the cache failed (a team cache that stopped answering)
+"""
+
 ENVIRONMENT: Final = """\
 environment:
   SOCIALFRAME_API_KEY     the API key (--key-env names another variable); never
@@ -174,8 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
         "comments",
         parents=[fetching],
         help="the comments of posts, one row per comment",
-        description="All comments of one or more LinkedIn posts (replies included), one row"
-        " per comment, the post as given in the first column.",
+        description="All comments of one or more LinkedIn posts (replies included), one\n"
+        "row per comment, the post as given in the first column.",
         epilog=EXIT_CODES,
         formatter_class=formatter,
         allow_abbrev=False,
@@ -187,7 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="a post id, urn:li:activity:<id> or post URL; '-' reads one per line from stdin",
     )
     comments.add_argument(
-        "--sort", choices=("mostRelevant", "mostRecent"), default="mostRelevant", help="order"
+        "--sort",
+        choices=("mostRelevant", "mostRecent"),
+        default="mostRelevant",
+        help="the service's order of the comments (default mostRelevant)",
     )
     comments.add_argument("--max-pages", type=_count, metavar="N", help="pages per post (50 each)")
 
@@ -195,8 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
         "ads",
         parents=[fetching],
         help="a Meta Ad Library search, one row per ad",
-        description="Ads of the Meta Ad Library matching each QUERY (or of one advertiser"
-        " page), one row per distinct ad, with the query it matched.",
+        description="Ads of the Meta Ad Library matching each QUERY (or of one advertiser\n"
+        "page), one row per distinct ad, with the query it matched.",
         epilog=EXIT_CODES,
         formatter_class=formatter,
         allow_abbrev=False,
@@ -220,9 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     cache = commands.add_parser(
         "cache",
         help="what the cache holds and what it cost; clear it",
-        description="The cache: what it holds and what it cost (every page in it was paid"
-        " once, $0.01), and clearing it.",
-        epilog=EXIT_CODES,
+        description="The cache: what it holds and what it cost (every page in it was paid\n"
+        "once, $0.01), and clearing it.",
+        epilog=CACHE_EXIT_CODES,
         formatter_class=formatter,
         allow_abbrev=False,
     )
@@ -386,23 +397,40 @@ def _client(args: argparse.Namespace) -> Client:
 
 def _comments(args: argparse.Namespace) -> int:
     posts = _items(args.posts, "POST")
-    return _collect(
-        args,
-        lambda client: client.post_comments(
-            posts, sort=args.sort, max_pages=args.max_pages, on_error=args.on_error
-        ),
-        noun="comments",
-    )
+
+    def fetch(client: Client) -> pd.DataFrame:
+        options: dict[str, Any] = {"sort": args.sort, "max_pages": args.max_pages}
+        if len(posts) > 1:
+            return client.post_comments(posts, on_error=args.on_error, **options)
+        # One post is fetched as one (its bar counts pages, where a list's counts posts),
+        # with the same `post` column first as for several.
+        from ._errors import FetchError
+        from ._many import keyed
+
+        try:
+            frame = client.post_comments(posts[0], **options)
+            return keyed(frame, "post", [posts[0]], [len(frame)])
+        except FetchError as exc:
+            partial = (
+                None
+                if exc.partial is None
+                else keyed(exc.partial, "post", [posts[0]], [len(exc.partial)])
+            )
+            raise exc.with_partial(partial) from None
+
+    return _collect(args, fetch, noun="comments")
 
 
 def _ads(args: argparse.Namespace) -> int:
     queries = _items(args.queries, "QUERY") if args.queries else None
     if queries is None and args.page_id is None:
         raise Usage("give a QUERY (or '-' to read them from stdin), or --page-id ID")
+    # One query is fetched as one (its bar counts pages); its frame is the same.
+    query: str | list[str] | None = queries[0] if queries and len(queries) == 1 else queries
     return _collect(
         args,
         lambda client: client.search_ads(
-            queries,
+            query,
             ad_page_id=args.page_id,
             country=args.country,
             active_status=args.status,

@@ -325,7 +325,30 @@ def expired_pages(backend: Any) -> list[CachedPage]:
 
 
 def remove(backend: Any, chosen: list[CachedPage]) -> None:
-    """Delete these pages through the backend (a SQLite file is vacuumed after)."""
+    """Delete these pages through the backend (a SQLite file is vacuumed after).
+
+    Raises:
+        OSError: some of them are still there (the file is read-only, another
+            process held its lock too long, the team cache stopped answering);
+            the backend's own failures are reported, never passed over.
+    """
     keys = [page.key for page in chosen]
-    if keys:
+    if not keys:
+        return
+    reason = ""
+    try:
         backend.delete(*keys)
+    except Exception as exc:  # the backend's own: sqlite3, redis-py, our StoreFailed
+        reason = str(exc) or type(exc).__name__
+    failures = getattr(backend, "failures", None)
+    if failures is not None:  # Store and the team cache count writes that failed
+        reason = failures.take()[1] or reason
+    try:
+        left = sum(key in backend.responses for key in keys)
+    except Exception as exc:
+        raise OSError(f"cannot tell which pages were removed: {exc}") from None
+    if left:
+        raise OSError(
+            f"{left:,} of {len(keys):,} pages could not be removed"
+            + (f": {reason}" if reason else "")
+        )

@@ -393,6 +393,7 @@ def test_comment_explorer_in_the_browser(lab: Lab, page: Any, shots: Path) -> No
     assert 0 < thanked < orgs
     rows = explorer.locator(".socialframe-table tbody tr")
     expect(rows).to_have_count(thanked)
+    assert "Error displaying widget" not in page.inner_text("body")
     explorer.screenshot(path=str(shots / "02-explorer-filtered.png"))
     labels = explorer.locator(".widget-datepicker .widget-label")
     for label in labels.all():  # "From (Europe/Berlin)" in full, not "From (Eur..."
@@ -420,6 +421,8 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     button = search.locator("button", has_text="Search")
     expect(button).to_have_text("Search (at most $0.03)")
 
+    ledger = search.locator(".socialframe-ledger")
+    paid_before = _paid(ledger)
     query = search.locator(".widget-text", has_text="Query").locator("input")
     query.fill("yoga mats")  # a search the notebook did not make: it is paid
     search.locator(".widget-text", has_text="Country").locator("input").fill("US")
@@ -428,14 +431,14 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     expect(summary).to_contain_text("ads · this search paid", timeout=STEP_TIMEOUT_MS)
     found = int(re.sub(r"\D", "", summary.inner_text().split(" ads")[0]))
     assert found > 0
+    assert "this search paid 3 calls ($0.03) · 0 from cache (free)" in summary.inner_text()
     table = search.locator(".socialframe-table table")
     expect(table.locator("tbody tr")).to_have_count(found)
-    ledger = search.locator(".socialframe-ledger")
-    expect(ledger).to_contain_text("spent")
-    # the link column is inside the box (it scrolls sideways, it is not cut off)
-    assert table.evaluate(
-        "t => { const box = t.closest('.socialframe-table'); return box.scrollWidth <= box.clientWidth || getComputedStyle(box).overflowX === 'auto'; }"
-    )
+    expect(ledger).to_contain_text(f"${(paid_before + 3) / 100:.2f} spent")
+    assert _paid(ledger) == paid_before + 3
+    # The link is the third column, and the box scrolls sideways: nothing is out of reach.
+    assert table.locator("th").nth(2).inner_text() == "link"
+    assert table.evaluate("t => getComputedStyle(t.closest('.widget-html')).overflowX") == "auto"
     search.screenshot(path=str(shots / "03-search-results.png"))
 
     # A typo says so and keeps the last results.
@@ -444,4 +447,12 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     button.click()
     expect(summary).to_contain_text("ValueError: ")
     expect(table.locator("tbody tr")).to_have_count(found)
+    assert _paid(ledger) == paid_before + 3  # the typo cost nothing
     search.screenshot(path=str(shots / "03-search-typo.png"))
+    assert "Error displaying widget" not in page.inner_text("body")
+
+
+def _paid(ledger: Any) -> int:
+    """The ledger table's count of paid calls, as the page shows it."""
+    row = ledger.locator("tr", has_text="paid").first.inner_text()
+    return int(row.split()[1])

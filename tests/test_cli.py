@@ -236,8 +236,7 @@ def test_a_budget_stop_before_anything_writes_nothing(sandbox: Sandbox, tmp_path
         ),
         (
             ["ads", "coffee", "--country", "USA"],
-            "item 0 ('coffee'): country must be an ISO-3166 alpha-2 code such as 'US', or 'ALL';"
-            " got 'USA'",
+            "country must be an ISO-3166 alpha-2 code such as 'US', or 'ALL'; got 'USA'",
         ),
         (
             ["ads", "--country", "US"],
@@ -253,7 +252,12 @@ def test_a_budget_stop_before_anything_writes_nothing(sandbox: Sandbox, tmp_path
         ),
         (
             ["comments", "not a post"],
-            "item 0 ('not a post'): no activity id in post 'not a post':"
+            "no activity id in post 'not a post':"
+            " expected digits, urn:li:activity:<id> or a URL containing 'activity:<id>' / 'activity-<id>'",
+        ),
+        (
+            ["comments", P82, "not a post"],  # several: the message names the item
+            "item 1 ('not a post'): no activity id in post 'not a post':"
             " expected digits, urn:li:activity:<id> or a URL containing 'activity:<id>' / 'activity-<id>'",
         ),
         (
@@ -586,3 +590,86 @@ def test_the_cache_commands_on_a_team_cache(sandbox: Sandbox, tmp_path: Path) ->
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _on_a_terminal(
+    args: list[str], env: dict[str, str], answer: bytes = b""
+) -> tuple[int, str, str]:
+    """Run the script with stdin and stderr on a pseudo-terminal (as in a shell), stdout to a
+    file (a pipe nobody reads while the terminal is read would fill and block the script)."""
+    import pty
+    import tempfile
+
+    assert SCRIPT is not None
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    # 24 rows x 100 columns, as a terminal window has (a fresh pty says 0 x 0).
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    with tempfile.TemporaryFile() as stdout:
+        proc = subprocess.Popen([SCRIPT, *args], stdin=slave, stdout=stdout, stderr=slave, env=env)
+        os.close(slave)
+        if answer:
+            os.write(master, answer)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the script closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(master)
+        code = proc.wait(timeout=60)
+        stdout.seek(0)
+        out = stdout.read().decode()
+    return code, out, seen.decode(errors="replace")
+
+
+def test_progress_shows_on_a_terminal_only(sandbox: Sandbox) -> None:
+    env = dict(os.environ, SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
+    code, out, terminal = _on_a_terminal(["comments", P2345, "--max-pages", "3"], env)
+    assert code == 0 and len(pd.read_csv(io.StringIO(out))) == 150
+    assert re.search(r"comments \d+: .*3/47", terminal), terminal  # the tqdm bar, pages of 47
+    assert "3 pages, $0.03" in terminal
+    assert sandbox.api_key not in out + terminal
+    piped = cli("comments", P2345, "--max-pages", "3", sandbox=sandbox)  # stderr not a terminal
+    assert piped.code == 0 and len(piped.lines) == 2 and "%|" not in piped.err
+
+
+def test_clear_asks_on_a_terminal(sandbox: Sandbox) -> None:
+    assert cli("comments", P82, sandbox=sandbox).code == 0
+    env = dict(os.environ)
+    code, _, terminal = _on_a_terminal(["cache", "clear"], env, answer=b"n\n")
+    assert code == 2 and "remove 2 pages ($0.02 paid)" in terminal and "[y/N]" in terminal
+    assert "pages:          2\n" in cli("cache", "info").out  # "n": nothing removed
+    code, _, terminal = _on_a_terminal(["cache", "clear"], env, answer=b"y\n")
+    assert code == 0 and "removed 2 pages ($0.02 paid)" in terminal
+    assert "pages:          0" in cli("cache", "info").out
+
+
+def test_no_base_url_is_a_bad_setting(sandbox: Sandbox) -> None:
+    run = cli("comments", P82, env={"SOCIALFRAME_API_KEY": sandbox.api_key})
+    assert run.code == 2 and len(run.lines) == 1
+    assert run.lines[0].startswith("socialframe: error: No base URL for ads and comments.")
+    assert "SOCIALFRAME_BASE_URL" in run.lines[0] and sandbox.api_key not in run.err
+
+
+def test_a_clear_that_cannot_write_says_so(sandbox: Sandbox, clean_env: Path) -> None:
+    import sqlite3
+
+    assert cli("comments", P82, P51, sandbox=sandbox).code == 0
+    holder = sqlite3.connect(clean_env / "http_cache.sqlite", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing, for longer than we wait
+    try:
+        run = cli("cache", "clear", "--yes")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert run.code == 5 and len(run.lines) == 1
+    assert run.lines[0].startswith("socialframe: error: OSError: 4 of 4 pages could not be removed")
+    assert "lock" in run.lines[0]
+    assert "pages:          4\n" in cli("cache", "info").out  # all still there

@@ -22,7 +22,6 @@ Anchors:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import json
 import statistics
@@ -30,12 +29,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 import pandas as pd
 import requests
+from bulk_bench import KEY, POSTS, served  # the same sandbox process and posts
 
 import socialframe as sf
 from socialframe._cache import fast_json
@@ -47,7 +47,6 @@ from socialframe.sandbox import (
     total_pages,
 )
 
-KEY = "sf-bench-key"
 Row = dict[str, Any]
 
 
@@ -248,26 +247,9 @@ def growth_rows(small: int, large: int) -> list[Row]:
     ]
 
 
-@contextlib.contextmanager
-def served(**options: Any) -> Iterator[str]:
-    """A sandbox in its own process (the service is elsewhere); yields its base URL."""
-    argv = [sys.executable, "-m", "socialframe", "sandbox", "--port", "0", "--api-key", KEY]
-    for name, value in options.items():
-        argv += [f"--{name.replace('_', '-')}", str(value)]
-    server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-    assert server.stdout is not None
-    url = server.stdout.readline().split()[3]
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait()
-        server.stdout.close()
-
-
 def posts(n: int) -> list[str]:
     """Posts of 3 pages each (120 comments) in the sandbox."""
-    return [str(7_384_427_202_391_592_960 + 7 + 8 * k) for k in range(n)]
+    return POSTS[:n]
 
 
 def warm_rows(url: str, n_pages: int) -> list[Row]:

@@ -31,6 +31,7 @@ import heapq
 import io
 import itertools
 import json
+import os
 import socket
 import threading
 import time
@@ -135,7 +136,9 @@ class Guard(BaseAdapter):
                 failure = requests.ReadTimeout(f"no answer within the timeout ({timeout} s)")
             if failure is not None:
                 raise failure  # outside the except clause: no context holding the request
-            deadline.response = response
+            with deadline._ending:
+                if not deadline.released:  # (a body read whole at once may be back already)
+                    deadline.response = response
             _read_body(response, deadline)
         return response
 
@@ -166,6 +169,7 @@ class _Deadline:
         self._ending = threading.Lock()  # a cut never lands after the call ended
         self.connection: Any = None  # set by _Pool when the call gets its connection
         self.response: requests.Response | None = None
+        self.released = False  # its connection went back to the pool: nothing to cut
 
     def __enter__(self) -> _Deadline:
         _calling.deadline = self
@@ -177,6 +181,17 @@ class _Deadline:
         _calling.deadline = None
         with self._ending:
             self.over = True
+            # It waits in the watch's heap until its time: holding nothing meanwhile
+            # (the response would keep the body, the request and its key header).
+            self.connection = self.response = None
+
+    def release(self, connection: Any) -> None:
+        """``connection`` goes back to its pool: from now on it may serve another call,
+        so a late cut must not touch it (nor this call's response, which reads from it)."""
+        with self._ending:
+            if self.connection is connection:
+                self.connection = self.response = None
+                self.released = True
 
     def cut(self) -> None:
         """The deadline passed: shut the call's socket (and its body's stream), unless
@@ -202,11 +217,16 @@ class _Watch:
 
     A timer thread per call cost about 0.4 ms of each call's CPU (thread start);
     one watcher with a heap costs a push. Calls that end first are dropped when
-    they reach the top. Started on first use, and again in a forked child (where
-    the parent's thread does not exist).
+    they reach the top. Started on first use. A forked child starts afresh: the
+    parent's calls in flight are not its own (firing them would shut sockets the
+    parent still uses), and the parent's lock may have been held as it forked.
     """
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every deadline and the thread (in a forked child)."""
         self._ready = threading.Condition()
         self._heap: list[tuple[float, int, _Deadline]] = []
         self._order = itertools.count()
@@ -241,6 +261,7 @@ class _Watch:
 
 
 _WATCH: Final = _Watch()
+os.register_at_fork(after_in_child=_WATCH.reset)
 
 
 def _read_body(response: requests.Response, deadline: _Deadline) -> None:
@@ -269,6 +290,14 @@ class _Pool(HTTPConnectionPool):
         if deadline is not None:
             deadline.connection = connection
         return connection
+
+    def _put_conn(self, conn: Any) -> None:
+        # Back to the pool as the body's last byte is read, before the call ends: a
+        # deadline passing now must not shut it under the next call that takes it.
+        deadline = getattr(_calling, "deadline", None)
+        if deadline is not None:
+            deadline.release(conn)
+        super()._put_conn(conn)
 
 
 class _HTTPSPool(HTTPSConnectionPool, _Pool):

@@ -115,10 +115,12 @@ def _response_hook(
     reports the original time) and drops ``Vary`` entries naming a key header,
     and ``Vary: *`` (requests-cache never serves such a page, so every re-run
     would pay for it again; a page is the same whoever asks). Response headers
-    that echo a secret (the key, a token) are dropped: they would be stored.
+    that echo a secret (the key, a token) are dropped: they would be stored; a
+    body that does has each secret replaced by ``***``.
     """
     secret = {h.lower() for h in secret_headers} | {"*"}
     values = [v for v in secret_values if v]
+    secret_bytes = [v.encode() for v in values]
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
         if FETCHED_AT not in response.headers:
@@ -126,6 +128,15 @@ def _response_hook(
         for name, value in list(response.headers.items()):
             if any(v in value for v in values):
                 del response.headers[name]
+        # A body echoing a secret (a service that repeats the request, a comment quoting
+        # a key) would put it in the cache file and in the frame: it becomes "***".
+        content = response.content
+        if isinstance(content, bytes) and any(v in content for v in secret_bytes):
+            for v in secret_bytes:
+                content = content.replace(v, b"***")
+            response._content = content
+            if "Content-Length" in response.headers:
+                response.headers["Content-Length"] = str(len(content))
         vary = response.headers.get("Vary")
         if vary:
             kept = [v.strip() for v in vary.split(",") if v.strip().lower() not in secret]

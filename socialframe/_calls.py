@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import os
 import re
 import threading
 import warnings
@@ -245,12 +246,19 @@ class Caller:
         self.session.headers.update(settings.headers)
         # Proxies (HTTP(S)_PROXY, NO_PROXY) and CA bundles (REQUESTS_CA_BUNDLE) are
         # read from the environment once per base URL, when the client is built:
-        # requests would scan the whole environment again on every call.
-        self._sending = {
-            operation: self.session.merge_environment_settings(base, {}, None, None, None)
+        # requests would scan the whole environment again on every call. Only what
+        # the environment says is passed per call; the session's own settings
+        # (session.verify, .cert, .proxies) still apply as requests applies them.
+        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+        self._sending: dict[str, dict[str, Any]] = {
+            operation: {
+                "proxies": requests.utils.get_environ_proxies(base, no_proxy=None),
+                "verify": bundle or None,
+            }
             for operation, base in settings.base_urls.items()
         }
         self.session.trust_env = False
+        self._auth_header = settings.auth_header.lower()
         ignored = getattr(getattr(self.session, "settings", None), "ignored_parameters", None)
         self._redacted = {str(name).lower() for name in ignored or ()}
         self._pages = KeyedLocks()
@@ -324,6 +332,8 @@ class Caller:
         (a miss, an expired page, a ``Vary`` it cannot judge, a page of the wrong
         shape, a backend that fails) goes through the full path, which decides.
         """
+        if "Cache-Control" in self.session.headers or "Pragma" in self.session.headers:
+            return None  # the caller asked the cache something: requests-cache answers
         request = requests.PreparedRequest()
         request.prepare_method("GET")
         request.prepare_url(url, params)
@@ -333,7 +343,10 @@ class Caller:
 
         backend: Any = self.session.cache  # type: ignore[attr-defined]
         try:
-            key = backend.create_key(request, verify=self._sending[operation]["verify"])
+            verify = self._sending[operation]["verify"]
+            key = backend.create_key(
+                request, verify=self.session.verify if verify is None else verify
+            )
             cached = backend.get_response(key)
         except (NetworkError, OSError, sqlite3.Error):
             return None  # the full path meets the same failure and reports it
@@ -356,14 +369,17 @@ class Caller:
         The headers this client sends are the same on every call (the session's
         and the key's), so the check is requests-cache's own, made cheaply: the
         named headers must be equal on the stored request and on ours. Cookies,
-        ``*`` and headers whose values are redacted from the cache are left to the
-        full path.
+        ``*`` and headers this client sends whose values are redacted from the
+        cache (requests-cache counts those as a miss) are left to the full path.
         """
         vary = cached.headers.get("Vary")
         if not vary:
             return True
         names = [name.strip().lower() for name in vary.split(",") if name.strip()]
-        if any(name in ("*", "cookie") or name in self._redacted for name in names):
+        sent = {name.lower() for name in self.session.headers} | {self._auth_header}
+        if any(
+            name in ("*", "cookie") or (name in self._redacted and name in sent) for name in names
+        ):
             return False
         stored = getattr(cached.request, "headers", None)
         if stored is None:
@@ -425,7 +441,6 @@ class Caller:
                 allow_redirects=False,
                 proxies=sending["proxies"],
                 verify=sending["verify"],
-                cert=sending["cert"],
                 **extra,
             )
         except NotCachedError:

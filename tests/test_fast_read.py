@@ -228,3 +228,76 @@ def test_the_environment_is_read_when_the_client_is_built(
         monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
         c.post_comments(P82)  # built before: no proxy
     assert proxy.relayed == []
+
+
+def test_a_verify_set_on_the_session_is_honoured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE", raising=False)  # (they would win, as in requests)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    seen: list[Any] = []
+
+    class Recorder(requests.adapters.HTTPAdapter):
+        def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+            seen.append(kwargs.get("verify"))
+            return sf.MockTransport(
+                lambda r: (200, {"success": True, "data": [], "totalPage": 1})
+            ).send(request)
+
+    with sf.Client("key", base_url="https://api.example", transport=Recorder(), cache=False) as c:
+        c.session.verify = "/etc/ssl/corporate-ca.pem"
+        c.post_comments("123")
+    assert seen == ["/etc/ssl/corporate-ca.pem"]
+
+
+def test_a_ca_bundle_from_the_environment_wins_as_in_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[Any] = []
+
+    class Recorder(requests.adapters.HTTPAdapter):
+        def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+            seen.append(kwargs.get("verify"))
+            return sf.MockTransport(
+                lambda r: (200, {"success": True, "data": [], "totalPage": 1})
+            ).send(request)
+
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/ssl/team.pem")
+    with sf.Client("key", base_url="https://api.example", transport=Recorder(), cache=False) as c:
+        c.post_comments("123")
+    assert seen == ["/etc/ssl/team.pem"]
+
+
+def test_the_fast_path_serves_the_marketplace_deployment(
+    sandbox: Sandbox, cache_path: Path
+) -> None:
+    """The key in X-RapidAPI-Key; the service's Vary names Authorization too, which this
+    client never sends: requests-cache's rule serves the page, so must the fast path."""
+    with sandbox.client(cache=cache_path, auth_header="X-RapidAPI-Key", progress=False) as c:
+        c.post_comments(P82)
+    with sandbox.client(cache=cache_path, auth_header="X-RapidAPI-Key", progress=False) as c:
+        read = []
+        original = c._caller._read
+
+        def spy(*args: Any) -> Any:
+            found = original(*args)
+            read.append(found is not None)
+            return found
+
+        c._caller._read = spy  # type: ignore[method-assign]
+        c.post_comments(P82)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 2)
+    assert read == [True, True] and sandbox.charges == 2
+
+
+def test_cache_control_on_the_session_goes_to_requests_cache(
+    sandbox: Sandbox, cache_path: Path
+) -> None:
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        c.post_comments(P82)
+    with sandbox.client(
+        cache=cache_path, headers={"Cache-Control": "no-cache"}, progress=False
+    ) as c:
+        c.post_comments(P82)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (2, 0)  # as requests-cache says
+    assert sandbox.charges == 4

@@ -167,3 +167,22 @@ def test_a_bad_page_stored_by_an_older_version_is_fetched_again(
         assert len(client.post_comments(P82, max_pages=1)) == 50
         assert client.ledger.paid_calls == 0 and client.ledger.cached_calls == 1
     assert sandbox.charges == 2
+
+
+def test_a_body_echoing_the_key_never_reaches_the_cache_or_the_frame(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    comment = {
+        "text": f"my key is {sandbox.api_key}, oops",
+        "createdAt": 1_760_000_000_000,
+        "author": {"name": "Ada", "id": "1"},
+    }
+    sandbox.inject({"success": True, "data": [comment], "totalPage": 1, "paginationToken": "t"})
+    cache = tmp_path / "c.sqlite"
+    with _client(sandbox, cache, progress=False) as c:
+        frame = c.post_comments(EXAMPLE_POSTS[1])
+    assert frame["text"].tolist() == ["my key is ***, oops"]
+    stored = b"".join(p.read_bytes() for p in tmp_path.rglob("c.sqlite*") if p.is_file())
+    assert sandbox.api_key.encode() not in stored
+    with _client(sandbox, cache, offline=True, progress=False) as c:
+        assert c.post_comments(EXAMPLE_POSTS[1])["text"].tolist() == ["my key is ***, oops"]

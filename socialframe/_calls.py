@@ -409,7 +409,7 @@ class Caller:
     def _attempt(
         self, operation: str, url: str, params: dict[str, str], refetched: bool = False
     ) -> Fetched:
-        hold = None if self.offline else self.ledger.reserve(self.max_cost_cents)
+        hold = None if self.offline else self.ledger.reserve(self.max_cost_cents, wait=True)
         try:
             self._local.hold = hold
             return self._send(operation, url, params, cache_only=hold is None, refetched=refetched)

@@ -69,12 +69,13 @@ class Ledger:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)  # a hold was settled or given back
         self.paid_calls = 0
         self.cached_calls = 0
         self.failed_calls = 0
         self._held = 0  # cents reserved by calls in flight
 
-    def reserve(self, max_cost_cents: Decimal | None) -> Hold | None:
+    def reserve(self, max_cost_cents: Decimal | None, *, wait: bool = False) -> Hold | None:
         """Hold one call's price against the budget before it is sent.
 
         The check and the hold are one step under the ledger's lock, so any
@@ -84,10 +85,13 @@ class Ledger:
 
         Args:
             max_cost_cents: The budget in cents; ``None`` for no budget.
+            wait: When only the calls in flight fill the budget, wait for them to
+                be settled or given back (they may fail, for free) instead of
+                refusing: a budget is refused only once it is really spent.
 
         Returns:
-            A :class:`Hold`, or ``None`` when the spend plus the calls already in
-            flight leave no room for one more.
+            A :class:`Hold`, or ``None`` when the spend (plus, without ``wait``,
+            the calls already in flight) leaves no room for one more.
 
         Example:
             >>> ledger = Ledger()
@@ -99,11 +103,15 @@ class Ledger:
             True
         """
         with self._lock:
-            if (
-                max_cost_cents is not None
-                and (self.paid_calls * PRICE_CENTS + self._held + PRICE_CENTS) > max_cost_cents
-            ):
-                return None
+            while max_cost_cents is not None:
+                spent = self.paid_calls * PRICE_CENTS
+                if spent + PRICE_CENTS > max_cost_cents:
+                    return None  # no room even if every call in flight is given back
+                if spent + self._held + PRICE_CENTS <= max_cost_cents:
+                    break
+                if not wait:
+                    return None
+                self._settled.wait()  # a call in flight settles: look again
             self._held += PRICE_CENTS
             return Hold()
 
@@ -128,6 +136,7 @@ class Ledger:
         if hold is not None and not hold.settled:
             hold.settled = True
             self._held -= PRICE_CENTS
+            self._settled.notify_all()
 
     def record(self, outcome: Outcome, hold: Hold | None = None) -> None:
         """Count one call: ``"paid"``, ``"cached"`` or ``"failed"``.

@@ -225,3 +225,23 @@ def test_kill_9_mid_run_then_a_rerun_pays_only_for_pages_never_stored(tmp_path: 
             assert len(frame) == 40 * 82
             assert client.ledger.paid_calls == 80 - stored
             assert client.ledger.cached_calls == stored
+
+
+def test_a_budget_is_refused_only_once_it_is_spent(slow_sandbox: Sandbox, tmp_path: Path) -> None:
+    """Calls in flight hold the whole budget, then fail for free: the calls waiting
+    behind them go on (before: a BudgetExceededError at $0.00 spent)."""
+    from socialframe.sandbox import comment_total
+
+    one_page = [
+        p for p in (str(7_384_427_202_391_592_960 + k) for k in range(200)) if comment_total(p) == 1
+    ]
+    posts = one_page[:12]
+    slow_sandbox.inject(400, 400, 400, 400, 400)
+    with (
+        slow_sandbox.client(cache=tmp_path, max_cost=0.05, max_retries=0, workers=8) as client,
+        pytest.raises(sf.BudgetExceededError) as info,
+    ):
+        client.post_comments(posts, on_error="skip")
+    assert client.ledger.paid_calls == 5 == slow_sandbox.charges  # the whole budget, no more
+    assert "spent $0.05" in str(info.value)
+    assert info.value.partial is not None and info.value.partial["post"].nunique() == 5

@@ -279,6 +279,9 @@ class Caller:
     def warn_unstored(self) -> None:
         """One :class:`CacheWarning` for the paid pages the cache could not store since
         the last call (none, or no SQLite cache: nothing)."""
+        notice = self.pacer.take_notice()
+        if notice:
+            warnings.warn(CacheWarning(notice[:1].upper() + notice[1:] + "."), stacklevel=4)
         backend: Any = getattr(self.session, "cache", None)
         failures = getattr(backend, "failures", None)
         if failures is None:

@@ -88,10 +88,16 @@ class Pacer:
         self._lock = threading.Lock()
         self._until = 0.0  # monotonic time the cooldown ends
         self._limiter: Any = None
+        self._shared = False
+        self.notice = ""  # why the shared limit was given up, said once by the client
         if self.rate is not None:
-            from pyrate_limiter import Limiter, Rate
+            self._limiter = self._local()
 
-            self._limiter = Limiter(Rate(self.rate[0], self.rate[1]))
+    def _local(self) -> Any:
+        from pyrate_limiter import Limiter, Rate
+
+        assert self.rate is not None
+        return Limiter(Rate(self.rate[0], self.rate[1]))
 
     def share(self, redis: Any) -> None:
         """Keep the rate limit's bucket in the team cache's Redis: one limit for every
@@ -101,7 +107,26 @@ class Pacer:
         from pyrate_limiter import Limiter, Rate, RedisBucket
 
         key = f"socialframe:rate:{self.rate[0]}/{self.rate[1]}ms"
-        self._limiter = Limiter(RedisBucket.init([Rate(self.rate[0], self.rate[1])], redis, key))
+        try:
+            bucket = RedisBucket.init([Rate(self.rate[0], self.rate[1])], redis, key)
+        except Exception as exc:
+            if not _from_redis(exc):
+                raise
+            self._give_up_sharing(exc)
+            return
+        self._limiter = Limiter(bucket)
+        self._shared = True
+
+    def _give_up_sharing(self, exc: BaseException) -> None:
+        """The team's Redis refused the bucket: pace this client alone, at the same rate."""
+        with self._lock:
+            self._limiter = self._local()
+            self._shared = False
+            self.notice = (
+                "the team cache's Redis refused the shared rate limit"
+                f" ({type(exc).__name__}): this client keeps rate_limit on its own,"
+                " so other machines' calls no longer count against it"
+            )
 
     def pause(self, seconds: float) -> None:
         """Hold every request of the client for ``seconds`` from now (a 429's Retry-After)."""
@@ -117,4 +142,23 @@ class Pacer:
                 break
             self.clock.sleep(left)
         if self._limiter is not None:
-            self._limiter.try_acquire("socialframe")
+            try:
+                self._limiter.try_acquire("socialframe")
+            except Exception as exc:
+                # A raw Redis error here would lose the pages paid so far (no retry,
+                # no .partial): the limit goes on locally, and the client says so.
+                if not (self._shared and _from_redis(exc)):
+                    raise
+                self._give_up_sharing(exc)
+                self._limiter.try_acquire("socialframe")
+
+    def take_notice(self) -> str:
+        """What went wrong with the shared limit since the last call ("" if nothing)."""
+        with self._lock:
+            notice, self.notice = self.notice, ""
+            return notice
+
+
+def _from_redis(exc: BaseException) -> bool:
+    """redis-py's errors (known by their module: redis-py loads only for a team cache)."""
+    return type(exc).__module__.split(".")[0] == "redis"

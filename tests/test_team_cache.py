@@ -241,3 +241,24 @@ def test_a_team_cache_that_refuses_writes_warns_and_returns_the_frame(team: str)
             assert len(frame) == 82 and c.ledger.paid_calls == 2
     finally:
         r.config_set("maxmemory", 0)
+
+
+def test_a_team_cache_that_refuses_the_shared_rate_limit_goes_on_alone(team: str) -> None:
+    """With rate_limit the bucket lives in Redis; a Redis refusing writes raised a raw
+    redis error before the first call (no retry, no .partial): the limit now goes on
+    in this process, the frame comes back, and one CacheWarning says both things."""
+    import redis
+
+    r = redis.Redis.from_url(team)
+    with Sandbox() as sandbox, sandbox.client(cache=team, rate_limit=50) as c:
+        c.post_comments(EXAMPLE_POSTS[1])  # the shared bucket works
+        r.config_set("maxmemory", 1)  # now every write: OOM command not allowed
+        try:
+            with pytest.warns(sf.CacheWarning) as caught:
+                frame = c.post_comments(P82)
+        finally:
+            r.config_set("maxmemory", 0)
+        assert len(frame) == 82 and c.ledger.paid_calls == 3 == sandbox.charges
+    messages = [str(w.message) for w in caught]
+    assert any("refused the shared rate limit" in m for m in messages), messages
+    assert any("could not be stored" in m for m in messages), messages

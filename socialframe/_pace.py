@@ -24,18 +24,13 @@ if TYPE_CHECKING:
     from ._clock import Clock
 
 _UNITS: Final = {
-    "s": 1,
-    "sec": 1,
-    "second": 1,
-    "m": 60,
-    "min": 60,
-    "minute": 60,
-    "h": 3600,
-    "hour": 3600,
-    "d": 86400,
-    "day": 86400,
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),
+    **dict.fromkeys(("h", "hour", "hours"), 3600),
+    **dict.fromkeys(("d", "day", "days"), 86400),
 }
-_TEXT = re.compile(r"\s*(\d+)\s*/\s*(\d*)\s*([a-z]+?)s?\s*", re.ASCII)
+# Unit words spelled out in full ("ms" is no unit here, never read as minutes).
+_TEXT = re.compile(r"\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*", re.ASCII)
 
 RateLimit = float | str | None
 """Calls per second (``2.5``), ``"<n>/<unit>"`` (``"300/min"``, ``"5/s"``,
@@ -57,7 +52,12 @@ def parse_rate(rate_limit: object) -> tuple[int, int] | None:
         return None
     if isinstance(rate_limit, str):
         found = _TEXT.fullmatch(rate_limit.lower())
-        if not found or found.group(3) not in _UNITS or int(found.group(1)) < 1:
+        if (
+            not found
+            or found.group(3) not in _UNITS
+            or int(found.group(1)) < 1
+            or (found.group(2) != "" and int(found.group(2)) < 1)
+        ):
             raise ValueError(
                 f"rate_limit must be calls per second or like '300/min', got {rate_limit!r}"
             )

@@ -35,7 +35,8 @@ def test_rate_limits_read(given: object, rate: object) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", [0, -1, float("nan"), float("inf"), "fast", "5/fortnight", "0/s", True]
+    "bad",
+    [0, -1, float("nan"), float("inf"), "fast", "5/fortnight", "0/s", "5/0s", "5/ms", True],
 )
 def test_bad_rate_limits_are_refused_before_any_call(bad: object) -> None:
     with pytest.raises((ValueError, TypeError), match="rate_limit"):

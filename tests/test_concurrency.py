@@ -245,3 +245,33 @@ def test_a_budget_is_refused_only_once_it_is_spent(slow_sandbox: Sandbox, tmp_pa
     assert client.ledger.paid_calls == 5 == slow_sandbox.charges  # the whole budget, no more
     assert "spent $0.05" in str(info.value)
     assert info.value.partial is not None and info.value.partial["post"].nunique() == 5
+
+
+@pytest.mark.parametrize("workers", [1, 4])
+def test_long_runs_are_built_in_batches_with_the_same_frame(
+    slow_sandbox: Sandbox, tmp_path: Path, workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run holds at most a batch of pages before building them (not every page of
+    the run until its end), and the frame is the one built at once."""
+    from socialframe import _many
+
+    posts = POSTS + [EXAMPLE_POSTS[1]]  # and a duplicate, fetched once
+    with slow_sandbox.client(cache=tmp_path, workers=workers) as client:
+        at_once = client.post_comments(posts)
+        ads_once = client.search_ads(["for kids", "tea", "coffee"], max_pages=2)
+        monkeypatch.setattr(_many, "BATCH_PAGES", 2)
+        builds: list[int] = []
+        original = _many._Batches.flush
+
+        def spy(self: Any, final: bool = False) -> None:
+            before = len(self.parts)
+            original(self, final)
+            builds.extend([self.front] * (len(self.parts) - before))
+
+        monkeypatch.setattr(_many._Batches, "flush", spy)
+        batched = client.post_comments(posts)
+        monkeypatch.setattr(_many, "BATCH_PAGES", 1)
+        ads_batched = client.search_ads(["for kids", "tea", "coffee"], max_pages=2)
+    assert len(builds) >= 3  # built a batch at a time...
+    pd.testing.assert_frame_equal(batched, at_once)  # ...into the same frame
+    pd.testing.assert_frame_equal(ads_batched, ads_once)

@@ -28,6 +28,20 @@ from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 P82 = EXAMPLE_POSTS[82]
 
 
+def fast_reads(client: sf.Client) -> list[bool]:
+    """Records, for each page the client asks for, whether the fast path answered it."""
+    answered: list[bool] = []
+    original = client._caller._read
+
+    def spy(*args: Any) -> Any:
+        found = original(*args)
+        answered.append(found is not None)
+        return found
+
+    client._caller._read = spy  # type: ignore[method-assign]
+    return answered
+
+
 def plain_session(path: Path, client: sf.Client) -> Any:
     """A plain requests-cache session on the same file, with the same settings."""
     import requests_cache
@@ -93,15 +107,7 @@ def test_pages_plain_requests_cache_stores_are_read_by_the_fast_path(tmp_path: P
     with sf.Client(
         "key", base_url="https://api.example", transport=refuse, cache=path, progress=False
     ) as c:
-        read = []
-        original = c._caller._read
-
-        def spy(*args: Any) -> Any:
-            found = original(*args)
-            read.append(found is not None)
-            return found
-
-        c._caller._read = spy  # type: ignore[method-assign]
+        read = fast_reads(c)
         frame = c.post_comments("123")
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 2)
     assert read == [True, True]  # both answered by the fast path, not the pipeline
@@ -276,15 +282,7 @@ def test_the_fast_path_serves_the_marketplace_deployment(
     with sandbox.client(cache=cache_path, auth_header="X-RapidAPI-Key", progress=False) as c:
         c.post_comments(P82)
     with sandbox.client(cache=cache_path, auth_header="X-RapidAPI-Key", progress=False) as c:
-        read = []
-        original = c._caller._read
-
-        def spy(*args: Any) -> Any:
-            found = original(*args)
-            read.append(found is not None)
-            return found
-
-        c._caller._read = spy  # type: ignore[method-assign]
+        read = fast_reads(c)
         c.post_comments(P82)
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 2)
     assert read == [True, True] and sandbox.charges == 2

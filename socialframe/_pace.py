@@ -88,7 +88,7 @@ class Pacer:
         self._lock = threading.Lock()
         self._until = 0.0  # monotonic time the cooldown ends
         self._limiter: Any = None
-        self._shared = False
+        self._shared: Any = None  # the limiter whose bucket is in the team's Redis
         self.notice = ""  # why the shared limit was given up, said once by the client
         if self.rate is not None:
             self._limiter = self._local()
@@ -112,21 +112,21 @@ class Pacer:
         except Exception as exc:
             if not _from_redis(exc):
                 raise
-            self._give_up_sharing(exc)
+            self.notice = _refusal(exc)
             return
-        self._limiter = Limiter(bucket)
-        self._shared = True
+        self._limiter = self._shared = Limiter(bucket)
 
-    def _give_up_sharing(self, exc: BaseException) -> None:
-        """The team's Redis refused the bucket: pace this client alone, at the same rate."""
+    def _give_up_sharing(self, shared: Any, exc: BaseException) -> None:
+        """The team's Redis refused the bucket: pace this client alone, at the same rate.
+
+        Workers that met the refusal at once all come here: the first one swaps in
+        one local limiter (and the notice), the others find it already done.
+        """
         with self._lock:
+            if self._limiter is not shared:
+                return
             self._limiter = self._local()
-            self._shared = False
-            self.notice = (
-                "the team cache's Redis refused the shared rate limit"
-                f" ({type(exc).__name__}): this client keeps rate_limit on its own,"
-                " so other machines' calls no longer count against it"
-            )
+            self.notice = _refusal(exc)
 
     def pause(self, seconds: float) -> None:
         """Hold every request of the client for ``seconds`` from now (a 429's Retry-After)."""
@@ -141,22 +141,32 @@ class Pacer:
             if left <= 0:
                 break
             self.clock.sleep(left)
-        if self._limiter is not None:
-            try:
-                self._limiter.try_acquire("socialframe")
-            except Exception as exc:
-                # A raw Redis error here would lose the pages paid so far (no retry,
-                # no .partial): the limit goes on locally, and the client says so.
-                if not (self._shared and _from_redis(exc)):
-                    raise
-                self._give_up_sharing(exc)
-                self._limiter.try_acquire("socialframe")
+        limiter = self._limiter
+        if limiter is None:
+            return
+        try:
+            limiter.try_acquire("socialframe")
+        except Exception as exc:
+            # A raw Redis error here would lose the pages paid so far (no retry,
+            # no .partial): the limit goes on locally, and the client says so.
+            if not (limiter is self._shared and _from_redis(exc)):
+                raise
+            self._give_up_sharing(limiter, exc)
+            self._limiter.try_acquire("socialframe")
 
     def take_notice(self) -> str:
         """What went wrong with the shared limit since the last call ("" if nothing)."""
         with self._lock:
             notice, self.notice = self.notice, ""
             return notice
+
+
+def _refusal(exc: BaseException) -> str:
+    return (
+        f"the team cache's Redis refused the shared rate limit ({type(exc).__name__}):"
+        " this client keeps rate_limit on its own, so other machines' calls no longer"
+        " count against it"
+    )
 
 
 def _from_redis(exc: BaseException) -> bool:

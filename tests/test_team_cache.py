@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
 
 P82 = EXAMPLE_POSTS[82]
 KEY = "sf-team-secret-0123456789"
@@ -262,3 +262,28 @@ def test_a_team_cache_that_refuses_the_shared_rate_limit_goes_on_alone(team: str
     messages = [str(w.message) for w in caught]
     assert any("refused the shared rate limit" in m for m in messages), messages
     assert any("could not be stored" in m for m in messages), messages
+
+
+def test_workers_meeting_the_refused_rate_limit_at_once_all_go_on(team: str) -> None:
+    """Eight workers inside the shared bucket when Redis starts refusing writes: the
+    first swaps in one local limit, the others use it (before: the others raised the
+    raw redis error, and every page paid so far was lost)."""
+    import threading
+
+    import redis
+
+    r = redis.Redis.from_url(team)
+    posts = [str(7_384_427_202_391_593_000 + k) for k in range(40)]
+    refuse = threading.Timer(0.4, lambda: r.config_set("maxmemory", 1))
+    try:
+        with Sandbox() as sandbox, sandbox.client(cache=team, rate_limit=40, workers=8) as c:
+            refuse.start()
+            with pytest.warns(sf.CacheWarning) as caught:
+                frame = c.post_comments(posts)
+            assert frame["post"].nunique() == len([p for p in posts if comment_total(p) > 0])
+            assert c.ledger.paid_calls == sandbox.charges
+    finally:
+        refuse.join()
+        r.config_set("maxmemory", 0)
+    refusals = [w for w in caught if "refused the shared rate limit" in str(w.message)]
+    assert len(refusals) == 1

@@ -266,6 +266,9 @@ class Caller:
         self._files = _page_locks(backend)
         if _is_redis(backend):
             self.pacer.share(backend.responses.connection)
+        # How long a call waits for the calls in flight that hold the rest of the
+        # budget: one of them may take its whole deadline after a Retry-After cooldown.
+        self._budget_wait = 2 * timeout + MAX_RETRY_AFTER
         self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
         self._retrying = tenacity.Retrying(
@@ -412,7 +415,11 @@ class Caller:
     def _attempt(
         self, operation: str, url: str, params: dict[str, str], refetched: bool = False
     ) -> Fetched:
-        hold = None if self.offline else self.ledger.reserve(self.max_cost_cents, wait=True)
+        hold = (
+            None
+            if self.offline
+            else self.ledger.reserve(self.max_cost_cents, wait=self._budget_wait)
+        )
         try:
             self._local.hold = hold
             return self._send(operation, url, params, cache_only=hold is None, refetched=refetched)

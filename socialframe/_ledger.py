@@ -9,7 +9,10 @@ means exactly three calls.
 from __future__ import annotations
 
 import html
+import os
 import threading
+import time
+import weakref
 from decimal import Decimal, InvalidOperation
 from typing import Final, Literal
 
@@ -68,14 +71,24 @@ class Ledger:
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._settled = threading.Condition(self._lock)  # a hold was settled or given back
+        self._fresh_locks()
+        _LEDGERS.add(self)
         self.paid_calls = 0
         self.cached_calls = 0
         self.failed_calls = 0
         self._held = 0  # cents reserved by calls in flight
 
-    def reserve(self, max_cost_cents: Decimal | None, *, wait: bool = False) -> Hold | None:
+    def _fresh_locks(self) -> None:
+        self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)  # a hold was settled or given back
+
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's calls in flight are not the child's, and never
+        settle there; their holds are dropped (and the lock, maybe held, is new)."""
+        self._fresh_locks()
+        self._held = 0
+
+    def reserve(self, max_cost_cents: Decimal | None, *, wait: float = 0.0) -> Hold | None:
         """Hold one call's price against the budget before it is sent.
 
         The check and the hold are one step under the ledger's lock, so any
@@ -85,9 +98,10 @@ class Ledger:
 
         Args:
             max_cost_cents: The budget in cents; ``None`` for no budget.
-            wait: When only the calls in flight fill the budget, wait for them to
-                be settled or given back (they may fail, for free) instead of
-                refusing: a budget is refused only once it is really spent.
+            wait: Seconds to wait, when only the calls in flight fill the budget,
+                for them to be settled or given back (they may fail, for free)
+                instead of refusing at once: a budget is refused when it is really
+                spent, or when the calls in flight still hold it after ``wait``.
 
         Returns:
             A :class:`Hold`, or ``None`` when the spend (plus, without ``wait``,
@@ -102,6 +116,7 @@ class Ledger:
             >>> ledger.reserve(1) is not None
             True
         """
+        until = time.monotonic() + wait
         with self._lock:
             while max_cost_cents is not None:
                 spent = self.paid_calls * PRICE_CENTS
@@ -109,9 +124,10 @@ class Ledger:
                     return None  # no room even if every call in flight is given back
                 if spent + self._held + PRICE_CENTS <= max_cost_cents:
                     break
-                if not wait:
+                left = until - time.monotonic()
+                if left <= 0:
                     return None
-                self._settled.wait()  # a call in flight settles: look again
+                self._settled.wait(left)  # a call in flight settles: look again
             self._held += PRICE_CENTS
             return Hold()
 
@@ -281,3 +297,14 @@ class Ledger:
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+
+_LEDGERS: weakref.WeakSet[Ledger] = weakref.WeakSet()
+
+
+def _ledgers_after_fork() -> None:
+    for ledger in list(_LEDGERS):
+        ledger._after_fork()
+
+
+os.register_at_fork(after_in_child=_ledgers_after_fork)

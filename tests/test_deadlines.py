@@ -127,3 +127,20 @@ def test_real_calls_release_their_connection_before_they_end(sandbox: Sandbox) -
     finally:
         _transport._Deadline.release = original  # type: ignore[method-assign]
     assert released == [True, True]  # each call's own connection, detached as it went back
+
+
+def test_a_forked_child_does_not_wait_for_the_parents_budget_holds() -> None:
+    from decimal import Decimal
+
+    from socialframe._ledger import Ledger
+
+    ledger = Ledger()
+    held = ledger.reserve(Decimal(1))  # the parent's call in flight holds the last cent
+    assert held is not None
+
+    def child() -> str:
+        return f"reserved={ledger.reserve(Decimal(1), wait=10) is not None}"
+
+    assert _in_child(child) == "reserved=True"  # before: waited forever for that cent
+    assert ledger.reserve(Decimal(1), wait=0.05) is None  # in the parent it is still held
+    ledger.release(held)

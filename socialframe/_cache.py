@@ -18,6 +18,7 @@ port still finds its pages (the sandbox puts its seed in the URL path instead).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from datetime import UTC, timedelta
@@ -128,15 +129,7 @@ def _response_hook(
         for name, value in list(response.headers.items()):
             if any(v in value for v in values):
                 del response.headers[name]
-        # A body echoing a secret (a service that repeats the request, a comment quoting
-        # a key) would put it in the cache file and in the frame: it becomes "***".
-        content = response.content
-        if isinstance(content, bytes) and any(v in content for v in secret_bytes):
-            for v in secret_bytes:
-                content = content.replace(v, b"***")
-            response._content = content
-            if "Content-Length" in response.headers:
-                response.headers["Content-Length"] = str(len(content))
+        _scrub_body(response, values, secret_bytes)
         vary = response.headers.get("Vary")
         if vary:
             kept = [v.strip() for v in vary.split(",") if v.strip().lower() not in secret]
@@ -147,6 +140,63 @@ def _response_hook(
         return response
 
     return hook
+
+
+def _scrub_body(response: requests.Response, secrets: list[str], raw: list[bytes]) -> None:
+    """Replace each secret a body echoes by ``***``, inside its JSON strings.
+
+    A body echoing a secret (a service repeating the request, a comment quoting a
+    key) would put it in the cache file and the frame. JSON may spell it escaped
+    (``\\/``, ``\\u002b``), so the check is made on the decoded body, written out
+    again in one canonical spelling; only string values change, never the JSON
+    around them. A body that is not JSON has the secret's bytes replaced.
+    """
+    content = response.content
+    if not secrets or not isinstance(content, bytes) or not content:
+        return
+    body = decoded(response)
+    if body is None:
+        if any(v in content for v in raw):
+            for v in raw:
+                content = content.replace(v, b"***")
+            _set_content(response, content, None)
+        return
+    import msgspec
+
+    try:
+        canonical = msgspec.json.encode(body)
+        forms = [msgspec.json.encode(v)[1:-1] for v in secrets]
+    except (msgspec.EncodeError, TypeError, ValueError, OverflowError):
+        canonical = json.dumps(body).encode()  # (NaN, lone surrogates: ASCII escapes)
+        forms = [json.dumps(v)[1:-1].encode() for v in secrets]
+    if not any(form in canonical for form in forms):
+        return
+    try:
+        clean = _without(body, secrets)
+        content = json.dumps(clean).encode()  # exact for NaN, big ints, any text
+    except RecursionError:  # nested past any page: keep nothing of it
+        clean, content = None, b""
+    _set_content(response, content, clean)
+
+
+def _without(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, "***")
+        return value
+    if isinstance(value, list):
+        return [_without(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {_without(k, secrets): _without(v, secrets) for k, v in value.items()}
+    return value
+
+
+def _set_content(response: requests.Response, content: bytes, body: Any) -> None:
+    response._content = content
+    response._socialframe_body = body  # type: ignore[attr-defined]
+    if "Content-Length" in response.headers:
+        response.headers["Content-Length"] = str(len(content))
 
 
 def _cache_key(request: Any, **kwargs: Any) -> str:

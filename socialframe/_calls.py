@@ -57,6 +57,7 @@ from ._version import __version__
 _SECRET_NAME: Final = re.compile(r"key|token|secret|auth|password|cookie", re.IGNORECASE)
 MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
 MAX_RETRY_AFTER: Final = 120.0  # a longer Retry-After is not waited for
+MIN_SECRET: Final = 8  # characters a header value needs to be scrubbed as a secret
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,13 @@ class Caller:
             for name, value in settings.headers.items()
             if _SECRET_NAME.search(name) or (key and key in value)
         ]
-        secret_values = [key or ""] + [settings.headers.get(name, "") for name in secret_headers]
+        # Their values are scrubbed from what is stored; a short one ("2" of a version
+        # header) is no secret, and scrubbing it would cut ordinary text apart.
+        secret_values = [key or ""] + [
+            value
+            for name in secret_headers
+            if len(value := settings.headers.get(name, "")) >= MIN_SECRET
+        ]
         self.clock = clock
         self.pacer = Pacer(rate_limit, clock)
         self.session = make_session(

@@ -186,3 +186,37 @@ def test_a_body_echoing_the_key_never_reaches_the_cache_or_the_frame(
     assert sandbox.api_key.encode() not in stored
     with _client(sandbox, cache, offline=True, progress=False) as c:
         assert c.post_comments(EXAMPLE_POSTS[1])["text"].tolist() == ["my key is ***, oops"]
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        "sk_live/9fQx+Tz2/Lp0",  # as is
+        "sk_live\\/9fQx+Tz2\\/Lp0",  # "/" escaped, as PHP's json_encode writes it
+        "sk_live/9fQx\\u002bTz2/Lp0",  # "+" as a unicode escape
+    ],
+)
+def test_a_key_echoed_in_any_json_spelling_is_scrubbed(tmp_path: Path, spelled: str) -> None:
+    key = "sk_live/9fQx+Tz2/Lp0"
+    body = (
+        '{"success": true, "totalPage": 1, "paginationToken": "t", "data": [{"createdAt":'
+        f' 1760000000000, "text": "debug: your request used key {spelled} (2 of 2)",'
+        ' "author": {"name": "Ada", "id": "1"}, "isPinned": false}]}'
+    ).encode()
+    cache = tmp_path / "c.sqlite"
+    with sf.Client(
+        key, base_url="https://api.example", transport=lambda r: (200, body), cache=cache
+    ) as c:
+        frame = c.post_comments("123")
+    assert frame["text"].tolist() == ["debug: your request used key *** (2 of 2)"]
+    assert frame["is_pinned"].tolist() == [False]  # the JSON around it is untouched
+    stored = b"".join(p.read_bytes() for p in tmp_path.rglob("c.sqlite*") if p.is_file())
+    assert key.encode() not in stored and b"9fQx" not in stored
+
+
+def test_a_short_header_value_is_no_secret_to_scrub(sandbox: Sandbox, tmp_path: Path) -> None:
+    """A header named like a secret but holding "2" (a version): scrubbing it from
+    bodies turned every 2 into *** and broke the JSON of every page."""
+    with _client(sandbox, tmp_path / "c.sqlite", headers={"X-Auth-Version": "2"}) as c:
+        frame = c.post_comments(EXAMPLE_POSTS[50])
+    assert len(frame) == 50 and frame["created_at"].notna().all()

@@ -398,11 +398,7 @@ class Client:
             parts = [frames.ads_frame(pages).head(max_ads) for pages in groups]
             if len(parts) == 1:
                 return parts[0], [len(parts[0])]
-            import pandas as pd
-
-            # One query's extras may all be missing (typed object) where another's are
-            # text: retype after the concat so the frame stays typed (and Parquet-safe).
-            whole = frames.retype_extras(pd.concat(parts, ignore_index=True), AD_COLUMNS)
+            whole = frames.concat_typed(parts, AD_COLUMNS)
             return whole, [len(part) for part in parts]
 
         # The ads frame has a `query` column: a list fills nothing more, a Series named

@@ -194,16 +194,12 @@ class _Batches:
 
     def whole(self, empty: pd.DataFrame) -> pd.DataFrame:
         """Every part in item order, as one frame (the empty one when nothing came)."""
-        import pandas as pd
-
         self.flush(final=True)
         if not self.parts:
             return keyed(empty, self.key, [], [])
         if len(self.parts) == 1:
             return self.parts[0]
-        # One batch's extras may all be missing (typed object) where another's are
-        # text: retype after the concat so the frame stays typed (and Parquet-safe).
-        return frames.retype_extras(pd.concat(self.parts, ignore_index=True), AD_COLUMNS)
+        return frames.concat_typed(self.parts, AD_COLUMNS)
 
 
 def _in_threads(

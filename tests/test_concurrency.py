@@ -275,3 +275,25 @@ def test_long_runs_are_built_in_batches_with_the_same_frame(
     assert len(builds) >= 3  # built a batch at a time...
     pd.testing.assert_frame_equal(batched, at_once)  # ...into the same frame
     pd.testing.assert_frame_equal(ads_batched, ads_once)
+
+
+@pytest.mark.parametrize("batch", [500, 2, 1])
+def test_extras_are_typed_over_all_rows_however_the_run_is_split(
+    tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An extra field missing in one query's ads, a 61-bit integer in another's and a
+    fraction in a third's: typed over all rows it stays exact (object), whatever the
+    batches (before: Int64 in one batch + Float64 in the next made 1.152921504606847e+18)."""
+    from socialframe import _many
+
+    def page(n: int, extra: object) -> dict[str, object]:
+        ad = {"ad_archive_id": str(n), "page_name": "Acme", "x_extra": extra}
+        return {"data": {"ads": [[ad]], "page_info": {"has_next_page": False}}}
+
+    monkeypatch.setattr(_many, "BATCH_PAGES", batch)
+    with Sandbox() as sandbox:
+        sandbox.inject(page(1, None), page(2, 2**60), page(3, 2.5))
+        with sandbox.client(cache=tmp_path, workers=1, progress=False) as client:
+            ads = client.search_ads(["a", "b", "c"])
+    assert ads["x_extra"].dtype == object
+    assert ads["x_extra"].tolist() == [None, 2**60, 2.5]

@@ -15,6 +15,6 @@ from __future__ import annotations
 
 from .ads import ads_frame
 from .comments import comments_frame
-from .values import retype_extras
+from .values import concat_typed, retype_extras
 
-__all__ = ["ads_frame", "comments_frame", "retype_extras"]
+__all__ = ["ads_frame", "comments_frame", "concat_typed", "retype_extras"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from datetime import UTC, timedelta
 from pathlib import Path
@@ -31,6 +32,7 @@ from requests.adapters import BaseAdapter
 
 from . import _config as config
 from ._clock import SYSTEM_CLOCK, Clock
+from ._errors import ConfigError
 from ._operations import OPERATION_OF_PATH
 from ._pages import problem
 from ._transport import Guard, HTTPTransport
@@ -45,6 +47,7 @@ CacheSetting: TypeAlias = "bool | str | os.PathLike[str] | BaseCache"
 to a SQLite file or folder, ``False`` (none), or a requests-cache backend."""
 
 CACHE_FILENAME = "http_cache.sqlite"
+_URL_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")  # a scheme (one letter is a drive: C:/)
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -222,11 +225,16 @@ def cache_location(cache: CacheSetting) -> str | Path | None:
         The team cache's URL (a ``str``), the SQLite file (a ``Path``), or ``None``
         for no cache or a backend object.
     """
-    from ._team import is_team_url
+    from ._team import SCHEMES, is_team_url
 
     url = config.cache_url() if cache is True else None
     if is_team_url(cache) or url:
         return str(url or cache)
+    if isinstance(cache, str) and _URL_LIKE.match(cache):
+        raise ConfigError(
+            f"cache={cache!r} looks like a URL, but only {', '.join(SCHEMES)} name a team"
+            " cache: fix the URL (redis://host:6379/0), or give a folder or file path"
+        )
     if cache is True:
         path = default_cache_path()
     elif isinstance(cache, str | os.PathLike):

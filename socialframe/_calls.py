@@ -276,6 +276,9 @@ class Caller:
         # How long a call waits for the calls in flight that hold the rest of the
         # budget: one of them may take its whole deadline after a Retry-After cooldown.
         self._budget_wait = 2 * timeout + MAX_RETRY_AFTER
+        # Set when the user interrupts a many-item run: the workers still running send
+        # nothing more (Ctrl-C reaches the main thread only; they would go on paying).
+        self.stopping = threading.Event()
         self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
         self._retrying = tenacity.Retrying(
@@ -422,6 +425,8 @@ class Caller:
     def _attempt(
         self, operation: str, url: str, params: dict[str, str], refetched: bool = False
     ) -> Fetched:
+        if self.stopping.is_set():  # (a FetchError that is never retried)
+            raise FetchError(f"{operation}: the run was interrupted; nothing was sent")
         hold = (
             None
             if self.offline

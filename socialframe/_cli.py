@@ -4,9 +4,9 @@ Data goes to standard output or the ``-o`` file; progress (on a terminal only),
 the ledger and every message go to standard error, one line each, never a
 traceback. The exit code says what happened (see :data:`EXIT_CODES`).
 
-Built on argparse: it is in the standard library, already loaded for
-``demo`` / ``sandbox``, and costs about 7 ms to import where click costs about
-25 ms and typer about 50 ms (plus rich for its help); its help lists every
+Built on argparse: it is in the standard library and adds about 7 ms to the
+start where click adds about 25 ms and typer about 50 ms (plus rich for its
+help); the start itself is importing pandas (~0.5 s). Its help lists every
 option with its default, and an epilog carries the exit codes.
 """
 
@@ -34,6 +34,7 @@ EXIT_USAGE: Final = 2
 EXIT_BUDGET: Final = 3
 EXIT_AUTH: Final = 4
 EXIT_FAILED: Final = 5
+EXIT_INTERRUPTED: Final = 130
 
 EXIT_CODES: Final = f"""\
 exit codes:
@@ -43,6 +44,7 @@ exit codes:
   {EXIT_BUDGET}  stopped by --max-cost; the rows fetched before the stop are written
   {EXIT_AUTH}  no API key, or the service refused it
   {EXIT_FAILED}  the service, the network or the output failed; rows fetched before are written
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C): no new call starts; the pages paid are in the cache
 """
 
 CACHE_EXIT_CODES: Final = f"""\
@@ -82,7 +84,33 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: the message and where to read more."""
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments:"):
+            # Only the option names: a value may be a key typed after a wrong option.
+            tokens = message.split(":", 1)[1].split()
+            names = [token.split("=", 1)[0] for token in tokens if token.startswith("-")]
+            message = "unrecognized arguments: " + (" ".join(names) or "(values not shown)")
         _say(f"error: {message} (see '{self.prog} --help')")
+        raise SystemExit(EXIT_USAGE)
+
+
+# Options that would carry a secret: refused before parsing, never repeated.
+_KEY_OPTION = re.compile(
+    r"--?(api[-_]?key|apikey|key|token|secret|password|auth)(=.*)?", re.IGNORECASE
+)
+
+
+def _refuse_key_options(argv: Sequence[str]) -> None:
+    """Exit 2 when a key-like option is on the command line, without echoing its value
+    (the sandbox command's own --api-key, the key the sandbox accepts, excepted)."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command == "sandbox":
+        return
+    if any(_KEY_OPTION.fullmatch(a) for a in argv):
+        _say(
+            "error: never put the API key on the command line (it stays in shell"
+            " history): set SOCIALFRAME_API_KEY, or name another variable with"
+            f" --key-env NAME (see '{PROG} --help')"
+        )
         raise SystemExit(EXIT_USAGE)
 
 
@@ -119,7 +147,9 @@ def _usd(text: str) -> float:
 
 
 def _env_name(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+    # Capitals, digits and _, as environment variables are named: a key pasted here by
+    # mistake is refused without being repeated in a message.
+    if not re.fullmatch(r"[A-Z_][A-Z0-9_]{0,63}", text):
         raise argparse.ArgumentTypeError(
             "expected the NAME of an environment variable holding the key, not a key"
         )
@@ -301,6 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> main(["cache", "clear", "--yes", "--cache", "/nonexistent/x.sqlite"])
         0
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _refuse_key_options(argv)
     args = build_parser().parse_args(argv)
     command: Callable[[argparse.Namespace], int] = {
         "comments": _comments,
@@ -317,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except NoKey as exc:
             return _fail(EXIT_AUTH, str(exc))
         except KeyboardInterrupt:
-            return _fail(130, "interrupted")
+            return _fail(EXIT_INTERRUPTED, "interrupted; the pages paid so far are in the cache")
         except BrokenPipeError:
             # The reader left (`| head`): not an error of ours. Point stdout at nothing
             # so that Python's own flush at exit does not complain again.
@@ -365,10 +397,20 @@ def _items(given: list[str], what: str) -> list[str]:
             continue
         if sys.stdin is None or sys.stdin.isatty():
             raise Usage(f"{what} '-' reads standard input, but nothing is piped in")
-        lines = [line.strip() for line in sys.stdin]
-        items.extend(line for line in lines if line and not line.startswith("#"))
+        raw = sys.stdin.buffer.read()
+        try:
+            text = raw.decode("utf-8-sig")  # (a byte-order mark is no part of the item)
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise Usage(
+                f"standard input is not UTF-8 (line {line}): save it as UTF-8 first"
+            ) from None
+        lines = [line.strip() for line in text.splitlines()]
+        # '#' starts a comment in a list of posts; a query may be a hashtag.
+        comment = what == "POST"
+        items.extend(line for line in lines if line and not (comment and line[0] == "#"))
     if not items:
-        raise Usage(f"no {what} given (standard input was empty)")
+        raise Usage(f"no {what} given (standard input held none)")
     return items
 
 
@@ -449,9 +491,13 @@ def _collect(
 ) -> int:
     """Fetch, write what came back (all of it, or what came before a failure), report."""
     from . import _export as export
+    from ._cache import cache_location
     from ._errors import AuthError, BudgetExceededError, FetchError
 
-    target = export.check_target(args.output)  # before paying for anything
+    # Before paying for anything: where it goes, and that it is not the cache itself.
+    location = cache_location(args.cache or True)
+    cache_file = [location] if isinstance(location, Path) else []
+    target = export.check_target(args.output, protect=cache_file)
     where = str(target) if target is not None else "standard output"
     failure: FetchError | None = None
     with _client(args) as client:
@@ -459,6 +505,18 @@ def _collect(
             frame: pd.DataFrame | None = fetch(client)
         except FetchError as exc:
             failure, frame = exc, exc.partial
+        except KeyboardInterrupt:
+            _say(str(client.ledger))
+            raise
+        except Exception as exc:
+            if not client.ledger.paid_calls and isinstance(exc, ValueError | TypeError):
+                raise  # bad input, found before any call: exit 2
+            # Whatever stopped it once calls were paid: what they cost, and where they are.
+            _say(str(client.ledger))
+            return _fail(
+                EXIT_FAILED,
+                f"{type(exc).__name__}: {exc}; the pages paid so far are in the cache",
+            )
         _say(str(client.ledger))
     if failure is None:
         assert frame is not None
@@ -498,7 +556,10 @@ def _cache(args: argparse.Namespace) -> int:
     setting: Any = args.cache or True
     location = cache_location(setting)
     where = shown(location) if isinstance(location, str) else str(location)
-    target = export.check_target(args.output) if args.action == "report" else None
+    cache_file = [location] if isinstance(location, Path) else []
+    target = (
+        export.check_target(args.output, protect=cache_file) if args.action == "report" else None
+    )
     missing = isinstance(location, Path) and not location.exists()
     # Reading an absent cache must not create one.
     backend = None if missing else open_backend(setting)

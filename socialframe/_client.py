@@ -429,6 +429,7 @@ class Client:
         on_error: OnError,
     ) -> pd.DataFrame:
         """One item (``given`` is None) or many, then one CacheWarning if pages were lost."""
+        self._caller.stopping.clear()  # (a run interrupted before: this one goes on)
         with self._storing():
             if given is None:
                 stopped: many.Stopped | None = None
@@ -450,6 +451,7 @@ class Client:
                 progress=Progress(show, units[0], self.ledger, unit=units[1]),
                 workers=self.workers,
                 on_error=on_error,
+                stop=self._caller.stopping.set,
             )
 
     @contextlib.contextmanager

@@ -3,10 +3,14 @@ newlines quoted), JSON lines, Parquet and Excel, chosen by the file's suffix."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
+import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -91,6 +95,8 @@ def to_csv(df: pd.DataFrame, path: str | Path, *, excel: bool = False) -> Path:
     return target
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
 #: The suffixes :func:`write` knows, and what each writes.
 FORMATS: Final = {
     ".csv": "CSV (ids as text, lists as JSON, times RFC 3339)",
@@ -100,7 +106,7 @@ FORMATS: Final = {
 }
 
 
-def check_target(path: str | Path | None) -> Path | None:
+def check_target(path: str | Path | None, *, protect: Iterable[str | Path] = ()) -> Path | None:
     """The file :func:`write` will write (``None``/``-``: standard output), checked now.
 
     Called before anything is fetched (and paid): an unknown suffix, a missing
@@ -108,13 +114,16 @@ def check_target(path: str | Path | None) -> Path | None:
 
     Args:
         path: The file, or ``None`` / ``"-"`` for CSV to standard output.
+        protect: Files it must never be (the cache file: writing over it would
+            lose every page paid for), through any link.
 
     Returns:
         The path, or ``None`` for standard output.
 
     Raises:
         ValueError: the suffix is not in :data:`FORMATS`, its writer is not
-            installed, or the folder does not exist.
+            installed, the folder does not exist or cannot be written, the path
+            is a folder, or it is one of ``protect``.
 
     Example:
         >>> check_target("ads.txt")  # doctest: +ELLIPSIS
@@ -141,6 +150,15 @@ def check_target(path: str | Path | None) -> Path | None:
     folder = target.parent
     if not folder.is_dir():
         raise ValueError(f"cannot write {target}: there is no folder {folder}")
+    if target.is_dir():
+        raise ValueError(f"cannot write {target}: it is a folder")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ValueError(f"cannot write {target}: no permission to write there")
+    real = target.resolve()
+    for kept in protect:
+        kept = Path(kept).resolve()
+        if real in (kept, Path(f"{kept}-wal"), Path(f"{kept}-shm"), Path(f"{kept}-journal")):
+            raise ValueError(f"cannot write {target}: it is the cache file {kept}")
     return target
 
 
@@ -187,12 +205,28 @@ def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> 
     """
     target = check_target(path)
     if target is None:
+        if sys.stdout is None:
+            raise OSError("standard output is closed: nothing could be written")
         _to_stream(df, sys.stdout.buffer, excel=excel)
         return None
+    # Into a file beside it, moved into place once whole: a full disk or a failure
+    # half-way leaves the file as it was (never a fragment that looks complete).
+    partial = target.with_name(f".{target.stem}.{os.getpid()}.partial{target.suffix}")
+    try:
+        _to_file(df, partial, excel=excel)
+        os.replace(partial, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise
+    return target
+
+
+def _to_file(df: pd.DataFrame, target: Path, *, excel: bool) -> None:
     suffix = target.suffix.lower()
     if suffix == ".csv":
-        return to_csv(df, target, excel=excel)
-    if suffix == ".jsonl":
+        to_csv(df, target, excel=excel)
+    elif suffix == ".jsonl":
         df.to_json(
             target,
             orient="records",
@@ -205,7 +239,6 @@ def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> 
         df.to_parquet(target, index=False)
     else:
         _to_xlsx(df, target)
-    return target
 
 
 def _to_stream(df: pd.DataFrame, stream: BinaryIO, *, excel: bool) -> None:
@@ -228,6 +261,11 @@ def _to_xlsx(df: pd.DataFrame, target: Path) -> None:
             out[name] = column.map(_json)
         elif _is_id(str(name)) and not pd.api.types.is_bool_dtype(column):
             out[name] = _id_text(column)
+        if out[name].dtype == object or isinstance(out[name].dtype, pd.StringDtype):
+            # XML (inside .xlsx) cannot hold control characters: shown as U+FFFD
+            out[name] = out[name].map(
+                lambda v: _CONTROL.sub("\ufffd", v) if isinstance(v, str) else v
+            )
     engine = _installed("openpyxl", "xlsxwriter")
     if engine == "xlsxwriter":
         options = {"options": {"strings_to_formulas": False, "strings_to_urls": False}}

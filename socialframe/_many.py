@@ -66,6 +66,7 @@ def fetch_all(
     progress: Progress,
     workers: int = 1,
     on_error: OnError = "raise",
+    stop: Callable[[], None] = lambda: None,
 ) -> pd.DataFrame:
     """Fetch every item into one frame, under one progress bar over the items.
 
@@ -82,6 +83,8 @@ def fetch_all(
         workers: Items fetched at once (threads).
         on_error: ``"skip"`` leaves out an item whose fetch failed for good and
             goes on (see :data:`OnError`).
+        stop: Tells the workers still running to send nothing more (called when
+            the run is interrupted: Ctrl-C reaches the main thread only).
 
     An item given twice (the same post as an id and as a URL, say) is fetched
     once; its rows carry the first form given.
@@ -121,7 +124,7 @@ def fetch_all(
                     break
                 finished()
         else:
-            _in_threads(run, len(todo), workers, failed, finished)
+            _in_threads(run, len(todo), workers, failed, finished, stop)
     finally:
         progress.close()
     whole = built.whole(empty)
@@ -208,23 +211,29 @@ def _in_threads(
     workers: int,
     failed: Mapping[int, FetchError],
     done: Callable[[], None],
+    stop: Callable[[], None],
 ) -> None:
-    """``run(0..n-1)`` on ``workers`` threads; after a failure no new item starts."""
+    """``run(0..n-1)`` on ``workers`` threads; after a failure no new item starts, and
+    after an interrupt (Ctrl-C) the running ones send nothing more."""
     from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="socialframe") as pool:
         pending: set[Future[None]] = set()
         position = 0
-        while position < n or pending:
-            while position < n and len(pending) < workers and not failed:
-                pending.add(pool.submit(run, position))
-                position += 1
-            if not pending:
-                break
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                future.result()  # anything but a FetchError (a bug, Ctrl-C) surfaces
-                done()
+        try:
+            while position < n or pending:
+                while position < n and len(pending) < workers and not failed:
+                    pending.add(pool.submit(run, position))
+                    position += 1
+                if not pending:
+                    break
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    future.result()  # anything but a FetchError (a bug, Ctrl-C) surfaces
+                    done()
+        except BaseException:
+            stop()  # the pool's exit then waits only for the calls already in flight
+            raise
 
 
 def check_on_error(on_error: object) -> None:

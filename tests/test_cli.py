@@ -110,7 +110,7 @@ def test_an_empty_standard_input_is_a_bad_argument(sandbox: Sandbox) -> None:
     run = cli("comments", "-", sandbox=sandbox, stdin="\n\n")
     assert (run.code, run.lines) == (
         2,
-        ["socialframe: error: no POST given (standard input was empty)"],
+        ["socialframe: error: no POST given (standard input held none)"],
     )
     assert sandbox.requests == []
 

@@ -1,0 +1,161 @@
+"""The command line against what a hostile review tried: Ctrl-C with workers, stdin in
+odd encodings, outputs that would overwrite the cache or break half-way, keys typed
+where they do not belong, a mistyped team-cache URL. Real console script, real sandbox."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_cli import P82, SCRIPT, cli
+
+from socialframe.sandbox import Sandbox, comment_total
+
+SECRET = "sk_live_9fQxTz2Lp0SECRET"
+
+
+def _env(sandbox: Sandbox, **more: str) -> dict[str, str]:
+    return dict(
+        os.environ,
+        SOCIALFRAME_BASE_URL=sandbox.url,
+        SOCIALFRAME_API_KEY=sandbox.api_key,
+        PYTHONUNBUFFERED="1",
+        **more,
+    )
+
+
+def test_ctrl_c_with_workers_stops_paying(tmp_path: Path) -> None:
+    big = [
+        p
+        for p in (str(7_384_427_202_391_592_960 + k) for k in range(64))
+        if comment_total(p) == 2345
+    ]
+    assert len(big) >= 4
+    with Sandbox(latency=0.3) as sandbox:
+        assert SCRIPT is not None
+        proc = subprocess.Popen(
+            [SCRIPT, "comments", *big[:4], "--workers", "4", "--cache", str(tmp_path)],
+            env=_env(sandbox),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        at_interrupt = sandbox.charges
+        started = time.monotonic()
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - started
+        after = sandbox.charges
+    assert proc.returncode == 130, err
+    assert after <= at_interrupt + 4, (at_interrupt, after)  # at most the calls in flight
+    assert took < 10  # (before: 43 s, paying 43 more pages)
+    assert "paid" in err and "interrupted" in err and "Traceback" not in err
+
+
+def test_a_byte_order_mark_on_stdin_is_no_part_of_the_item(sandbox: Sandbox) -> None:
+    run = cli("comments", "-", sandbox=sandbox, stdin="\ufeff" + P82 + "\r\n")
+    assert run.code == 0, run.err
+    assert run.lines[-1] == "socialframe: wrote 82 comments to standard output"
+
+
+def test_stdin_that_is_not_utf8_is_refused_before_paying(sandbox: Sandbox) -> None:
+    assert SCRIPT is not None
+    done = subprocess.run(
+        [SCRIPT, "ads", "-"],
+        input=b"typewriter ribbon\nyoga mat\ncaf\xe9\n",
+        capture_output=True,
+        env=_env(sandbox),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert b"not UTF-8 (line 3)" in done.stderr
+    assert sandbox.requests == []
+
+
+def test_hashtag_queries_on_stdin_are_searched(sandbox: Sandbox) -> None:
+    run = cli("ads", "-", "--max-pages", "1", sandbox=sandbox, stdin="#blackfriday\ncoffee\n")
+    assert run.code == 0, run.err
+    searched = {r.params.get("query") for r in sandbox.requests}
+    assert searched == {"#blackfriday", "coffee"}
+
+
+def test_the_output_is_never_the_cache_file(sandbox: Sandbox, tmp_path: Path) -> None:
+    cache = tmp_path / "team.csv"
+    run = cli("comments", P82, "--cache", str(cache), "-o", str(cache), sandbox=sandbox)
+    assert run.code == 2 and "it is the cache file" in run.err
+    assert sandbox.requests == []
+    (tmp_path / "link.csv").symlink_to(tmp_path / "http_cache.sqlite")
+    run = cli(
+        "comments", P82, "--cache", str(tmp_path), "-o", str(tmp_path / "link.csv"), sandbox=sandbox
+    )
+    assert run.code == 2 and sandbox.requests == []
+    run = cli("cache", "report", "--cache", str(cache), "-o", str(cache), sandbox=sandbox)
+    assert run.code == 2 and not cache.exists()
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_paying(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    (tmp_path / "dir.csv").mkdir()
+    run = cli("comments", P82, "-o", str(tmp_path / "dir.csv"), sandbox=sandbox)
+    assert run.code == 2 and "it is a folder" in run.err
+    assert sandbox.requests == []
+
+
+FULL_DISK = """
+import resource, signal, sys
+from socialframe import _export
+from socialframe.sandbox import example_comments
+frame = example_comments()
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384))
+try:
+    _export.write(frame, sys.argv[1])
+except OSError as exc:
+    print("OSError", exc.errno)
+"""
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_full_disk_leaves_the_old_file_whole(tmp_path: Path, suffix: str) -> None:
+    """What every output goes through (the command line maps the OSError to exit 5)."""
+    out = tmp_path / f"out{suffix}"
+    out.write_bytes(b"the old file\n")
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(out)], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.startswith("OSError"), done.stdout + done.stderr
+    assert out.read_bytes() == b"the old file\n"  # (before: cut to a 16 KB fragment)
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no leftovers
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--api-key", SECRET, "comments", "123"],
+        ["comments", "123", "--apikey", SECRET],
+        ["comments", "123", f"--token={SECRET}"],
+        ["cache", "info", "--api_key", SECRET],
+        ["comments", "123", "--key-env", SECRET],
+        ["comments", "123", "--bogus", SECRET],
+    ],
+)
+def test_a_key_typed_on_the_command_line_is_never_repeated(
+    sandbox: Sandbox, argv: list[str]
+) -> None:
+    run = cli(*argv, sandbox=sandbox)
+    assert run.code == 2
+    assert SECRET not in run.out + run.err
+    assert sandbox.requests == []
+
+
+def test_a_mistyped_team_cache_url_is_refused(sandbox: Sandbox, tmp_path: Path) -> None:
+    run = cli("comments", P82, "--cache", "redis:/127.0.0.1:6391/0", sandbox=sandbox, cwd=tmp_path)
+    assert run.code == 2 and "looks like a URL" in run.err
+    assert list(tmp_path.iterdir()) == [] and sandbox.requests == []

@@ -159,3 +159,16 @@ def test_a_mistyped_team_cache_url_is_refused(sandbox: Sandbox, tmp_path: Path) 
     run = cli("comments", P82, "--cache", "redis:/127.0.0.1:6391/0", sandbox=sandbox, cwd=tmp_path)
     assert run.code == 2 and "looks like a URL" in run.err
     assert list(tmp_path.iterdir()) == [] and sandbox.requests == []
+
+
+def test_control_characters_reach_an_xlsx_as_replacement_marks(tmp_path: Path) -> None:
+    """XML cannot hold them: openpyxl raised after the calls were paid and left a
+    workbook with half its cells empty."""
+    import pandas as pd
+
+    from socialframe import _export
+
+    frame = pd.DataFrame({"text": pd.array(["bell\x07 vt\x0b esc\x1b", "fine"], dtype="string")})
+    out = tmp_path / "ctrl.xlsx"
+    _export.write(frame, out)
+    assert pd.read_excel(out)["text"].tolist() == ["bell\ufffd vt\ufffd esc\ufffd", "fine"]

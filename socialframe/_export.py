@@ -257,6 +257,9 @@ def _to_xlsx(df: pd.DataFrame, target: Path) -> None:
         column = out[name]
         if isinstance(column.dtype, pd.DatetimeTZDtype):
             out[name] = column.dt.tz_convert("UTC").dt.tz_localize(None)
+        elif pd.api.types.is_timedelta64_dtype(column.dtype):
+            # Excel shows a bare number of days for a duration: written out in words
+            out[name] = column.map(lambda v: None if pd.isna(v) else str(v))
         elif column.dtype == object:
             out[name] = column.map(_json)
         elif _is_id(str(name)) and not pd.api.types.is_bool_dtype(column):

@@ -172,3 +172,16 @@ def test_control_characters_reach_an_xlsx_as_replacement_marks(tmp_path: Path) -
     out = tmp_path / "ctrl.xlsx"
     _export.write(frame, out)
     assert pd.read_excel(out)["text"].tolist() == ["bell\ufffd vt\ufffd esc\ufffd", "fine"]
+
+
+def test_durations_reach_an_xlsx_with_their_unit(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from socialframe import _export
+
+    spans = pd.to_timedelta([56 * 86400 + 8 * 3600, None, 90], unit="s").astype("timedelta64[s]")
+    out = tmp_path / "d.xlsx"
+    _export.write(pd.DataFrame({"total_active_time": spans}), out)
+    got = pd.read_excel(out)["total_active_time"].tolist()
+    assert got[0] == "56 days 08:00:00" and pd.isna(got[1])  # (before: 56, the unit lost)
+    assert got[2] == "0 days 00:01:30"

@@ -13,6 +13,7 @@ option with its default, and an epilog carries the exit codes.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
 import sys
@@ -383,9 +384,23 @@ def _one_line_warnings() -> Iterator[None]:
     def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
         _say(f"warning: {category.__name__}: {' '.join(str(message).split())}")
 
-    with warnings.catch_warnings():
-        warnings.showwarning = show
-        yield
+    class OneLine(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            _say(f"warning: {' '.join(record.getMessage().split())}")
+
+    # requests-cache logs what it cannot read (an entry another version wrote); Python
+    # would print it bare, with no name in front.
+    library = logging.getLogger("requests_cache")
+    handler, propagated = OneLine(logging.WARNING), library.propagate
+    library.addHandler(handler)
+    library.propagate = False
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            yield
+    finally:
+        library.removeHandler(handler)
+        library.propagate = propagated
 
 
 def _items(given: list[str], what: str) -> list[str]:

@@ -185,3 +185,17 @@ def test_durations_reach_an_xlsx_with_their_unit(tmp_path: Path) -> None:
     got = pd.read_excel(out)["total_active_time"].tolist()
     assert got[0] == "56 days 08:00:00" and pd.isna(got[1])  # (before: 56, the unit lost)
     assert got[2] == "0 days 00:01:30"
+
+
+def test_an_unreadable_cache_entry_is_one_named_line(sandbox: Sandbox, tmp_path: Path) -> None:
+    import sqlite3
+
+    run = cli(
+        "comments", P82, "--cache", str(tmp_path), "-o", str(tmp_path / "c.csv"), sandbox=sandbox
+    )
+    assert run.code == 0, run.err
+    with sqlite3.connect(tmp_path / "http_cache.sqlite") as db:  # what another version might leave
+        db.execute("INSERT INTO responses (key, value) VALUES ('00ff00ff00ff00ff', X'6b6b6b')")
+    run = cli("cache", "info", "--cache", str(tmp_path), sandbox=sandbox)
+    assert run.code == 0, run.err
+    assert all(line.startswith("socialframe: ") for line in run.lines), run.err

@@ -225,14 +225,14 @@ def cache_location(cache: CacheSetting) -> str | Path | None:
         The team cache's URL (a ``str``), the SQLite file (a ``Path``), or ``None``
         for no cache or a backend object.
     """
-    from ._team import SCHEMES, is_team_url
+    from ._team import SCHEMES, is_team_url, shown
 
     url = config.cache_url() if cache is True else None
     if is_team_url(cache) or url:
         return str(url or cache)
     if isinstance(cache, str) and _URL_LIKE.match(cache):
         raise ConfigError(
-            f"cache={cache!r} looks like a URL, but only {', '.join(SCHEMES)} name a team"
+            f"cache={shown(cache)!r} looks like a URL, but only {', '.join(SCHEMES)} name a team"
             " cache: fix the URL (redis://host:6379/0), or give a folder or file path"
         )
     if cache is True:

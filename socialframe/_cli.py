@@ -434,14 +434,13 @@ def _client(args: argparse.Namespace) -> Client:
 
     key = os.environ.get(args.key_env, "").strip() or None
     if key is None and not args.offline:
-        raise NoKey(
-            f"no API key: set {args.key_env} in the environment"
-            + (
+        if args.key_env == "SOCIALFRAME_API_KEY":
+            raise NoKey(
+                "no API key: set SOCIALFRAME_API_KEY in the environment"
                 " (or name the variable holding it with --key-env NAME)"
-                if args.key_env == "SOCIALFRAME_API_KEY"
-                else ""
             )
-        )
+        # Not repeated: what was given may be the key itself, pasted by mistake.
+        raise NoKey("no API key: the variable named by --key-env is not set (or is empty)")
     return Client(
         key,
         cache=args.cache or True,

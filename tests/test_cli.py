@@ -291,7 +291,9 @@ def test_the_key_from_another_variable(sandbox: Sandbox) -> None:
     missing = cli("comments", P82, "--key-env", "NO_SUCH_VAR", sandbox=sandbox)
     assert (missing.code, missing.lines) == (
         4,
-        ["socialframe: error: no API key: set NO_SUCH_VAR in the environment"],
+        [
+            "socialframe: error: no API key: the variable named by --key-env is not set (or is empty)"
+        ],
     )
 
 

@@ -31,6 +31,7 @@ import requests
 import tenacity
 from requests.adapters import BaseAdapter
 
+from . import _transport as transport
 from ._cache import FETCHED_AT, CacheSetting, decoded, make_session
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import Secret, Settings
@@ -51,7 +52,7 @@ from ._errors import (
 from ._ledger import Ledger, Outcome
 from ._pace import Pacer, RateLimit
 from ._pages import problem
-from ._transport import BrokenBody
+from ._transport import BrokenBody, Interrupted
 from ._version import __version__
 
 _SECRET_NAME: Final = re.compile(r"key|token|secret|auth|password|cookie", re.IGNORECASE)
@@ -276,9 +277,6 @@ class Caller:
         # How long a call waits for the calls in flight that hold the rest of the
         # budget: one of them may take its whole deadline after a Retry-After cooldown.
         self._budget_wait = 2 * timeout + MAX_RETRY_AFTER
-        # Set when the user interrupts a many-item run: the workers still running send
-        # nothing more (Ctrl-C reaches the main thread only; they would go on paying).
-        self.stopping = threading.Event()
         self._local = threading.local()  # the budget hold of each thread's call in flight
         self._auth = KeyAuth(settings.auth_header, settings.api_key)
         self._retrying = tenacity.Retrying(
@@ -316,8 +314,18 @@ class Caller:
         """Close the session (and the cache connection)."""
         self.session.close()
 
-    def get(self, operation: str, path: str, params: Mapping[str, str]) -> Fetched:
+    def get(
+        self,
+        operation: str,
+        path: str,
+        params: Mapping[str, str],
+        stop: threading.Event | None = None,
+    ) -> Fetched:
         """GET ``{base_url}/{path}?params`` for ``operation``, with retries.
+
+        ``stop`` is the run's: once set (the user interrupted it), nothing more is
+        sent, whatever the call was waiting for (the budget, the rate limit, a
+        cooldown): Ctrl-C reaches the main thread only, and workers would go on.
 
         Raises:
             NotCachedError, BudgetExceededError, APIError (and subclasses),
@@ -325,7 +333,7 @@ class Caller:
         """
         url = f"{self.settings.base_urls[operation]}/{path}"
         if not self.cached:
-            return self._retrying(self._attempt, operation, url, dict(params))
+            return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
         hit = self._read(operation, url, params)
         if hit is not None:
             return hit
@@ -334,7 +342,7 @@ class Caller:
         # it, then reads it from the cache.
         key = f"{url}?{sorted(params.items())}"
         with self._pages.held(key), self._files.held(key, wait=2 * self.timeout):
-            return self._retrying(self._attempt, operation, url, dict(params))
+            return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
 
     def _read(self, operation: str, url: str, params: Mapping[str, str]) -> Fetched | None:
         """The page straight from the cache backend, or None to take the full path.
@@ -423,19 +431,29 @@ class Caller:
         )
 
     def _attempt(
-        self, operation: str, url: str, params: dict[str, str], refetched: bool = False
+        self,
+        operation: str,
+        url: str,
+        params: dict[str, str],
+        refetched: bool = False,
+        stop: threading.Event | None = None,
     ) -> Fetched:
-        if self.stopping.is_set():  # (a FetchError that is never retried)
-            raise FetchError(f"{operation}: the run was interrupted; nothing was sent")
+        interrupted = FetchError(f"{operation}: the run was interrupted; nothing was sent")
+        if stop is not None and stop.is_set():
+            raise interrupted  # (a FetchError that is never retried)
         hold = (
             None
             if self.offline
-            else self.ledger.reserve(self.max_cost_cents, wait=self._budget_wait)
+            else self.ledger.reserve(self.max_cost_cents, wait=self._budget_wait, stop=stop)
         )
         try:
+            if stop is not None and stop.is_set():
+                raise interrupted
             self._local.hold = hold
+            transport._calling.stop = stop  # the transport checks it again before sending
             return self._send(operation, url, params, cache_only=hold is None, refetched=refetched)
         finally:
+            transport._calling.stop = None
             self._local.hold = None
             self.ledger.release(hold)  # not charged (cached, refused, raised): given back
 
@@ -449,7 +467,7 @@ class Caller:
         if cache_only and not self.cached:
             raise self._refuse(operation, params)
         extra: dict[str, Any] = {"only_if_cached": True} if cache_only else {}
-        failure: NetworkError | None = None
+        failure: FetchError | None = None
         try:
             # Redirects are not followed: requests would re-send a custom key header
             # to whatever host the redirect names, and requests-cache would store the
@@ -467,6 +485,8 @@ class Caller:
             )
         except NotCachedError:
             raise self._refuse(operation, params) from None
+        except Interrupted:
+            failure = FetchError(f"{operation}: the run was interrupted; nothing was sent")
         except (requests.ConnectionError, requests.Timeout) as exc:
             # A 200 whose body then broke was charged: the ledger says what was spent.
             charged = isinstance(exc, BrokenBody) and exc.status_code == 200

@@ -9,6 +9,7 @@ the constructor and the two fetches. The work is elsewhere: calls in
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -297,7 +298,7 @@ class Client:
         many.check_on_error(on_error)
         posts = many.items_of(post)
         items = many.validate_each(posts, post, lambda p: endpoints.comment_params(p, sort))
-        fetch = self._fetcher("comments", endpoints.COMMENTS_PATH)
+        fetch, stop = self._fetcher("comments", endpoints.COMMENTS_PATH)
         show = self._progress_on(progress)
 
         def one(params: dict[str, str], bar: bool) -> list[pages_.Page]:
@@ -309,6 +310,7 @@ class Client:
             items,
             one,
             build=_comment_frame,
+            stop=stop,
             key=many.key_name(post, "post"),
             empty=frames.comments_frame([]),
             units=("posts", "post"),
@@ -385,7 +387,7 @@ class Client:
                 before=before,
             ),
         )
-        fetch = self._fetcher("ads", endpoints.ADS_PATH)
+        fetch, stop = self._fetcher("ads", endpoints.ADS_PATH)
         show = self._progress_on(progress)
 
         def one(params: dict[str, str], bar: bool) -> list[pages_.Page]:
@@ -408,6 +410,7 @@ class Client:
             items,
             one,
             build=build,
+            stop=stop,
             key=many.key_name(query, None),
             empty=frames.ads_frame([]),
             units=("queries", "query"),
@@ -422,6 +425,7 @@ class Client:
         one: Callable[[dict[str, str], bool], list[pages_.Page]],
         *,
         build: many.Build,
+        stop: threading.Event,
         key: str | None,
         empty: pd.DataFrame,
         units: tuple[str, str],
@@ -429,14 +433,13 @@ class Client:
         on_error: OnError,
     ) -> pd.DataFrame:
         """One item (``given`` is None) or many, then one CacheWarning if pages were lost."""
-        self._caller.stopping.clear()  # (a run interrupted before: this one goes on)
         with self._storing():
             if given is None:
                 stopped: many.Stopped | None = None
                 try:
                     pages = one(items[0], show)
-                except many.Stopped as stop:
-                    stopped = stop
+                except many.Stopped as exc:
+                    stopped = exc
                 if stopped is not None:  # raised outside the except clause: no __context__
                     failure = stopped.error.with_partial(build([stopped.pages])[0])
                     raise failure.with_traceback(stopped.error.__traceback__)
@@ -451,7 +454,7 @@ class Client:
                 progress=Progress(show, units[0], self.ledger, unit=units[1]),
                 workers=self.workers,
                 on_error=on_error,
-                stop=self._caller.stopping.set,
+                stop=stop.set,
             )
 
     @contextlib.contextmanager
@@ -467,11 +470,16 @@ class Client:
         chosen = self.progress if progress is None else progress
         return interactive() if chosen is None else bool(chosen)
 
-    def _fetcher(self, operation: str, path: str) -> Callable[[Mapping[str, str]], Fetched]:
-        def fetch(params: Mapping[str, str]) -> Fetched:
-            return self._caller.get(operation, path, params)
+    def _fetcher(
+        self, operation: str, path: str
+    ) -> tuple[Callable[[Mapping[str, str]], Fetched], threading.Event]:
+        """A fetch of one run, and the run's stop (set when it is interrupted)."""
+        stop = threading.Event()
 
-        return fetch
+        def fetch(params: Mapping[str, str]) -> Fetched:
+            return self._caller.get(operation, path, params, stop)
+
+        return fetch, stop
 
     def _collect(
         self,

@@ -88,7 +88,13 @@ class Ledger:
         self._fresh_locks()
         self._held = 0
 
-    def reserve(self, max_cost_cents: Decimal | None, *, wait: float = 0.0) -> Hold | None:
+    def reserve(
+        self,
+        max_cost_cents: Decimal | None,
+        *,
+        wait: float = 0.0,
+        stop: threading.Event | None = None,
+    ) -> Hold | None:
         """Hold one call's price against the budget before it is sent.
 
         The check and the hold are one step under the ledger's lock, so any
@@ -102,6 +108,7 @@ class Ledger:
                 for them to be settled or given back (they may fail, for free)
                 instead of refusing at once: a budget is refused when it is really
                 spent, or when the calls in flight still hold it after ``wait``.
+            stop: Set when the run is interrupted: the wait ends (refused).
 
         Returns:
             A :class:`Hold`, or ``None`` when the spend (plus, without ``wait``,
@@ -125,9 +132,10 @@ class Ledger:
                 if spent + self._held + PRICE_CENTS <= max_cost_cents:
                     break
                 left = until - time.monotonic()
-                if left <= 0:
+                if left <= 0 or (stop is not None and stop.is_set()):
                     return None
-                self._settled.wait(left)  # a call in flight settles: look again
+                # a call in flight settles: look again (and now and then, for a stop)
+                self._settled.wait(left if stop is None else min(left, 0.1))
             self._held += PRICE_CENTS
             return Hold()
 

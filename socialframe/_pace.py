@@ -133,14 +133,26 @@ class Pacer:
         with self._lock:
             self._until = max(self._until, self.clock.monotonic() + seconds)
 
-    def wait(self) -> None:
-        """Block until this request may go: the cooldown passed and a permit is free."""
+    def wait(self, stop: threading.Event | None = None) -> None:
+        """Block until this request may go: the cooldown passed and a permit is free.
+
+        Args:
+            stop: Set when the run is interrupted: the cooldown ends at once (on the
+                system clock) and no permit is taken.
+        """
+        from ._clock import SYSTEM_CLOCK
+
         while True:
             with self._lock:
                 left = self._until - self.clock.monotonic()
-            if left <= 0:
+            if left <= 0 or (stop is not None and stop.is_set()):
                 break
-            self.clock.sleep(left)
+            if stop is not None and self.clock is SYSTEM_CLOCK:
+                stop.wait(left)
+            else:
+                self.clock.sleep(left)
+        if stop is not None and stop.is_set():
+            return
         limiter = self._limiter
         if limiter is None:
             return

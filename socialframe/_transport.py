@@ -63,6 +63,10 @@ def _refuse_cache_only(request: requests.PreparedRequest) -> None:
         raise NotCachedError("not in the cache; nothing was sent")
 
 
+class Interrupted(requests.RequestException):
+    """The run was interrupted (Ctrl-C) while this call waited to go: it was not sent."""
+
+
 class BrokenBody(requests.ConnectionError):
     """The status line came, the body did not (cut short, corrupt, or too slow).
 
@@ -121,8 +125,11 @@ class Guard(BaseAdapter):
             b'{}'
         """
         _refuse_cache_only(request)
+        stop = getattr(_calling, "stop", None)  # the run this call belongs to
         if self.pacer is not None:
-            self.pacer.wait()  # not part of the call's timeout: nothing is sent yet
+            self.pacer.wait(stop)  # not part of the call's timeout: nothing is sent yet
+        if stop is not None and stop.is_set():
+            raise Interrupted("the run was interrupted; nothing was sent")
         with _Deadline(None if timeout is None else float(timeout)) as deadline:
             failure: requests.RequestException | None = None
             try:
@@ -150,7 +157,7 @@ class Guard(BaseAdapter):
         return f"Guard({self.inner!r})"
 
 
-_calling = threading.local()  # the deadline of the call this thread is making
+_calling = threading.local()  # this thread's call: its deadline, its run's stop
 
 
 class _Deadline:

@@ -297,3 +297,35 @@ def test_extras_are_typed_over_all_rows_however_the_run_is_split(
             ads = client.search_ads(["a", "b", "c"])
     assert ads["x_extra"].dtype == object
     assert ads["x_extra"].tolist() == [None, 2**60, 2.5]
+
+
+def test_an_interrupted_run_sends_nothing_more(tmp_path: Path) -> None:
+    """Ctrl-C reaches the main thread only; workers waiting for the rate limit (or the
+    budget, or a cooldown) would go on paying after it (8 more calls before)."""
+    import signal
+    import time
+
+    from socialframe.sandbox import comment_total
+
+    big = [
+        p
+        for p in (str(7_384_427_202_391_592_960 + k) for k in range(96))
+        if comment_total(p) == 2345
+    ]
+    with Sandbox(latency=0.02) as sandbox:
+        client = sandbox.client(cache=tmp_path, workers=8, rate_limit="2/s", progress=False)
+        seen: dict[str, int] = {}
+
+        def interrupt() -> None:
+            seen["charges"] = sandbox.charges
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+        timer = threading.Timer(2.0, interrupt)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            client.post_comments(big[:8])
+        timer.join()
+        time.sleep(0.5)  # anything still on its way would arrive now
+        assert sandbox.charges <= seen["charges"] + 1  # at most the call on the wire
+        assert len(client.post_comments(big[0], max_pages=1)) == 50  # the client goes on
+        client.close()

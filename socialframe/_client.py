@@ -27,7 +27,6 @@ from ._many import OnError
 from ._operations import ActiveStatus, Sort
 from ._pace import RateLimit
 from ._progress import Progress, interactive
-from ._schema import AD_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -396,12 +395,14 @@ class Client:
             return self._collect(pages, f"ads {label!r}", lambda _: max_pages, bar)
 
         def build(groups: list[list[pages_.Page]]) -> tuple[pd.DataFrame, list[int]]:
-            # Each query's ads apart: an ad found by two queries is a row of each.
-            parts = [frames.ads_frame(pages).head(max_ads) for pages in groups]
+            # Each query's ads apart: an ad found by two queries is a row of each. Extras
+            # stay as sent: the whole fetch is typed once (see many.finish).
+            parts = [frames.untyped_ads_frame(pages).head(max_ads) for pages in groups]
             if len(parts) == 1:
                 return parts[0], [len(parts[0])]
-            whole = frames.concat_typed(parts, AD_COLUMNS)
-            return whole, [len(part) for part in parts]
+            import pandas as pd
+
+            return pd.concat(parts, ignore_index=True), [len(part) for part in parts]
 
         # The ads frame has a `query` column: a list fills nothing more, a Series named
         # `query` fills it with the queries as given, any other name adds its column.
@@ -441,9 +442,10 @@ class Client:
                 except many.Stopped as exc:
                     stopped = exc
                 if stopped is not None:  # raised outside the except clause: no __context__
-                    failure = stopped.error.with_partial(build([stopped.pages])[0])
+                    partial = many.finish(build([stopped.pages])[0])
+                    failure = stopped.error.with_partial(partial)
                     raise failure.with_traceback(stopped.error.__traceback__)
-                return build([pages])[0]
+                return many.finish(build([pages])[0])
             return many.fetch_all(
                 given,
                 items,

@@ -197,12 +197,19 @@ class _Batches:
 
     def whole(self, empty: pd.DataFrame) -> pd.DataFrame:
         """Every part in item order, as one frame (the empty one when nothing came)."""
+        import pandas as pd
+
         self.flush(final=True)
         if not self.parts:
             return keyed(empty, self.key, [], [])
-        if len(self.parts) == 1:
-            return self.parts[0]
-        return frames.concat_typed(self.parts, AD_COLUMNS)
+        whole = self.parts[0] if len(self.parts) == 1 else pd.concat(self.parts, ignore_index=True)
+        return finish(whole)
+
+
+def finish(frame: pd.DataFrame) -> pd.DataFrame:
+    """Type the extra columns a build left as sent, once over all the rows of a fetch
+    (so the frame is the same however its rows were built apart)."""
+    return frames.retype_extras(frame, AD_COLUMNS)
 
 
 def _in_threads(

@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
@@ -329,3 +331,65 @@ def test_an_interrupted_run_sends_nothing_more(tmp_path: Path) -> None:
         assert sandbox.charges <= seen["charges"] + 1  # at most the call on the wire
         assert len(client.post_comments(big[0], max_pages=1)) == 50  # the client goes on
         client.close()
+
+
+_EXTRA = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=3)
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(_EXTRA, min_size=1, max_size=6),
+    batch=st.integers(min_value=1, max_value=4),
+    name=st.sampled_from(["x_extra", "x_id"]),
+)
+def test_extras_do_not_depend_on_how_the_run_is_split(
+    values: list[Any], batch: int, name: str
+) -> None:
+    import json
+
+    import requests
+
+    from socialframe import _many
+
+    def service(request: requests.PreparedRequest) -> Any:
+        query = requests.utils.urlparse(str(request.url)).query
+        n = int(dict(p.split("=") for p in query.split("&"))["query"].removeprefix("q"))
+        ad = {"ad_archive_id": str(n), "page_name": "Acme", name: values[n]}
+        body = {"data": {"ads": [[ad]], "page_info": {"has_next_page": False}}}
+        return 200, json.dumps(body).encode()
+
+    queries = [f"q{n}" for n in range(len(values))]
+
+    def fetch(pages: int) -> pd.DataFrame:
+        old = _many.BATCH_PAGES
+        _many.BATCH_PAGES = pages
+        try:
+            with sf.Client(
+                "k",
+                base_url="https://api.example",
+                transport=service,
+                cache=False,
+                workers=1,
+                progress=False,
+            ) as c:
+                return c.search_ads(queries)
+        finally:
+            _many.BATCH_PAGES = old
+
+    whole, split = fetch(500), fetch(batch)
+    pd.testing.assert_frame_equal(
+        split.drop(columns="fetched_at"), whole.drop(columns="fetched_at")
+    )
+    one = sf.ads_frame(
+        [
+            {"data": {"ads": [[{"ad_archive_id": str(n), "page_name": "Acme", name: v}]]}}
+            for n, v in enumerate(values)
+        ]
+    )
+    assert whole[name].dtype == one[name].dtype  # typed as one build types it

@@ -13,8 +13,8 @@ order and dtypes come from :mod:`socialframe._schema`, by name.
 
 from __future__ import annotations
 
-from .ads import ads_frame
+from .ads import ads_frame, untyped_ads_frame
 from .comments import comments_frame
-from .values import concat_typed, retype_extras
+from .values import retype_extras
 
-__all__ = ["ads_frame", "comments_frame", "concat_typed", "retype_extras"]
+__all__ = ["ads_frame", "comments_frame", "retype_extras", "untyped_ads_frame"]

@@ -16,6 +16,7 @@ from .values import (
     extra_array,
     fetch_times,
     flag,
+    objects,
     pages,
     paused_gc,
     real,
@@ -88,6 +89,11 @@ def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any], depth:
         while path in out:  # "pageId" and "page_id" both become page_id: keep both
             path, n = f"{base}_{n}", n + 1
         out[path] = value
+
+
+def _as_sent(name: str, values: list[Any]) -> Any:
+    # An object Series: from a bare array of text, pandas would infer its own str dtype.
+    return pd.Series(objects(values), dtype=object)
 
 
 def _copy(value: Any, unfit: Unfit | None = None, column: str = "") -> str | None:
@@ -226,10 +232,18 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
         ['1', 'Acme', 'Hi']
     """
     with paused_gc():
-        return _ads_frame(payloads)
+        return _ads_frame(payloads, typed=True)
 
 
-def _ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
+def untyped_ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
+    """:func:`ads_frame` with its extra columns as sent (object), to be typed once over
+    all the rows of a fetch (``retype_extras``): typed part by part, an extra column
+    could come out differently depending on how the rows were split."""
+    with paused_gc():
+        return _ads_frame(payloads, typed=False)
+
+
+def _ads_frame(payloads: Iterable[Mapping[str, Any] | Page], typed: bool) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     extras: list[dict[str, Any]] = []
     meta: list[tuple[str | None, int]] = []
@@ -267,7 +281,7 @@ def _ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
     if names:
         taken = set(AD_COLUMNS)
         added = {
-            (f"raw_{name}" if name in taken else name): extra_array(
+            (f"raw_{name}" if name in taken else name): (extra_array if typed else _as_sent)(
                 name, [extra.get(name) for extra in extras]
             )
             for name in names

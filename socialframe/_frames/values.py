@@ -294,28 +294,6 @@ def _printable(number: int) -> bool:
     return True
 
 
-def concat_typed(parts: list[pd.DataFrame], contract: Iterable[str]) -> pd.DataFrame:
-    """Frames of one operation as one, each extra column typed from all its values.
-
-    Parts typed apart can disagree on an extra column (``Int64`` in one, ``Float64``
-    in another: pandas would make it ``Float64`` and lose integers above 2**53).
-    Such a column goes back to its values as sent and is typed once over all of
-    them, so the frame is the same however the rows were split into parts.
-    """
-    fixed = set(contract)
-    kinds: dict[str, set[str]] = {}
-    for part in parts:
-        for name in part.columns:
-            if name not in fixed:
-                kinds.setdefault(name, set()).add(str(part[name].dtype))
-    mixed = [name for name, seen in kinds.items() if len(seen) > 1]
-    if mixed:
-        parts = [
-            part.astype({name: object for name in mixed if name in part.columns}) for part in parts
-        ]
-    return retype_extras(pd.concat(parts, ignore_index=True), fixed)
-
-
 def retype_extras(frame: pd.DataFrame, contract: Iterable[str]) -> pd.DataFrame:
     """Type again the untyped (object) extra columns of a frame, e.g. after a concat.
 

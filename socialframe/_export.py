@@ -9,7 +9,9 @@ import io
 import json
 import os
 import re
+import stat
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -152,7 +154,8 @@ def check_target(path: str | Path | None, *, protect: Iterable[str | Path] = ())
         raise ValueError(f"cannot write {target}: there is no folder {folder}")
     if target.is_dir():
         raise ValueError(f"cannot write {target}: it is a folder")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    writable = os.access(target, os.W_OK) if target.exists() else os.access(folder, os.W_OK)
+    if not writable:
         raise ValueError(f"cannot write {target}: no permission to write there")
     real = target.resolve()
     for kept in protect:
@@ -210,16 +213,33 @@ def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> 
         _to_stream(df, sys.stdout.buffer, excel=excel)
         return None
     # Into a file beside it, moved into place once whole: a full disk or a failure
-    # half-way leaves the file as it was (never a fragment that looks complete).
-    partial = target.with_name(f".{target.stem}.{os.getpid()}.partial{target.suffix}")
+    # half-way leaves the file as it was (never a fragment that looks complete). A
+    # link is followed (the file it names is replaced); a file with other hard links,
+    # or in a folder that cannot be written, is written in place.
+    real = Path(os.path.realpath(target))
+    old = real.stat() if real.exists() else None
+    if (old is not None and old.st_nlink > 1) or not os.access(real.parent, os.W_OK):
+        _to_file(df, real, excel=excel)
+        return target
+    handle, name = tempfile.mkstemp(prefix=".sf-", suffix=real.suffix, dir=real.parent)
+    os.close(handle)
+    partial = Path(name)
     try:
         _to_file(df, partial, excel=excel)
-        os.replace(partial, target)
+        os.chmod(partial, stat.S_IMODE(old.st_mode) if old is not None else _new_file_mode())
+        os.replace(partial, real)
     except BaseException:
         with contextlib.suppress(OSError):
             partial.unlink()
         raise
     return target
+
+
+def _new_file_mode() -> int:
+    """The mode a new file gets from open() here: 0o666 less the umask."""
+    mask = os.umask(0o022)  # (read by setting it: put straight back)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def _to_file(df: pd.DataFrame, target: Path, *, excel: bool) -> None:

@@ -201,3 +201,36 @@ def test_an_unreadable_cache_entry_is_one_named_line(sandbox: Sandbox, tmp_path:
     run = cli("cache", "info", "--cache", str(tmp_path), sandbox=sandbox)
     assert run.code == 0, run.err
     assert all(line.startswith("socialframe: ") for line in run.lines), run.err
+
+
+def test_the_writer_keeps_modes_links_and_long_names(tmp_path: Path) -> None:
+    """Written beside and moved into place, as before; but the file it replaces keeps
+    its mode (a 0600 file became 0644), a link keeps pointing at the file it names (it
+    was replaced by a plain file), a hard-linked twin sees the new rows, and a name of
+    the longest legal length works (the temporary name was 15 characters longer)."""
+    import pandas as pd
+
+    from socialframe import _export
+
+    frame = pd.DataFrame({"text": pd.array(["new"], dtype="string")})
+    private = tmp_path / "private.csv"
+    private.write_text("old\n")
+    private.chmod(0o600)
+    _export.write(frame, private)
+    assert private.stat().st_mode & 0o777 == 0o600 and "new" in private.read_text()
+
+    real, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    _export.write(frame, link)
+    assert link.is_symlink() and "new" in real.read_text()
+
+    twin = tmp_path / "twin.csv"
+    os.link(real, twin)
+    _export.write(frame.assign(text="newer"), real)
+    assert "newer" in twin.read_text()
+
+    long = tmp_path / ("x" * 251 + ".csv")
+    _export.write(frame, long)
+    assert "new" in long.read_text()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sf-")]

@@ -236,6 +236,20 @@ def test_the_environment_is_read_when_the_client_is_built(
     assert proxy.relayed == []
 
 
+class _Recorder(requests.adapters.HTTPAdapter):
+    """A transport that records the ``verify`` each call is sent with, and answers."""
+
+    def __init__(self, seen: list[Any]) -> None:
+        super().__init__()
+        self.seen = seen
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        self.seen.append(kwargs.get("verify"))
+        return sf.MockTransport(
+            lambda r: (200, {"success": True, "data": [], "totalPage": 1})
+        ).send(request)
+
+
 def test_a_verify_set_on_the_session_is_honoured(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -243,14 +257,9 @@ def test_a_verify_set_on_the_session_is_honoured(
     monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
     seen: list[Any] = []
 
-    class Recorder(requests.adapters.HTTPAdapter):
-        def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
-            seen.append(kwargs.get("verify"))
-            return sf.MockTransport(
-                lambda r: (200, {"success": True, "data": [], "totalPage": 1})
-            ).send(request)
-
-    with sf.Client("key", base_url="https://api.example", transport=Recorder(), cache=False) as c:
+    with sf.Client(
+        "key", base_url="https://api.example", transport=_Recorder(seen), cache=False
+    ) as c:
         c.session.verify = "/etc/ssl/corporate-ca.pem"
         c.post_comments("123")
     assert seen == ["/etc/ssl/corporate-ca.pem"]
@@ -261,15 +270,10 @@ def test_a_ca_bundle_from_the_environment_wins_as_in_requests(
 ) -> None:
     seen: list[Any] = []
 
-    class Recorder(requests.adapters.HTTPAdapter):
-        def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
-            seen.append(kwargs.get("verify"))
-            return sf.MockTransport(
-                lambda r: (200, {"success": True, "data": [], "totalPage": 1})
-            ).send(request)
-
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/ssl/team.pem")
-    with sf.Client("key", base_url="https://api.example", transport=Recorder(), cache=False) as c:
+    with sf.Client(
+        "key", base_url="https://api.example", transport=_Recorder(seen), cache=False
+    ) as c:
         c.post_comments("123")
     assert seen == ["/etc/ssl/team.pem"]
 

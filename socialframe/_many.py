@@ -104,13 +104,13 @@ def fetch_all(
     def run(position: int) -> None:
         try:
             got[position] = one(todo[position][1], False)
-        except Stopped as stop:
-            if on_error == "skip" and not isinstance(stop.error, ENDS_THE_RUN):
-                skipped[position] = stop.error
+        except Stopped as ended:
+            if on_error == "skip" and not isinstance(ended.error, ENDS_THE_RUN):
+                skipped[position] = ended.error
                 got[position] = None  # finished, with nothing to build
                 return
-            failed[position] = stop.error
-            got[position] = stop.pages
+            failed[position] = ended.error
+            got[position] = ended.pages
 
     def finished() -> None:
         progress.page(len(todo))

@@ -154,6 +154,9 @@ def _scrub_body(response: requests.Response, secrets: list[str], raw: list[bytes
     again in one canonical spelling; only string values change, never the JSON
     around them. A body that is not JSON has the secret's bytes replaced.
     """
+    if vars(response).get("_socialframe_scrubbed"):
+        return  # (requests and requests-cache both run the response hooks)
+    response._socialframe_scrubbed = True  # type: ignore[attr-defined]
     content = response.content
     if not secrets or not isinstance(content, bytes) or not content:
         return

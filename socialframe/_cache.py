@@ -33,6 +33,8 @@ from requests.adapters import BaseAdapter
 from . import _config as config
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import ConfigError
+from ._json import NOT_PARSED
+from ._json import fast as fast_json
 from ._operations import OPERATION_OF_PATH
 from ._pages import problem
 from ._transport import Guard, HTTPTransport
@@ -67,29 +69,16 @@ def decoded(response: requests.Response) -> Any:
     decoding, so every body decodes to the same value as before.
     """
     if "_socialframe_body" not in vars(response):
-        body: Any = _NOT_PARSED
+        body: Any = NOT_PARSED
         if (response.encoding or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8"):
             body = fast_json(response.content)
-        if body is _NOT_PARSED:
+        if body is NOT_PARSED:
             try:
                 body = response.json()
             except (ValueError, RecursionError):  # not JSON, or nested past the parser's limit
                 body = None
         response._socialframe_body = body  # type: ignore[attr-defined]
     return response._socialframe_body  # type: ignore[attr-defined]
-
-
-_NOT_PARSED: Any = object()
-
-
-def fast_json(content: bytes) -> Any:
-    """``content`` parsed by msgspec, or a private marker where msgspec refuses it."""
-    import msgspec
-
-    try:
-        return msgspec.json.decode(content)
-    except (msgspec.DecodeError, ValueError, RecursionError):
-        return _NOT_PARSED
 
 
 def is_storable(response: requests.Response) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 import pandas as pd
@@ -12,6 +12,7 @@ import pandas as pd
 from .._pages import Page, ad_groups, checked
 from .._schema import AD_COLUMNS, AD_DTYPES, INT
 from .values import (
+    Payloads,
     Unfit,
     extra_array,
     fetch_times,
@@ -200,7 +201,7 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     return row, extras
 
 
-def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
+def ads_frame(payloads: Payloads) -> pd.DataFrame:
     """Ad search pages -> one row per distinct ad: :data:`socialframe.AD_COLUMNS`, then extras.
 
     ``data.ads`` (a list of collation groups) is flattened in order and rows are
@@ -209,15 +210,17 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
     snake_case path (``snapshot_cards``, ``impressions_with_index_impressions_index``).
 
     Args:
-        payloads: Response bodies of ``fetch_search_ads_pages`` or
-            (dicts), in page order; a single body is taken as a list of one.
+        payloads: Response bodies of ``fetch_search_ads_pages``, in page order:
+            dicts, or the raw JSON (``bytes`` / ``str``, e.g. saved to files;
+            parsed here, faster than parsing them first); a single body is
+            taken as a list of one.
 
     Returns:
         The typed frame; an empty search gives every contract column and dtype.
 
     Raises:
-        SchemaError: a page is not the documented shape (naming the page); never
-            any other error, whatever the values.
+        SchemaError: a page is not the documented shape, or a raw body is not
+            JSON (naming the page); never any other error, whatever the values.
 
     Warns:
         SchemaWarning: values that did not fit their columns (a date beyond 2200,
@@ -235,7 +238,7 @@ def ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
         return _ads_frame(payloads, typed=True)
 
 
-def untyped_ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
+def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
     """:func:`ads_frame` with its extra columns as sent (object), to be typed once over
     all the rows of a fetch (``retype_extras``): typed part by part, an extra column
     could come out differently depending on how the rows were split."""
@@ -243,7 +246,7 @@ def untyped_ads_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFr
         return _ads_frame(payloads, typed=False)
 
 
-def _ads_frame(payloads: Iterable[Mapping[str, Any] | Page], typed: bool) -> pd.DataFrame:
+def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     extras: list[dict[str, Any]] = []
     meta: list[tuple[str | None, int]] = []

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from .._pages import Page, checked
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
 from .values import (
     INT64,
+    Coded,
+    Payloads,
     Unfit,
     fetch_times,
     flag,
@@ -56,12 +59,14 @@ class Ids(NamedTuple):
 _NO_IDS: Final = Ids(None, None, None)
 
 
-def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
+def comments_frame(payloads: Payloads) -> pd.DataFrame:
     """Comment pages -> one row per comment, columns :data:`socialframe.COMMENT_COLUMNS`.
 
     Args:
-        payloads: Response bodies of ``get-profile-posts-comments`` (dicts), in
-            page order; a single body is taken as a list of one. The page number
+        payloads: Response bodies of ``get-profile-posts-comments``, in page
+            order: dicts, or the raw JSON (``bytes`` / ``str``, e.g. saved to
+            files; parsed here, faster than parsing them first); a single body
+            is taken as a list of one. The page number
             of each row is the body's position, and ``fetched_at`` is missing
             (the client's own pages carry both).
 
@@ -71,8 +76,9 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
         tz-aware UTC, ``author_type`` categorical (person / organization).
 
     Raises:
-        SchemaError: a page or a comment is not the documented shape (naming the
-            page); never any other error, whatever the values.
+        SchemaError: a page or a comment is not the documented shape, or a raw
+            body is not JSON (naming the page); never any other error, whatever
+            the values.
 
     Warns:
         SchemaWarning: values that did not fit their columns (now missing).
@@ -87,7 +93,7 @@ def comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame
         return _comments_frame(payloads)
 
 
-def _comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFrame:
+def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     flat: list[Mapping[str, Any]] = []
     numbers: list[int] = []
     fallbacks: list[str | None] = []
@@ -107,10 +113,10 @@ def _comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFram
     created = [
         _created_ms(c.get("createdAt"), i.comment_id, unfit) for c, i in zip(flat, ids, strict=True)
     ]
-    authors = _authors([c.get("author") for c in flat])
-    for author in authors:
+    authors, rows = _authors([c.get("author") for c in flat])
+    for author, n in zip(authors, np.bincount(rows, minlength=len(authors)).tolist(), strict=True):
         for column in author["unfit"]:
-            unfit.note(column)
+            unfit.counts[column] += n
     columns: dict[str, Any] = {
         "post_urn": [i.post_urn or fb for i, fb in zip(ids, fallbacks, strict=True)],
         "comment_id": [i.comment_id for i in ids],
@@ -124,7 +130,7 @@ def _comments_frame(payloads: Iterable[Mapping[str, Any] | Page]) -> pd.DataFram
         "is_edited": [flag(c.get("isEdited"), unfit, "is_edited") for c in flat],
         "thread_urn": [text(c.get("threadUrn"), unfit, "thread_urn") for c in flat],
         "permalink": permalinks,
-        **{name: [a[name] for a in authors] for name in AUTHOR_FIELDS},
+        **{name: Coded([a[name] for a in authors], rows) for name in AUTHOR_FIELDS},
         "page": numbers,
         "fetched_at": fetch_times(counted),
     }
@@ -185,22 +191,29 @@ def _ms(value: int | None) -> int | None:
     return value if value is not None and _MS_RANGE[0] <= value < _MS_RANGE[1] else None
 
 
-def _authors(raw: list[Any]) -> list[dict[str, Any]]:
-    """:func:`author_fields` of each, parsing each distinct author once (authors repeat)."""
-    seen: dict[Any, dict[str, Any]] = {}
-    out = []
-    for author in raw:
-        try:
-            key = tuple(author.items()) if isinstance(author, Mapping) else None
-            parsed = seen.get(key) if key is not None else None
-        except TypeError:  # an unhashable value inside: parse it without the memo
-            key = parsed = None
-        if parsed is None:
-            parsed = author_fields(author)
-            if key is not None:
-                seen[key] = parsed
-        out.append(parsed)
-    return out
+def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]]:
+    """:func:`author_fields` of each distinct author (authors repeat), and each row's.
+
+    An author is looked up by its id and reused when the whole object is equal;
+    only objects of text values are reused (``True == 1`` would otherwise pass
+    one author's parse off as another's).
+    """
+    seen: dict[str, tuple[dict[str, Any], int]] = {}
+    distinct: list[dict[str, Any]] = []
+    codes = np.empty(len(raw), dtype=np.intp)
+    for row, author in enumerate(raw):
+        ident = author.get("id") if type(author) is dict else None
+        if type(ident) is str:
+            hit = seen.get(ident)
+            if hit is not None and hit[0] == author:
+                codes[row] = hit[1]
+                continue
+        code = len(distinct)
+        distinct.append(author_fields(author))
+        if type(ident) is str and all(type(v) is str or v is None for v in author.values()):
+            seen[ident] = (author, code)
+        codes[row] = code
+    return distinct, codes
 
 
 def author_fields(author: Any) -> dict[str, Any]:

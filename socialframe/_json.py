@@ -1,0 +1,41 @@
+"""JSON bodies -> Python values: msgspec where it can, the standard library where it refuses.
+
+msgspec parses UTF-8 JSON at twice the speed of the standard library and, unlike
+orjson, keeps integers beyond 64 bits exact (orjson turns
+``99999999999999999999999`` into ``1e+23``). What msgspec refuses (``NaN``, lone
+surrogates) goes to the standard library, so every body decodes to the value
+``json.loads`` gives.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+NOT_PARSED: Final[Any] = object()
+"""What :func:`fast` returns where msgspec refuses the body."""
+
+
+def fast(content: bytes | bytearray | memoryview | str) -> Any:
+    """``content`` parsed by msgspec, or :data:`NOT_PARSED` where msgspec refuses it."""
+    import msgspec
+
+    try:
+        return msgspec.json.decode(content)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        return NOT_PARSED
+
+
+def loads(content: bytes | bytearray | memoryview | str) -> Any:
+    """``content`` parsed as JSON.
+
+    Raises:
+        ValueError: it is not JSON (or is nested past the parser's limit).
+    """
+    body = fast(content)
+    if body is not NOT_PARSED:
+        return body
+    try:
+        return json.loads(bytes(content) if isinstance(content, memoryview) else content)
+    except RecursionError as error:
+        raise ValueError("nested too deeply") from error

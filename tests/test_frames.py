@@ -519,3 +519,48 @@ def test_a_builder_that_forgets_a_column_fails_loudly() -> None:
 
     with pytest.raises(AssertionError, match="missing"):
         typed_frame({"post_urn": ["x"]}, COMMENT_COLUMNS, COMMENT_DTYPES)
+
+
+# -- raw bodies ---------------------------------------------------------------------------
+
+
+def _sandbox_bodies() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    from socialframe.sandbox import EXAMPLE_POSTS, ads_body, comments_body
+
+    comments = [comments_body(EXAMPLE_POSTS[82], "mostRelevant", p, 0) for p in (1, 2)]
+    ads = [ads_body({"query": "for kids", "country": "US"}, 0)]
+    return comments, ads
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview, str])
+def test_raw_bodies_give_the_frame_of_their_dicts(kind: type) -> None:
+    import json
+
+    comments, ads = _sandbox_bodies()
+    for build, bodies in ((sf.comments_frame, comments), (sf.ads_frame, ads)):
+        raw = [json.dumps(b, ensure_ascii=False) for b in bodies]
+        payloads = raw if kind is str else [kind(r.encode()) for r in raw]
+        frame = build(payloads)
+        assert len(frame) > 0
+        pd.testing.assert_frame_equal(frame, build(bodies))
+    one = sf.comments_frame(json.dumps(comments[0]).encode())  # one raw body alone
+    pd.testing.assert_frame_equal(one, sf.comments_frame(comments[0]))
+
+
+def test_a_raw_body_that_is_not_json_is_named() -> None:
+    with pytest.raises(sf.SchemaError, match="page 2 is not JSON"):
+        sf.comments_frame([b'{"data": []}', b'{"data": [}'])
+    with pytest.raises(sf.SchemaError, match="page 1 is JSON list, not an object"):
+        sf.ads_frame([b"[1, 2]"])
+
+
+def test_lone_surrogates_become_replacement_characters() -> None:
+    # JSON can spell a lone surrogate ("\ud800"); UTF-8 and Arrow cannot hold one
+    body = {"data": [{"text": "a\ud800b", "author": {"name": "\udfff", "id": "1"}}]}
+    frame = sf.comments_frame([body])
+    assert frame.loc[0, "text"] == "a\ufffdb"
+    assert frame.loc[0, "author_name"] == "\ufffd"
+    pair = sf.comments_frame([{"data": [{"text": "\ud83d\ude00"}]}])  # a pair: its character
+    assert pair.loc[0, "text"] == "\U0001f600"
+    raw = sf.comments_frame([b'{"data": [{"text": "a\\ud800b"}]}'])
+    assert raw.loc[0, "text"] == "a\ufffdb"

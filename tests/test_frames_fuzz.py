@@ -8,6 +8,7 @@ its column becomes missing and is counted in a ``SchemaWarning``.
 from __future__ import annotations
 
 import copy
+import json
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -219,3 +220,81 @@ def test_payloads_that_are_not_pages_are_schema_errors(payloads: Any) -> None:
     for build in (sf.comments_frame, sf.ads_frame):
         with pytest.raises(sf.SchemaError):
             build(payloads)
+
+
+# -- raw bodies: decoded straight into structs, the same frame as from the dicts ----------------
+
+
+def _frame_and_warnings(build: Callable[[Any], pd.DataFrame], payload: Any) -> Any:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            frame = build([payload])
+        except sf.SchemaError as error:
+            return "SchemaError", str(error)
+    return frame, sorted(str(w.message) for w in caught)
+
+
+def _assert_same_from_raw(build: Callable[[Any], pd.DataFrame], body: Any) -> None:
+    try:
+        raw = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    except ValueError:  # an int Python will not print: no body on the wire has it
+        return
+    from_dict = _frame_and_warnings(build, json.loads(raw))
+    from_raw = _frame_and_warnings(build, raw)
+    if isinstance(from_dict[0], str):
+        # the same error; its words differ only where the body is not an object
+        assert from_raw[0] == from_dict[0]
+        assert from_raw[1] == from_dict[1] or not isinstance(body, dict)
+        return
+    pd.testing.assert_frame_equal(from_raw[0], from_dict[0])
+    assert from_raw[1] == from_dict[1]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.sampled_from(COMMENT_PATHS), value=VALUES)
+def test_raw_comment_bodies_give_the_frame_of_their_dicts(path: tuple[Any, ...], value: Any) -> None:
+    _assert_same_from_raw(sf.comments_frame, _replaced(COMMENTS_BODY, path, value))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.sampled_from(AD_PATHS), value=VALUES)
+def test_raw_ad_bodies_give_the_frame_of_their_dicts(path: tuple[Any, ...], value: Any) -> None:
+    _assert_same_from_raw(sf.ads_frame, _replaced(ADS_BODY, path, value))
+
+
+@given(value=VALUES)
+@settings(max_examples=100, deadline=None)
+def test_raw_whole_bodies_give_the_frame_of_their_dicts(value: Any) -> None:
+    for build in (sf.comments_frame, sf.ads_frame):
+        _assert_same_from_raw(build, _materialize(value))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # duplicate keys: the last one wins, in the struct path as in a dict
+        b'{"data": [{"text": "a", "text": "b"}], "data": [{"text": "c", "author": {"id": "1"}}]}',
+        b'{"success": false, "message": "quota", "data": []}',
+        b'{"data": [{"text": NaN}]}',  # msgspec refuses NaN; the standard library takes it
+        b'{"data": [{"text": "\\ud800"}]}',  # a lone surrogate
+        b'{"data": [1]}',
+        b'{"data": {}}',
+        b'{"data": [{"createdAt": 1760584641073.0, "isPinned": 1, "author": [1]}]}',
+        b"\xef\xbb\xbf{}",  # a byte-order mark
+    ],
+)
+def test_raw_comment_bodies_edge_cases(raw: bytes) -> None:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        with pytest.raises(sf.SchemaError, match="page 1 is not JSON"):
+            sf.comments_frame([raw])
+        return
+    from_dict = _frame_and_warnings(sf.comments_frame, body)
+    from_raw = _frame_and_warnings(sf.comments_frame, raw)
+    if isinstance(from_dict[0], str):
+        assert from_raw == from_dict
+    else:
+        pd.testing.assert_frame_equal(from_raw[0], from_dict[0])
+        assert from_raw[1] == from_dict[1]

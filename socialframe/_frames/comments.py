@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any, Final, NamedTuple
 
 import numpy as np
@@ -16,6 +17,7 @@ from .values import (
     INT64,
     Coded,
     Payloads,
+    Raw,
     Unfit,
     fetch_times,
     flag,
@@ -93,27 +95,37 @@ def comments_frame(payloads: Payloads) -> pd.DataFrame:
         return _comments_frame(payloads)
 
 
+#: The fields of a comment the frame reads (the rest of what the service sends is unused).
+_FIELDS: Final = ("createdAt", "text", "isPinned", "isEdited", "threadUrn", "permalink", "author")
+
+
 def _comments_frame(payloads: Payloads) -> pd.DataFrame:
-    flat: list[Mapping[str, Any]] = []
+    raw: dict[str, list[Any]] = {name: [] for name in _FIELDS}
     numbers: list[int] = []
     fallbacks: list[str | None] = []
     counted: list[tuple[Page, int]] = []
-    for page in pages(payloads):
-        checked("comments", page.body, page.page, paging=False)
-        data = page.body["data"]
-        flat.extend(data)
+    for page in pages(payloads, fast=_decode):
+        if isinstance(page.body, Mapping):
+            checked("comments", page.body, page.page, paging=False)
+            data = page.body["data"]
+            for name, values in raw.items():
+                values.extend([c.get(name) for c in data])
+        else:  # decoded straight into _Comment structs, the shape checked by msgspec
+            data = page.body.data
+            for name, values in raw.items():
+                values.extend(map(attrgetter(name), data))
         numbers.extend([page.page] * len(data))
         fallbacks.extend([f"urn:li:activity:{page.key}" if page.key else None] * len(data))
         counted.append((page, len(data)))
 
-    # Column by column: list comprehensions over plain dicts are the fast path here.
+    # Column by column: list comprehensions over plain lists are the fast path here.
     unfit = Unfit()
-    permalinks = [text(c.get("permalink"), unfit, "permalink") for c in flat]
+    permalinks = [text(link, unfit, "permalink") for link in raw["permalink"]]
     ids = [ids_from_permalink(link) for link in permalinks]
     created = [
-        _created_ms(c.get("createdAt"), i.comment_id, unfit) for c, i in zip(flat, ids, strict=True)
+        _created_ms(ms, i.comment_id, unfit) for ms, i in zip(raw["createdAt"], ids, strict=True)
     ]
-    authors, rows = _authors([c.get("author") for c in flat])
+    authors, rows = _authors(raw["author"])
     for author, n in zip(authors, np.bincount(rows, minlength=len(authors)).tolist(), strict=True):
         for column in author["unfit"]:
             unfit.counts[column] += n
@@ -123,12 +135,10 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
         "parent_comment_id": [i.parent_comment_id for i in ids],
         "is_reply": [i.parent_comment_id is not None for i in ids],
         "created_at": times(created, "ms"),
-        "text": [
-            t if isinstance(t := c.get("text"), str) else text(t, unfit, "text") for c in flat
-        ],
-        "is_pinned": [flag(c.get("isPinned"), unfit, "is_pinned") for c in flat],
-        "is_edited": [flag(c.get("isEdited"), unfit, "is_edited") for c in flat],
-        "thread_urn": [text(c.get("threadUrn"), unfit, "thread_urn") for c in flat],
+        "text": [t if type(t) is str else text(t, unfit, "text") for t in raw["text"]],
+        "is_pinned": [flag(v, unfit, "is_pinned") for v in raw["isPinned"]],
+        "is_edited": [flag(v, unfit, "is_edited") for v in raw["isEdited"]],
+        "thread_urn": [text(v, unfit, "thread_urn") for v in raw["threadUrn"]],
         "permalink": permalinks,
         **{name: Coded([a[name] for a in authors], rows) for name in AUTHOR_FIELDS},
         "page": numbers,
@@ -137,6 +147,22 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     frame = typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
     unfit.warn("comments")
     return frame
+
+
+def _decode(content: Raw) -> Any:
+    """A raw comments body as :mod:`.structs`, or None where the generic path must decide.
+
+    A body of another shape (no ``data`` list, a comment that is not an object,
+    ``success: false``, JSON msgspec refuses) is left to the generic path and
+    its errors.
+    """
+    from .structs import COMMENTS_DECODER, DECODE_ERRORS
+
+    try:
+        body = COMMENTS_DECODER.decode(content)
+    except DECODE_ERRORS:
+        return None
+    return None if body.success is False else body
 
 
 def ids_from_permalink(permalink: str | None) -> Ids:

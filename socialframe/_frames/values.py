@@ -18,7 +18,7 @@ import re
 import threading
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, Final, NamedTuple, TypeAlias
 
@@ -100,11 +100,14 @@ class Unfit:
 RAW: Final = (bytes, bytearray, memoryview, str)
 
 
-def pages(payloads: Payloads) -> Iterable[Page]:
+def pages(payloads: Payloads, fast: Callable[[Raw], Any] | None = None) -> Iterable[Page]:
     """Pages from response bodies (numbered by position), raw JSON bodies or :class:`Page` objects.
 
     A raw body (``bytes`` or ``str``) is parsed here: the builders call this
     with the garbage collector paused, which parses large inputs twice as fast.
+    ``fast``, if given, decodes a raw body straight into a builder's own types
+    (its result becomes the page's ``body``), or returns None to leave the body
+    to the generic parse.
 
     Raises:
         SchemaError: ``payloads`` is not a body, a page or an iterable of them,
@@ -123,12 +126,16 @@ def pages(payloads: Payloads) -> Iterable[Page]:
         elif isinstance(item, Mapping):
             yield Page(item, position)
         elif isinstance(item, RAW):
-            try:
-                body = loads(item)
-            except ValueError as error:
-                raise SchemaError(f"page {position} is not JSON: {error}") from None
-            if not isinstance(body, Mapping):
-                raise SchemaError(f"page {position} is JSON {type(body).__name__}, not an object")
+            body = fast(item) if fast is not None else None
+            if body is None:
+                try:
+                    body = loads(item)
+                except ValueError as error:
+                    raise SchemaError(f"page {position} is not JSON: {error}") from None
+                if not isinstance(body, Mapping):
+                    raise SchemaError(
+                        f"page {position} is JSON {type(body).__name__}, not an object"
+                    )
             yield Page(body, position)
         else:
             raise SchemaError(f"page {position} is a {type(item).__name__}, not a JSON object")
@@ -297,12 +304,33 @@ def strings(values: list[str | None]) -> Any:
     """A ``string`` array of str / None values, built by Arrow directly when it can be.
 
     pandas' own constructor re-validates every element first: ten times slower.
+    A lone surrogate (JSON can spell ``"\\ud800"``; UTF-8 cannot hold it) is
+    replaced by U+FFFD, as Python's ``"replace"`` error handler does.
     """
+    try:
+        return _strings(values)
+    except UnicodeEncodeError:
+        return _strings([None if v is None else _without_lone_surrogates(v) for v in values])
+
+
+def _strings(values: list[str | None]) -> Any:
     if STRING.storage == "pyarrow":
         import pyarrow as pa
 
         return pd.arrays.ArrowStringArray(pa.array(values, type=pa.large_string()))
+    for value in values:  # what Arrow refuses, refuse here too: the same values either way
+        if value is not None:
+            value.encode()
     return pd.array(values, dtype=STRING)
+
+
+def _without_lone_surrogates(value: str) -> str:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        # pairs of surrogates join into their character; a lone one becomes U+FFFD
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return value
 
 
 def extra_array(name: str, values: list[Any]) -> Any:

@@ -253,7 +253,9 @@ def _assert_same_from_raw(build: Callable[[Any], pd.DataFrame], body: Any) -> No
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(COMMENT_PATHS), value=VALUES)
-def test_raw_comment_bodies_give_the_frame_of_their_dicts(path: tuple[Any, ...], value: Any) -> None:
+def test_raw_comment_bodies_give_the_frame_of_their_dicts(
+    path: tuple[Any, ...], value: Any
+) -> None:
     _assert_same_from_raw(sf.comments_frame, _replaced(COMMENTS_BODY, path, value))
 
 

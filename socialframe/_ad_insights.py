@@ -27,7 +27,7 @@ import pandas as pd
 from . import _time
 from ._analysis import _unions
 from ._checks import count_or_none
-from ._schema import AD_DTYPES, AD_SPEND, CAMPAIGN_SUMMARY, summary_columns
+from ._schema import AD_DTYPES, AD_SPEND, CAMPAIGN_SUMMARY, dtypes, summary_columns
 
 CAMPAIGN_COLUMNS: Final = summary_columns(CAMPAIGN_SUMMARY)
 SPEND_COLUMNS: Final = summary_columns(AD_SPEND)
@@ -40,11 +40,10 @@ _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 
 
 def _dtypes(summary: tuple[Any, ...]) -> dict[str, Any]:
+    """``{name: dtype}`` of a summary: its fetched columns typed as in the ads frame."""
     return {
-        item if isinstance(item, str) else item.name: AD_DTYPES[item]
-        if isinstance(item, str)
-        else item.dtype
-        for item in summary
+        **{item: AD_DTYPES[item] for item in summary if isinstance(item, str)},
+        **dtypes(item for item in summary if not isinstance(item, str)),
     }
 
 
@@ -123,6 +122,15 @@ def representative_text(texts: list[tuple[str | None, bool]]) -> str | None:
     return next(t for t in pool if counts[t] == best)
 
 
+def _lists(keys: Any, values: Any, *, keep_missing: bool = False) -> dict[str, list[Any]]:
+    """``{key: [value, ...]}`` in order (a plain loop: a groupby per key is 100x slower)."""
+    out: dict[str, list[Any]] = {}
+    for key, value in zip(keys, values, strict=True):
+        if keep_missing or not pd.isna(value):
+            out.setdefault(key, []).append(value)
+    return out
+
+
 def campaigns(ads: pd.DataFrame) -> pd.DataFrame:
     """One row per campaign (columns :data:`CAMPAIGN_COLUMNS`), most variants first.
 
@@ -141,21 +149,17 @@ def campaigns(ads: pd.DataFrame) -> pd.DataFrame:
     keys = _campaign_keys(ads)
     # Oldest first: the latest ad names the advertiser, the earliest wins text ties.
     order = ads.assign(_key=keys.array).sort_values("start_date", kind="stable", na_position="last")
-    queries = (
-        {
-            key: list(dict.fromkeys(group.dropna()))
-            for key, group in order.groupby("_key", sort=False)["query"]
-        }
-        if "query" in ads.columns
-        else {}
-    )
+    queries = _lists(order["_key"], order["query"]) if "query" in ads.columns else {}
     unique = _distinct(order)
     if unique.empty:
         empty = pd.DataFrame({name: pd.Series(dtype=object) for name in columns})
         return empty.astype({k: v for k, v in _dtypes(CAMPAIGN_SUMMARY).items() if k in columns})
     unique = unique.assign(_ongoing=_time.ad_spans(unique, now=pd.Timestamp(0, tz="UTC")).ongoing)
     grouped = unique.groupby("_key", sort=False)
-    texts = {key: representative_text(_candidates(group)) for key, group in grouped}
+    texts = {
+        key: representative_text(found)
+        for key, found in _lists(unique["_key"], _candidates(unique), keep_missing=True).items()
+    }
     out = pd.DataFrame(
         {
             "collation_id": grouped["collation_id"].first(),
@@ -170,13 +174,12 @@ def campaigns(ads: pd.DataFrame) -> pd.DataFrame:
             "display_formats": _unions(grouped, "display_format"),
             "body_text": pd.Series(texts, dtype="string"),
             "ad_archive_ids": pd.Series(
-                {key: group.dropna().tolist() for key, group in grouped["ad_archive_id"]},
-                dtype=object,
+                _lists(unique["_key"], unique["ad_archive_id"]), dtype=object
             ),
         }
     )
-    if "queries" in columns:
-        out["queries"] = pd.Series({key: queries[key] for key in out.index}, dtype=object)
+    if "queries" in columns:  # each query once, in the frame's order
+        out["queries"] = pd.Series({k: list(dict.fromkeys(queries.get(k, []))) for k in out.index})
     out = out.rename_axis("_key").reset_index()
     out = out.sort_values(
         ["variants", "first_start", "_key"],
@@ -439,7 +442,10 @@ def _impression_bounds(ads: pd.DataFrame) -> list[Bounds]:
 
 
 def _whole(value: float | None) -> int | None:
-    return None if value is None else round(value)
+    """A count from a bound; one beyond 64 bits ("99999999B") is no count."""
+    if value is None or value >= 2**63:
+        return None
+    return round(value)
 
 
 def spend(ads: pd.DataFrame) -> pd.DataFrame:

@@ -425,6 +425,13 @@ def test_spend_on_a_many_query_frame(ads: pd.DataFrame) -> None:
     assert got["ad_archive_id"].tolist() == ["a1", "a2", "a3", "b1", "b2", "s1"]
     assert got.index.tolist() == [0, 1, 2, 3, 4, 5]  # each ad's first row
     assert got["spend_lower"].isna().all() and got["currency"].isna().all()
+    assert ads.iloc[[5, 0]].social.spend()["ad_archive_id"].to_dict() == {5: "s1", 0: "a1"}
+
+
+def test_spend_counts_beyond_64_bits_are_missing() -> None:
+    rows = [spend_ad("big", impressions_with_index={"impressions_text": "1K-10000000000B"})]
+    got = frame(rows).social.spend()
+    assert got.loc[0, "impressions_lower"] == 1000 and pd.isna(got.loc[0, "impressions_upper"])
 
 
 # -- empty frames, wrong frames, the accessor's contract ---------------------------------

@@ -53,7 +53,18 @@ _COMMENT_METHODS = frozenset(
         "filter",
     }
 )
-_AD_METHODS = frozenset({"by_page", "active_on", "plot_timeline", "plot_platforms"})
+_AD_METHODS = frozenset(
+    {
+        "by_page",
+        "active_on",
+        "plot_timeline",
+        "plot_platforms",
+        "campaigns",
+        "share_of_voice",
+        "plot_share_of_voice",
+        "spend",
+    }
+)
 
 
 @pd.api.extensions.register_dataframe_accessor("social")
@@ -64,8 +75,10 @@ class SocialAccessor:
     :meth:`plot_activity`, :meth:`authors`, :meth:`top_authors`,
     :meth:`organizations`, :meth:`people`, :meth:`threads` and :meth:`filter`;
     ads frames (from ``search_ads``) offer :meth:`by_page`, :meth:`active_on`,
-    :meth:`plot_timeline` and :meth:`plot_platforms`. Every frame offers the
-    pipelines :meth:`fetch_comments` / :meth:`fetch_ads` and :meth:`to_csv`.
+    :meth:`plot_timeline`, :meth:`plot_platforms`, :meth:`campaigns`,
+    :meth:`share_of_voice`, :meth:`plot_share_of_voice` and :meth:`spend`.
+    Every frame offers the pipelines :meth:`fetch_comments` / :meth:`fetch_ads`
+    and :meth:`to_csv`.
 
     Attributes:
         kind: ``"comments"``, ``"ads"`` or ``None`` (neither).
@@ -438,6 +451,189 @@ class SocialAccessor:
         from ._plots import plot_platforms
 
         return plot_platforms(self._need("ads", "plot_platforms"), ax=ax)
+
+    def campaigns(self) -> pd.DataFrame:
+        """One row per campaign: the ads the service collates as near-identical variants.
+
+        Ads are grouped by ``collation_id``. An ad without one is a campaign of its
+        own (one variant; ``collation_id`` missing, ``ad_archive_ids`` names it).
+        The same ad found by several queries counts once. The advertiser shown is
+        that of the latest variant; ``last_end`` follows :meth:`by_page` (missing
+        while a variant is active with no end date). The representative
+        ``body_text`` is the most common non-blank text among the variants, ties
+        going to the earliest start; ``{{template}}`` text of dynamic ads (DCO,
+        DPA) gives way to the first card's real copy (``snapshot_cards``), and
+        counts only when no variant has anything else.
+
+        Returns:
+            A frame with a default index and the columns ``collation_id``,
+            ``page_id``, ``page_name``, ``variants`` (int64: distinct ads in the
+            frame), ``collation_count`` (Int64: the service's own count, the
+            largest its variants give), ``active`` (int64), ``first_start``,
+            ``last_end`` (tz-aware UTC), ``platforms``, ``display_formats``
+            (sorted lists), ``body_text`` (string), ``ad_archive_ids`` (a list,
+            earliest start first) and, when the frame has a ``query`` column,
+            ``queries`` (a list, in the frame's order); most variants first,
+            then the earliest start.
+
+        Raises:
+            AttributeError: not an ads frame.
+            KeyError: the frame has no ``collation_id`` column.
+
+        Example:
+            >>> from socialframe.sandbox import example_ads
+            >>> found = example_ads().social.campaigns()
+            >>> len(found), int(found["variants"].sum())
+            (43, 60)
+            >>> found[["page_name", "variants", "active", "display_formats"]].head(2)
+                 page_name  variants  active display_formats
+            0     TrailFox         3       0         [VIDEO]
+            1  Maison Lune         3       3         [IMAGE]
+        """
+        from ._ad_insights import campaigns
+
+        return campaigns(self._need("ads", "campaigns"))
+
+    def share_of_voice(
+        self,
+        freq: str = "W",
+        *,
+        by: str = "page_name",
+        top: int | None = 8,
+        tz: str = "UTC",
+        share: bool = False,
+    ) -> pd.DataFrame:
+        """Ads running per period per advertiser (or other ``by`` value), or their shares.
+
+        An ad counts in every period it runs, from ``start_date`` to ``end_date``,
+        both included (as in :meth:`active_on`). An active ad with no end date
+        runs until the frame's latest ``fetched_at`` (the last moment the service
+        said it ran; without one, the frame's latest date), never "now": the
+        answer does not change with the day it is computed. An inactive ad with
+        no end date ran at its start only; an ad without a start date is left
+        out. An ad found by several queries counts once per ``by`` value.
+        Periods are those of :meth:`activity`: cut in ``tz``, labelled by their
+        start, weeks Monday to Sunday, months from the 1st.
+
+        Args:
+            freq: A pandas frequency: ``"W"``, ``"1D"``, ``"ME"``, ...
+            by: The column whose values compete (``"page_name"``, ``"page_id"``,
+                ``"query"``, ``"display_format"``, ...); missing values are
+                counted as ``"<NA>"``.
+            top: Keep the ``top`` values with the most ad-periods (ties by
+                name); the rest are summed in a last column ``"other"``.
+                ``None`` keeps all.
+            tz: The time zone the periods are cut in (an IANA name).
+            share: Return each value's share of the ads running in the period
+                instead of counts.
+
+        Returns:
+            A wide frame indexed by period start (``period``, tz-aware in ``tz``),
+            every period from the first start to the last end, one column per
+            kept value (columns named ``by``, most ad-periods first), then
+            ``"other"`` when values were summed. Counts are int64; shares are
+            float64 and sum to 1 in every period with a running ad (0 in a
+            period without). An empty frame gives no rows and no columns.
+
+        Raises:
+            AttributeError: not an ads frame.
+            KeyError: ``by`` is not a column.
+            ValueError: an unknown ``freq``, or ``top`` is not an int >= 0 or None.
+
+        Example:
+            >>> from socialframe.sandbox import example_ads
+            >>> ads = example_ads()
+            >>> ads.social.share_of_voice("ME", top=3).tail(2)
+            page_name                  RunRight  Kawaii Kids  Bloom & Co  other
+            period
+            2025-12-01 00:00:00+00:00         6            5           9     19
+            2026-01-01 00:00:00+00:00         6            5           9     18
+            >>> ads.social.share_of_voice("ME", top=3, share=True).iloc[-1].round(2).tolist()
+            [0.16, 0.13, 0.24, 0.47]
+        """
+        from ._ad_insights import share_of_voice
+
+        frame = self._need("ads", "share_of_voice")
+        return share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share)
+
+    def plot_share_of_voice(
+        self,
+        freq: str = "W",
+        *,
+        by: str = "page_name",
+        top: int | None = 8,
+        tz: str = "UTC",
+        share: bool = True,
+        ax: Axes | None = None,
+    ) -> Axes:
+        """A stacked area chart of :meth:`share_of_voice`, drawn on ``ax`` (or a new Axes).
+
+        Each period is a flat step from its start to the next period's start; the
+        time axis is labelled in ``tz``; the first value is the bottom band,
+        ``"other"`` the top one, in grey; the legend lists them top band first.
+        Never calls ``plt.show()``.
+
+        Args:
+            freq: The period (see :meth:`share_of_voice`).
+            by: The column whose values compete.
+            top: How many values to show before ``"other"``; ``None`` for all.
+            tz: The time zone the periods are cut and labelled in.
+            share: Draw shares (0 to 1); ``False`` draws counts of running ads.
+            ax: The matplotlib Axes to draw on; a new figure's when omitted.
+
+        Returns:
+            The Axes drawn on.
+
+        Raises:
+            AttributeError: not an ads frame.
+            KeyError, ValueError: as :meth:`share_of_voice`.
+
+        Example:
+            >>> from matplotlib.figure import Figure
+            >>> from socialframe.sandbox import example_ads
+            >>> ax = example_ads().social.plot_share_of_voice("ME", top=3, ax=Figure().subplots())
+            >>> ax.get_ylabel(), [t.get_text() for t in ax.get_legend().get_texts()]
+            ('share of running ads', ['other', 'Bloom & Co', 'Kawaii Kids', 'RunRight'])
+        """
+        from ._plots import plot_share_of_voice
+
+        frame = self._need("ads", "plot_share_of_voice")
+        return plot_share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share, ax=ax)
+
+    def spend(self) -> pd.DataFrame:
+        """Spend and impressions of every ad as numeric bounds, with the currency.
+
+        The service reports them as ranges or text: ``{lower_bound, upper_bound}``
+        (``spend_lower_bound`` / ``spend_upper_bound`` columns), one number
+        (``spend``), text (``"<1K"``, ``"1K-5K"``, ``">1M"``, ``"$1,000"``; kept
+        in ``raw_spend`` / ``impressions_text``). ``"<1K"`` is 0 to 1,000;
+        ``">1M"`` is 1,000,000 to an open (missing) upper bound; one number is
+        both bounds. ``K``, ``M``, ``B``, decimals (``1.5K``), thousands commas
+        and dashes are read; anything else, and anything not reported, stays
+        missing: nothing is guessed. The currency is the ad's ``currency``, else
+        one written in the text (``"USD 100"``, ``€`` -> ``EUR``; ``$`` stays
+        ``$``: it names several). An ad found by several queries is one row.
+
+        Returns:
+            One row per distinct ad, indexed like the frame (its first row), with
+            the columns ``ad_archive_id``, ``page_name``, ``currency`` (string),
+            ``spend_lower``, ``spend_upper`` (Float64), ``impressions_lower``,
+            ``impressions_upper`` (Int64).
+
+        Raises:
+            AttributeError: not an ads frame.
+
+        Example:
+            >>> from socialframe.sandbox import example_ads
+            >>> money = example_ads().social.spend()
+            >>> money.loc[[2, 3], ["spend_lower", "spend_upper", "impressions_upper"]]
+               spend_lower  spend_upper  impressions_upper
+            2       1000.0       1499.0               <NA>
+            3         <NA>         <NA>               1000
+        """
+        from ._ad_insights import spend
+
+        return spend(self._need("ads", "spend"))
 
     # -- pipelines and export ------------------------------------------------------------
 

@@ -126,3 +126,67 @@ def plot_platforms(ads: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     ax.set_ylabel("platform")
     ax.set_title(f"Platforms of {len(ads)} ads")
     return ax
+
+
+def plot_share_of_voice(
+    ads: pd.DataFrame,
+    freq: str = "W",
+    *,
+    by: str = "page_name",
+    top: int | None = 8,
+    tz: str = "UTC",
+    share: bool = True,
+    ax: Axes | None = None,
+) -> Axes:
+    """Stacked areas of ads running per period per ``by`` value (shares or counts).
+
+    Each period is a flat step from its start to the next one's, so a period's
+    band covers its own span of the time axis, labelled in ``tz``. The summed
+    rest (``"other"``) is grey; the legend sits right of the axes.
+    """
+    import matplotlib.dates as mdates
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    from ._ad_insights import OTHER, share_of_voice
+
+    values = share_of_voice(ads, freq, by=by, top=top, tz=tz, share=share)
+    ax = _axes(ax, (10, 4))
+    word = _time.period_word(freq)
+    if len(values) and len(values.columns):
+        # One more point at the last period's end, so the last period has a width.
+        ends = values.index.append(pd.DatetimeIndex([values.index[-1] + _time.period_offset(freq)]))
+        utc = ends.tz_convert("UTC").tz_localize(None)
+        x = mdates.date2num(utc.to_pydatetime())  # type: ignore[no-untyped-call]
+        rows = pd.concat([values, values.iloc[-1:]]).to_numpy().T
+        labels = [str(c) for c in values.columns]
+        colors = [_PALETTE[i % len(_PALETTE)] for i in range(len(labels))]
+        if labels[-1] in (OTHER, f"<{OTHER}>") and len(labels) > 1:
+            colors[-1] = "tab:gray"  # the rest: no advertiser's colour (none else is grey)
+        ax.stackplot(x, rows, labels=labels, colors=colors, step="post", alpha=0.9)
+        # Outside the axes (inside, it would cover the bands), top band first.
+        ax.legend(
+            title=by, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, reverse=True
+        )
+        ax.set_xlim(x[0], x[-1])
+    ax.xaxis_date(tz)  # tick labels in the zone the periods were cut in
+    ax.set_xlabel(f"time ({tz})")
+    if share:
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.set_ylabel("share of running ads")
+    else:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(0, None if len(values) and values.to_numpy().sum() else 1)
+        ax.set_ylabel(f"running ads per {word}")
+    ax.set_title(f"Share of voice by {by}, per {word}")
+    ax.tick_params(axis="x", labelrotation=30)
+    return ax
+
+
+# matplotlib's tab10 and the light half of tab20, without their greys (grey is "other").
+_PALETTE = (
+    *("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"),
+    *("tab:brown", "tab:pink", "tab:olive", "tab:cyan"),
+    *("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2"),
+    *("#dbdb8d", "#9edae5"),
+)

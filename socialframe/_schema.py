@@ -199,3 +199,32 @@ ADVERTISER_SUMMARY: Final = (
 def summary_columns(summary: Iterable[str | Column]) -> tuple[str, ...]:
     """Column names of a summary: its fetched columns and its own, in order."""
     return tuple(item if isinstance(item, str) else item.name for item in summary)
+
+
+# -- ads across advertisers: campaigns and spend (socialframe._ad_insights) ---------------
+
+CAMPAIGN_SUMMARY: Final = (
+    "collation_id",
+    "page_id",
+    "page_name",
+    Column("variants", COUNT, "distinct ads of the campaign in the frame"),
+    "collation_count",
+    Column("active", COUNT, "of which running"),
+    Column("first_start", TIME, "the first start"),
+    Column("last_end", TIME, "the last end; missing while a variant runs with no end date"),
+    Column("platforms", LIST, "every platform used, sorted"),
+    Column("display_formats", LIST, "every display format used, sorted"),
+    "body_text",
+    Column("ad_archive_ids", LIST, "its ads, the earliest start first"),
+    Column("queries", LIST, "the searches that found it (only when the frame has a query column)"),
+)
+
+AD_SPEND: Final = (
+    "ad_archive_id",
+    "page_name",
+    "currency",
+    Column("spend_lower", FLOAT, "the least it spent; 0 for '<1K'"),
+    Column("spend_upper", FLOAT, "the most it spent; missing when open ('>1M') or unknown"),
+    Column("impressions_lower", INT, "the fewest impressions"),
+    Column("impressions_upper", INT, "the most impressions; missing when open or unknown"),
+)

@@ -81,15 +81,30 @@ _snake = functools.lru_cache(maxsize=4096)(_snake_case)
 
 
 def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any], depth: int = 0) -> None:
-    for key, value in record.items():
-        path = f"{prefix}{_snake(str(key))}"
-        if isinstance(value, Mapping) and value and depth < _FLAT_DEPTH:
+    for path, value in zip(_paths(prefix, tuple(record)), record.values(), strict=True):
+        if (type(value) is dict or _is_mapping(value)) and value and depth < _FLAT_DEPTH:
             _flatten(value, f"{path}_", out, depth + 1)
-            continue
-        base, n = path, 2
-        while path in out:  # "pageId" and "page_id" both become page_id: keep both
-            path, n = f"{base}_{n}", n + 1
-        out[path] = value
+        elif path not in out:
+            out[path] = value
+        else:  # "pageId" and "page_id" both become page_id: keep both
+            base, n = path, 2
+            while path in out:
+                path, n = f"{base}_{n}", n + 1
+            out[path] = value
+
+
+@functools.lru_cache(maxsize=1024)
+def _paths(prefix: str, keys: tuple[Any, ...]) -> tuple[str, ...]:
+    """The flat names of an object's keys under ``prefix``: ads share a few shapes."""
+    return tuple(f"{prefix}{_snake(str(key))}" for key in keys)
+
+
+_PLAIN: Final = frozenset({str, int, float, bool, list, type(None)})
+
+
+def _is_mapping(value: Any) -> bool:
+    # isinstance(value, Mapping) is an ABC check: slow, and JSON gives plain types
+    return type(value) not in _PLAIN and isinstance(value, Mapping)
 
 
 def _as_sent(name: str, values: list[Any]) -> Any:
@@ -137,11 +152,11 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     extras = {k: v for k, v in flat.items() if k not in _CONSUMED}
 
     def fit(column: str, raw: Any, parse: Any, *bounds: int) -> Any:
-        before = unfit.counts[column]
+        before = unfit.total
         value = parse(raw, unfit, column)
         if bounds:
             value = within(value, bounds[0], bounds[1], unfit, column)
-        if unfit.counts[column] != before:
+        if unfit.total != before:
             extras[column] = raw  # becomes raw_<column>: nothing sent is dropped
         return value
 

@@ -129,6 +129,7 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     for author, n in zip(authors, np.bincount(rows, minlength=len(authors)).tolist(), strict=True):
         for column in author["unfit"]:
             unfit.counts[column] += n
+            unfit.total += n
     columns: dict[str, Any] = {
         "post_urn": [i.post_urn or fb for i, fb in zip(ids, fallbacks, strict=True)],
         "comment_id": [i.comment_id for i in ids],

@@ -75,10 +75,13 @@ class Unfit:
 
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter()
+        #: How many values in all: a cheap way to see whether a parse noted one.
+        self.total = 0
 
     def note(self, column: str) -> None:
         """One more value of ``column`` that became missing."""
         self.counts[column] += 1
+        self.total += 1
 
     def warn(self, frame: str) -> None:
         """One :class:`SchemaWarning` naming every column that lost values, if any."""

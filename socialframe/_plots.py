@@ -125,9 +125,9 @@ def plot_overlap(comments: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
 
     matrix = overlap_matrix(comments)
     n = len(matrix)
-    ax = _axes(ax, (max(4.5, 0.7 * n + 3.0), max(3.5, 0.6 * n + 1.8)))
+    ax = _axes(ax, (max(5.0, 0.7 * n + 3.0), max(3.5, 0.6 * n + 1.8)))
     if n == 0:
-        ax.set_title("Shared commenters: no posts")
+        ax.set_title("Commenters shared between 0 posts")
         ax.set_axis_off()
         return ax
     values = matrix.to_numpy()
@@ -152,13 +152,13 @@ def plot_overlap(comments: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     labels = short_post_labels(list(matrix.index))
     ax.set_xticks(range(n), labels, rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(n), labels)
-    ax.set_xlabel("post")
+    ax.set_xlabel("post (grey diagonal: its own commenters)")
     ax.set_ylabel("post")
     bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     bar.set_label("shared commenters")
     bar.locator = MaxNLocator(integer=True)
     bar.update_ticks()
-    ax.set_title(f"Shared commenters between {n} posts (diagonal: the post's own)")
+    ax.set_title(f"Commenters shared between {n} posts" if n > 1 else "Commenters of 1 post")
     return ax
 
 

@@ -12,7 +12,8 @@ out first, so a URL is never split into words, hashtags or emoji):
   next space, without trailing punctuation (``.``, ``,``, ``)`` when unbalanced,
   ...). Scheme and host are case-folded; path and query are kept as written
   (paths are case-sensitive: two video ids differing in case are two videos);
-  a bare trailing ``/`` is dropped. Bare domains without ``www.``
+  a bare trailing ``/`` is dropped; ``https://`` with no host is no link (nor
+  words). Bare domains without ``www.``
   (``example.com``) are not links: they cannot be told from a sentence that
   lacks a space after its full stop.
 - **domain**: the host of each link, case-folded, without ``www.`` and port.
@@ -35,11 +36,14 @@ out first, so a URL is never split into words, hashtags or emoji):
   whole (splitting them needs a dictionary).
 - **emoji**: one token per emoji as shown: a ZWJ sequence (``👨‍👩‍👧``), a skin
   tone (``👍🏽``), a flag (``🇩🇪``, ``🏴󠁧󠁢󠁳󠁣󠁴󠁿``) or a keycap (``1️⃣``) counts once.
-  Variation selectors are dropped, so ``❤`` and ``❤️`` are one emoji
-  (shown with the selector when it is one character of the Basic
-  Multilingual Plane, whose default is text). Symbols that are usually
-  typography (``©``, ``™``, arrows, ``▶``) count only when written with the
-  emoji selector (``U+FE0F``).
+  :func:`term_counts` counts spellings that differ only by the emoji
+  selector ``U+FE0F`` as one (``❤`` and ``❤️``), shown as the commonest.
+  Symbols that are usually typography (``©``, ``™``, arrows, ``▶``) count
+  only when written with that selector. Emoji are recognised by the Unicode
+  ``Extended_Pictographic`` ranges (with the blocks Unicode reserves for
+  future emoji), written out below: the ``regex`` package's
+  ``\p{Extended_Pictographic}`` would do it too, but is a compiled
+  dependency for one character class.
 
 Words, hashtags and the words of the built-in stop-word list are compared after
 NFKC normalisation and ``str.casefold`` (``Größe`` -> ``grösse``,
@@ -140,12 +144,12 @@ STOPWORDS: Final = frozenset().union(*STOPWORDS_BY_LANGUAGE.values())
 
 # Links: to the next space or a character that cannot end a URL in running text.
 _LINK: Final = re.compile(
-    r"(?<![\w@.])(?:https?://|www\.)[^\s<>\"“”‘’«»「」『』（），。、！？【】]+", re.IGNORECASE
+    r"(?<![\w@.])(?:https?://|www\.)[^\s<>\"“”‘’«»「」『』（），。、！？【】]*", re.IGNORECASE
 )
 _TRAILING: Final = ".,;:!?'\"*…)]}"
 _PAIRS: Final = {")": "(", "]": "[", "}": "{"}
 # French elided articles and pronouns before an apostrophe (l'équipe, qu'il, jusqu'à).
-_ELISION: Final = re.compile(r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)'(?=\w)")
+_ELISION: Final = re.compile(r"^(?:(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)')+(?=\w)")
 # Arabic vowel marks (tashkeel), Quranic marks and the stretching tatweel.
 _ARABIC_MARKS: Final = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
 # Han ideographs (with the iteration mark 々 and 〇) and kana; NFKC makes half-width kana full.
@@ -230,8 +234,11 @@ _EMOJI: Final = re.compile(
 # -- tokens -------------------------------------------------------------------------------
 
 
-def link_spans(text: str) -> list[tuple[int, int]]:
+def link_spans(text: str, *, hostless: bool = False) -> list[tuple[int, int]]:
     """Where the links of ``text`` are: ``(start, end)`` of each, trailing punctuation off.
+
+    ``hostless=True`` also gives what starts like a link but names no host
+    (``"https://"`` alone): not a link, but no words either.
 
     Example:
         >>> text = "See (https://example.com/a_(b)), then www.Example.org."
@@ -250,14 +257,15 @@ def link_spans(text: str) -> list[tuple[int, int]]:
             elif last not in _TRAILING:
                 break
             end -= 1
-        if re.match(r"(?i)(?:https?://|www\.)[^/?#\s]*[^\W_]", text[start:end]):
-            spans.append((start, end))  # a host with at least one letter or digit
+        # A link names a host with at least one letter or digit.
+        if hostless or re.match(r"(?i)(?:https?://|www\.)[^/?#\s]*[^\W_]", text[start:end]):
+            spans.append((start, end))
     return spans
 
 
 def _without_links(text: str) -> str:
     pieces, at = [], 0
-    for start, end in link_spans(text):
+    for start, end in link_spans(text, hostless=True):
         pieces += [text[at:start], " "]
         at = end
     pieces.append(text[at:])
@@ -284,8 +292,9 @@ def _domain(url: str) -> str | None:
 
 
 def _fold(token: str) -> str:
-    # Token by token: NFKC on the whole text would turn symbols into letters ("™" -> "TM").
-    return unicodedata.normalize("NFKC", token).casefold()
+    # Unicode's NFKC_Casefold, token by token: NFKC on the whole text would turn
+    # symbols into letters ("™" -> "TM").
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", token).casefold())
 
 
 def _word_tokens(text: str) -> list[str]:

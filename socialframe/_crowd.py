@@ -159,16 +159,20 @@ def overlap(comments: pd.DataFrame, min_posts: int = 2) -> pd.DataFrame:
     """
     count("min_posts", min_posts, minimum=1)
     keyed = _authored(comments)
-    ordered = keyed.sort_values("created_at", kind="stable", na_position="first")
+    pairs = keyed[["_author", "post_urn"]].drop_duplicates()
+    posts = pairs.groupby("_author", sort=False).size()
+    # Lists only for the authors kept: most authors of a large frame comment on one post.
+    kept = keyed[keyed["_author"].isin(posts.index[posts >= min_posts])]
+    ordered = kept.sort_values("created_at", kind="stable", na_position="first")
     grouped = ordered.groupby("_author", sort=False)
     latest = grouped.tail(1).set_index("_author")[["author_id", "author_name", "author_type"]]
-    urns = grouped["post_urn"].agg(lambda s: sorted({str(u) for u in s}))
+    kept_pairs = pairs[pairs["_author"].isin(latest.index)].sort_values("post_urn")
+    urns = kept_pairs.groupby("_author", sort=False)["post_urn"].agg(list).reindex(latest.index)
     out = latest.assign(
-        posts=urns.map(len).reindex(latest.index).to_numpy(dtype="int64"),
+        posts=posts.reindex(latest.index).to_numpy(dtype="int64"),
         comments=grouped.size().reindex(latest.index).to_numpy(dtype="int64"),
-        post_urns=pd.Series(list(urns.reindex(latest.index)), index=latest.index, dtype=object),
+        post_urns=pd.Series([list(u) for u in urns], index=latest.index, dtype=object),
     )
-    out = out[out["posts"] >= min_posts]
     out = out.sort_values(
         ["posts", "comments", "author_name", "author_id"],
         ascending=[False, False, True, True],

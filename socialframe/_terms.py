@@ -1,4 +1,4 @@
-"""What comments say: their words, hashtags, links, domains and emoji, counted.
+r"""What comments say: their words, hashtags, links, domains and emoji, counted.
 
 Pure: texts in, tokens and counts out. ``df.social.terms`` is a thin shell over
 :func:`term_counts`. Only the standard library's ``re`` and ``unicodedata``: the

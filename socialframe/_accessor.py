@@ -51,6 +51,12 @@ _COMMENT_METHODS = frozenset(
         "people",
         "threads",
         "filter",
+        "summary",
+        "terms",
+        "overlap",
+        "overlap_matrix",
+        "plot_overlap",
+        "response_times",
     }
 )
 _AD_METHODS = frozenset(
@@ -73,7 +79,9 @@ class SocialAccessor:
 
     Comments frames (from ``post_comments``) offer :meth:`activity`,
     :meth:`plot_activity`, :meth:`authors`, :meth:`top_authors`,
-    :meth:`organizations`, :meth:`people`, :meth:`threads` and :meth:`filter`;
+    :meth:`organizations`, :meth:`people`, :meth:`threads`, :meth:`filter`,
+    :meth:`summary`, :meth:`terms`, :meth:`overlap`, :meth:`overlap_matrix`,
+    :meth:`plot_overlap` and :meth:`response_times`;
     ads frames (from ``search_ads``) offer :meth:`by_page`, :meth:`active_on`,
     :meth:`plot_timeline`, :meth:`plot_platforms`, :meth:`campaigns`,
     :meth:`share_of_voice`, :meth:`plot_share_of_voice` and :meth:`spend`.
@@ -349,6 +357,252 @@ class SocialAccessor:
             min_followers=min_followers,
             tz=tz,
         )
+
+    def summary(self, *, tz: str = "UTC") -> pd.DataFrame:
+        """One row per post: comments, replies, authors, organisations, times, reply speed.
+
+        Works on one post's comments and on a many-post fetch alike: posts are told
+        apart by ``post_urn`` and listed in the order they first appear. Comments
+        without a time count as comments but give no first / last time, hour or
+        reply time; comments without an author (no id, no name) count as comments
+        but as no author; comments without an author type are left out of
+        ``organization_share``'s count.
+
+        Args:
+            tz: The time zone of ``busiest_hour`` (an IANA name).
+
+        Returns:
+            A frame with a default index: ``post`` (only when the frame has it, as
+            from a many-post fetch: the post as given), ``post_urn`` (string),
+            ``comments`` (int64, replies included), ``replies`` (int64),
+            ``authors`` (int64, distinct; keyed as in :meth:`authors`),
+            ``organization_share`` (float64, of the comments whose author type is
+            known, the share by organisations; NaN when none is known),
+            ``first_comment_at`` / ``last_comment_at`` (tz-aware UTC),
+            ``busiest_hour`` (Int64: the hour of the day, 0-23 in ``tz``, with the
+            most comments, the earliest of a tie; missing without a dated comment)
+            and ``median_first_reply`` (timedelta64[us]: over the threads with a
+            timed reply, the median time from the top-level comment to its first
+            reply; NaT without one). A reply whose parent is not in the frame
+            counts in ``replies`` but has no reply time.
+
+        Raises:
+            AttributeError: not a comments frame.
+
+        Example:
+            >>> from socialframe.sandbox import example_comments
+            >>> summary = example_comments().social.summary(tz="Europe/Berlin")
+            >>> summary[["comments", "replies", "authors", "busiest_hour"]]
+               comments  replies  authors  busiest_hour
+            0        82       14       34            22
+            >>> round(float(summary.at[0, "organization_share"]), 3)
+            0.134
+            >>> summary.at[0, "median_first_reply"]
+            Timedelta('0 days 04:40:54.874500')
+        """
+        from ._crowd import post_summary
+
+        return post_summary(self._need("comments", "summary"), tz=tz)
+
+    def terms(
+        self,
+        kind: Literal["word", "hashtag", "link", "domain", "emoji"] = "word",
+        top: int | None = 20,
+        by: str | None = None,
+        stopwords: Iterable[str] | None = None,
+        *,
+        default_stopwords: bool = True,
+    ) -> pd.DataFrame:
+        """The most frequent words, hashtags, links, domains or emoji of the comments.
+
+        Every occurrence counts (``"👏👏👏"`` is three 👏). Terms are normalised:
+        words and hashtags case-folded (``str.casefold`` after NFKC: ``Größe`` ->
+        ``grösse``), links with their scheme and host case-folded, domains without
+        ``www.``. Links are found first and never split into words. Chinese and
+        Japanese text, which has no spaces, is cut into Han character bigrams and
+        kana runs (``非常有见地`` -> ``非常``, ``常有``, ``有见``, ``见地``); Arabic,
+        Cyrillic, Devanagari, Korean and the rest are words between spaces and
+        punctuation, their combining marks kept. An emoji is one term with its
+        skin tone, ZWJ sequence, flag or keycap; ``❤`` and ``❤️`` are one emoji.
+        The full rules are in :mod:`socialframe._terms`. Comments without text
+        are skipped.
+
+        Args:
+            kind: ``"word"``, ``"hashtag"``, ``"link"``, ``"domain"`` or ``"emoji"``.
+            top: How many terms (per group with ``by``); ``None`` for all.
+            by: A column to count per value of (``"post_urn"`` for each post's
+                top terms, ``"author_type"``, ...); groups in order of first
+                appearance, a missing value a group of its own.
+            stopwords: Terms to leave out, added to the built-in stop words for
+                ``kind="word"`` (for the other kinds, the only terms left out:
+                ``stopwords=["example.com"]`` with ``kind="domain"``). Written as
+                you like: they are normalised as the terms are.
+            default_stopwords: Leave out the built-in stop words of English,
+                German, French and Spanish (words only); ``False`` keeps them.
+
+        Returns:
+            A frame with a default index and the columns ``term`` (string) and
+            ``count`` (int64), preceded by ``by`` (its dtype kept) when given;
+            sorted by group, then count (highest first), then term.
+
+        Raises:
+            AttributeError: not a comments frame.
+            KeyError: ``by`` is not a column.
+            ValueError: an unknown ``kind``, or ``top`` not an int >= 0 or None.
+            TypeError: ``stopwords`` is a single string (give a list).
+
+        Example:
+            >>> from socialframe.sandbox import example_comments
+            >>> comments = example_comments()
+            >>> comments.social.terms(top=3)
+                 term  count
+            0    well      8
+            1    team      7
+            2  thanks      7
+            >>> comments.social.terms("emoji", top=2)["term"].tolist()
+            ['👏', '🎉']
+            >>> comments.social.terms("domain").values.tolist()
+            [['example.com', 3], ['example.org', 2]]
+        """
+        from ._terms import term_counts
+
+        frame = self._need("comments", "terms")
+        return term_counts(frame, kind, top, by, stopwords, default_stopwords=default_stopwords)
+
+    def overlap(self, min_posts: int = 2) -> pd.DataFrame:
+        """The authors who commented on at least ``min_posts`` of the frame's posts.
+
+        For a many-post frame (a many-post fetch, or frames concatenated): who
+        keeps showing up across a company's posts. Authors are keyed as in
+        :meth:`authors` (id, else name) and shown with the details of their latest
+        comment; comments without an author or a ``post_urn`` are left out.
+
+        Args:
+            min_posts: The fewest distinct posts (an int >= 1; 1 lists every author).
+
+        Returns:
+            A frame with a default index and the columns ``author_id``,
+            ``author_name``, ``author_type`` (as in the comments frame), ``posts``
+            and ``comments`` (int64: distinct posts, comments on them) and
+            ``post_urns`` (a sorted list per row); sorted by posts, then comments
+            (most first), then name.
+
+        Raises:
+            AttributeError: not a comments frame.
+            ValueError: ``min_posts`` is not an int >= 1.
+
+        Example:
+            >>> import pandas as pd
+            >>> from socialframe.sandbox import example_comments
+            >>> both = pd.concat([example_comments(82), example_comments(51)])
+            >>> both.social.overlap()[["author_name", "posts", "comments"]]
+               author_name  posts  comments
+            0  فاطمة Silva      2         5
+        """
+        from ._crowd import overlap
+
+        return overlap(self._need("comments", "overlap"), min_posts)
+
+    def overlap_matrix(self) -> pd.DataFrame:
+        """Post x post: how many distinct commenters two posts share.
+
+        Authors are keyed as in :meth:`authors`; comments without an author or a
+        ``post_urn`` are left out.
+
+        Returns:
+            A square int64 frame indexed and columned by ``post_urn`` (both named
+            ``post_urn``; posts in order of first appearance). Cell (a, b) is the
+            number of distinct authors who commented on both a and b; the diagonal
+            is each post's distinct commenters. Symmetric.
+
+        Raises:
+            AttributeError: not a comments frame.
+
+        Example:
+            >>> import pandas as pd
+            >>> from socialframe.sandbox import example_comments
+            >>> both = pd.concat([example_comments(82), example_comments(51)])
+            >>> both.social.overlap_matrix().to_numpy().tolist()
+            [[34, 1], [1, 21]]
+        """
+        from ._crowd import overlap_matrix
+
+        return overlap_matrix(self._need("comments", "overlap_matrix"))
+
+    def plot_overlap(self, *, ax: Axes | None = None) -> Axes:
+        """:meth:`overlap_matrix` as a heatmap, each cell's count written in it.
+
+        Posts are labelled by the end of their id (``…592960``), as short as keeps
+        them apart. Off-diagonal cells share one colour scale (with a colour bar);
+        the diagonal, each post's own commenters, is grey with its count in bold,
+        so it does not wash out the rest. Never calls ``plt.show()``.
+
+        Args:
+            ax: The matplotlib Axes to draw on; a new figure's when omitted.
+
+        Returns:
+            The Axes drawn on.
+
+        Raises:
+            AttributeError: not a comments frame.
+
+        Example:
+            >>> import pandas as pd
+            >>> from matplotlib.figure import Figure
+            >>> from socialframe.sandbox import example_comments
+            >>> both = pd.concat([example_comments(82), example_comments(51)])
+            >>> ax = both.social.plot_overlap(ax=Figure().subplots())
+            >>> [t.get_text() for t in ax.get_yticklabels()], [t.get_text() for t in ax.texts]
+            (['…592960', '…592964'], ['34', '1', '1', '21'])
+        """
+        from ._plots import plot_overlap
+
+        return plot_overlap(self._need("comments", "plot_overlap"), ax=ax)
+
+    def response_times(self, *, per: Literal["reply", "post"] = "reply") -> pd.DataFrame:
+        """How long replies took: per reply, or summed up per post (``per="post"``).
+
+        A reply's response time runs from its thread's top-level comment (its
+        ``parent_comment_id``, on the same post) to the reply. Replies whose parent
+        is not in the frame (after ``max_pages`` or a filter) are left out; a reply
+        or parent without a time has a NaT response time (listed, not in the
+        quantiles). Times are taken as sent: a reply timed before its parent gives
+        a negative time.
+
+        Args:
+            per: ``"reply"``: one row per reply. ``"post"``: one row per post (every
+                post of the frame, in order of first appearance) with quantiles of
+                its replies' response times.
+
+        Returns:
+            ``per="reply"``: ``post`` (when the frame has it), ``post_urn``,
+            ``parent_comment_id`` (the thread), ``comment_id`` (the reply),
+            ``created_at`` (the reply's) and ``response_time`` (timedelta64[us]);
+            posts in order of appearance, threads in the order of their top-level
+            comment, replies oldest first.
+            ``per="post"``: ``post`` (when the frame has it), ``post_urn``,
+            ``threads`` and ``replies`` (int64: threads with a timed reply, timed
+            replies) and ``p25``, ``median``, ``p75``, ``p90``, ``max``
+            (timedelta64[us], linearly interpolated quantiles; NaT without a
+            timed reply).
+
+        Raises:
+            AttributeError: not a comments frame.
+            ValueError: ``per`` is neither ``"reply"`` nor ``"post"``.
+
+        Example:
+            >>> from socialframe.sandbox import example_comments
+            >>> comments = example_comments()
+            >>> str(comments.social.response_times()["response_time"].iloc[0])
+            '0 days 00:09:02.402000'
+            >>> per_post = comments.social.response_times(per="post")
+            >>> per_post[["threads", "replies", "median"]]
+               threads  replies                 median
+            0        8       14 0 days 17:57:57.011000
+        """
+        from ._crowd import response_times
+
+        return response_times(self._need("comments", "response_times"), per=per)
 
     # -- ads -------------------------------------------------------------------------
 

@@ -93,6 +93,75 @@ def _bar_width(index: pd.DatetimeIndex) -> float:
     return float(index.to_series().diff().min() / pd.Timedelta(days=1)) * 0.9
 
 
+def short_post_labels(urns: list[str | None]) -> list[str]:
+    """Readable labels for posts: the id of each urn, long ids cut to their shortest
+    distinct tail (at least 6 characters) after an ellipsis.
+
+    Example:
+        >>> short_post_labels(["urn:li:activity:7384427202391592960",
+        ...                    "urn:li:activity:7384427202391592963", None])
+        ['…592960', '…592963', '<NA>']
+    """
+    ids = [u.rsplit(":", 1)[-1] if isinstance(u, str) else "<NA>" for u in urns]
+    longest = max(map(len, ids), default=0)
+    for keep in range(6, longest):
+        tails = [i if len(i) <= keep + 1 else "…" + i[-keep:] for i in ids]
+        if len(set(tails)) == len(set(ids)):
+            return tails
+    return ids
+
+
+def plot_overlap(comments: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
+    """A heatmap of shared commenters between posts (``overlap_matrix``), counts written in.
+
+    Off-diagonal cells are coloured on their own scale; the diagonal (each post's
+    distinct commenters, much larger) is grey with its count in bold.
+    """
+    import matplotlib
+    import numpy as np
+    from matplotlib.ticker import MaxNLocator
+
+    from ._crowd import overlap_matrix
+
+    matrix = overlap_matrix(comments)
+    n = len(matrix)
+    ax = _axes(ax, (max(5.0, 0.7 * n + 3.0), max(3.5, 0.6 * n + 1.8)))
+    if n == 0:
+        ax.set_title("Commenters shared between 0 posts")
+        ax.set_axis_off()
+        return ax
+    values = matrix.to_numpy()
+    diagonal = np.eye(n, dtype=bool)
+    top = max(1, int(values[~diagonal].max(initial=0)))
+    cmap = matplotlib.colormaps["Blues"].with_extremes(bad="#e6e6e6")
+    image = ax.imshow(np.ma.masked_array(values, mask=diagonal), cmap=cmap, vmin=0, vmax=top)
+    if n <= 30:  # beyond that the numbers no longer fit their cells
+        size = 9 if n <= 12 else 7
+        for (row, col), value in np.ndenumerate(values):
+            dark = not diagonal[row, col] and value > 0.6 * top
+            ax.text(
+                col,
+                row,
+                f"{value:,}",
+                ha="center",
+                va="center",
+                fontsize=size,
+                color="white" if dark else "black",
+                fontweight="bold" if diagonal[row, col] else "normal",
+            )
+    labels = short_post_labels(list(matrix.index))
+    ax.set_xticks(range(n), labels, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(n), labels)
+    ax.set_xlabel("post (grey diagonal: its own commenters)")
+    ax.set_ylabel("post")
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    bar.set_label("shared commenters")
+    bar.locator = MaxNLocator(integer=True)
+    bar.update_ticks()
+    ax.set_title(f"Commenters shared between {n} posts" if n > 1 else "Commenters of 1 post")
+    return ax
+
+
 def plot_timeline(ads: pd.DataFrame, *, ax: Axes | None = None, max_ads: int = 50) -> Axes:
     """One bar per ad from start to end (the latest ``max_ads`` starts); active ads in colour."""
     import matplotlib.dates as mdates

@@ -184,6 +184,59 @@ THREAD_SUMMARY: Final = (
     Column("last_reply_at", TIME, "the latest of them"),
 )
 
+#: A share (0 to 1; NaN when nothing to divide by).
+RATIO: Final = np.dtype("float64")
+#: A time between two comments (their times are microseconds).
+ELAPSED: Final = np.dtype("timedelta64[us]")
+#: The column of a many-post fetch holding each row's post as given; per-post frames
+#: start with it when the comments frame has it.
+POST_AS_GIVEN: Final = "post"
+
+POST_SUMMARY: Final = (
+    "post_urn",
+    Column("comments", COUNT, "comments on the post, replies included"),
+    Column("replies", COUNT, "of which replies"),
+    Column("authors", COUNT, "distinct authors (by id, else by name)"),
+    Column("organization_share", RATIO, "organisations' share of comments with an author type"),
+    Column("first_comment_at", TIME, "the first comment"),
+    Column("last_comment_at", TIME, "the latest comment"),
+    Column("busiest_hour", INT, "hour of the day (0-23, in tz) with most comments; ties: earliest"),
+    Column("median_first_reply", ELAPSED, "median time from a comment to its first reply"),
+)
+
+TERM_COUNTS: Final = (
+    Column("term", STRING, "a word, hashtag, link, domain or emoji, normalised"),
+    Column("count", COUNT, "how often it occurs"),
+)
+
+AUTHOR_OVERLAP: Final = (
+    "author_id",
+    "author_name",
+    "author_type",
+    Column("posts", COUNT, "distinct posts the author commented on"),
+    Column("comments", COUNT, "their comments on them"),
+    Column("post_urns", LIST, "those posts, sorted"),
+)
+
+REPLY_TIMES: Final = (
+    "post_urn",
+    "parent_comment_id",
+    "comment_id",
+    "created_at",
+    Column("response_time", ELAPSED, "from the thread's top-level comment to this reply"),
+)
+
+POST_REPLY_TIMES: Final = (
+    "post_urn",
+    Column("threads", COUNT, "top-level comments with a timed reply"),
+    Column("replies", COUNT, "replies with a response time"),
+    Column("p25", ELAPSED, "25th percentile of the response times"),
+    Column("median", ELAPSED, "their median"),
+    Column("p75", ELAPSED, "75th percentile"),
+    Column("p90", ELAPSED, "90th percentile"),
+    Column("max", ELAPSED, "the slowest reply"),
+)
+
 ADVERTISER_SUMMARY: Final = (
     "page_id",
     "page_name",

@@ -12,9 +12,9 @@ The file needs nothing but itself: charts are PNG ``data:`` URIs drawn with
 matplotlib's Agg backend (imported when a chart is drawn), the CSS is inline,
 and a Content-Security-Policy forbids every script and every other resource,
 so a mail client or browser opening it fetches nothing. Comments and names are
-written by strangers: every value reaches the page through pandas'
-``DataFrame.to_html(escape=True)`` (``Styler.to_html`` does *not* escape by
-default) or :func:`html.escape`, and nothing from the data becomes a link.
+written by strangers: every value reaches the page through :func:`html.escape`
+(see :func:`table_html` for why not pandas' ``to_html``), and nothing from the
+data becomes a link.
 
 Nothing is written until the whole page is rendered, and then atomically
 (:func:`socialframe._export.replace_atomically`): an error leaves no file.
@@ -138,12 +138,14 @@ def _comment_activity(comments: pd.DataFrame, tz: str) -> Section:
 
 def _top_authors(comments: pd.DataFrame, tz: str) -> Section:
     everyone = comments.social.authors()
+    if everyone.empty:
+        return Section("Top authors", caption="No authors.")
     columns = ["author_name", "author_type", "author_title", "comments"]
     columns += ["first_comment_at", "last_comment_at"]
     return Section(
         "Top authors",
         table=everyone.head(TOP)[columns],
-        caption=f"The {_most(TOP, len(everyone), 'authors')}, by comments.",
+        caption=_most(TOP, len(everyone), "author", "authors", by="comments"),
     )
 
 
@@ -155,19 +157,21 @@ def _organizations(comments: pd.DataFrame, tz: str) -> Section:
     return Section(
         "Organisations",
         table=found.head(TOP)[columns],
-        caption=f"The {_most(TOP, len(found), 'organisations')} that commented, by comments.",
+        caption=_most(TOP, len(found), "organisation", "organisations", by="comments"),
     )
 
 
 def _threads(comments: pd.DataFrame, tz: str) -> Section:
     found = comments.social.threads()
+    if found.empty:
+        return Section("Busiest threads", caption="No top-level comments.")
     columns = ["created_at", "author_name", "text", "replies", "last_reply_at"]
     if comments["post_urn"].nunique() > 1:
         columns.insert(0, "post_urn")
     return Section(
         "Busiest threads",
         table=found.head(TOP)[columns],
-        caption=f"The {_most(TOP, len(found), 'top-level comments')}, by replies.",
+        caption=_most(TOP, len(found), "top-level comment", "top-level comments", by="replies"),
     )
 
 
@@ -201,9 +205,11 @@ def _queries(ads: pd.DataFrame, tz: str) -> Section | None:
 
 def _advertisers(ads: pd.DataFrame, tz: str) -> Section:
     pages = ads.social.by_page()
+    if pages.empty:
+        return Section("Advertisers", caption="No advertisers.")
     columns = ["page_name", "ads", "active", "first_start", "last_end"]
     columns += ["platforms", "display_formats"]
-    caption = f"The {_most(15, len(pages), 'advertisers')}, by ads."
+    caption = _most(15, len(pages), "advertiser", "advertisers", by="ads")
     if pages["last_end"].isna().any():
         caption += " A blank last_end: an ad still runs with no end date."
     return Section("Advertisers", table=pages.head(15)[columns], caption=caption)
@@ -265,8 +271,11 @@ def sections(frame: pd.DataFrame, kind: Kind, *, tz: str = "UTC") -> list[Sectio
     return [section for section in built if section is not None]
 
 
-def _most(top: int, total: int, noun: str) -> str:
-    return f"{total:,} {noun}" if total <= top else f"{top} of {total:,} {noun}"
+def _most(top: int, total: int, one: str, many: str, *, by: str) -> str:
+    """``"The 10 of 1,011 authors, by comments."``, or ``"3 authors, by comments."``"""
+    if total > top:
+        return f"The {top} of {total:,} {many}, by {by}."
+    return f"{total:,} {one if total == 1 else many}, by {by}."
 
 
 # -- the header ------------------------------------------------------------------------------
@@ -370,42 +379,52 @@ def _look(column: pd.Series, cells: Sequence[str]) -> str:
     return "text" if longest > 40 else "word" if longest <= 24 else ""
 
 
-def table_html(table: pd.DataFrame, *, tz: str, css_id: str) -> tuple[str, list[str]]:
-    """A frame as an escaped HTML table, with the CSS rules that lay out its columns.
+def table_html(table: pd.DataFrame, *, tz: str) -> str:
+    """A frame as an HTML table, every header and cell escaped, quotes included.
+
+    Written here rather than by ``DataFrame.to_html``: that escapes ``<``, ``>``
+    and ``&`` but shows a newline in a comment as a literal ``\\n`` and strips
+    the text's edges (and ``Styler.to_html`` escapes nothing by default). Each
+    cell gets the class of its column's layout (see :func:`_look`).
 
     Args:
         table: Any frame (its index is not shown).
         tz: The zone times are shown in.
-        css_id: The id of the element the table is in (the rules are scoped to it).
 
     Returns:
-        ``(html, rules)``; a short note instead of a table when there are no rows.
+        HTML text; a short note instead of a table when there are no rows.
 
     Example:
         >>> import pandas as pd
-        >>> frame = pd.DataFrame({"name": ['<script>alert("x")</script>'], "n": [1234]})
-        >>> html, rules = table_html(frame, tz="UTC", css_id="s1")
-        >>> "&lt;script&gt;" in html and "<script" not in html, rules[0].split("{")[0]
-        (True, '#s1 td:nth-child(2), #s1 th:nth-child(2) ')
+        >>> frame = pd.DataFrame({"name": ['<i>"x"</i>'], "n": [1234]})
+        >>> print(table_html(frame, tz="UTC"))  # doctest: +NORMALIZE_WHITESPACE
+        <div class='table'><table>
+        <thead><tr><th class='word'>name</th><th class='num'>n</th></tr></thead>
+        <tbody>
+        <tr><td class='word'>&lt;i&gt;&quot;x&quot;&lt;/i&gt;</td><td class='num'>1,234</td></tr>
+        </tbody>
+        </table></div>
     """
     if table.empty:
-        return "<p class='none'>No rows to show.</p>", []
-    columns = {str(name): _cells(table[name], tz) for name in table.columns}
-    shown = pd.DataFrame(columns, dtype=object)
-    rules = {
-        "num": "text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums",
-        "time": "white-space:nowrap",
-        "word": "white-space:nowrap",
-        "text": "min-width:16em;max-width:36em;white-space:pre-line",
-    }
-    found = []
-    for place, name in enumerate(table.columns, start=1):
-        look = _look(table[name], columns[str(name)])
-        if look:
-            selector = f"#{css_id} td:nth-child({place}), #{css_id} th:nth-child({place})"
-            found.append(f"{selector} {{{rules[look]}}}")
-    body = shown.to_html(index=False, escape=True, border=0, justify="left", na_rep="")
-    return f"<div class='table'>{body}</div>", found
+        return "<p class='none'>No rows to show.</p>"
+    columns = [_cells(table[name], tz) for name in table.columns]
+    looks = [_look(table[name], cells) for name, cells in zip(table.columns, columns, strict=True)]
+    head = "".join(_cell("th", str(n), look) for n, look in zip(table.columns, looks, strict=True))
+    rows = "".join(
+        "<tr>"
+        + "".join(_cell("td", text, look) for text, look in zip(row, looks, strict=True))
+        + "</tr>\n"
+        for row in zip(*columns, strict=True)
+    )
+    return (
+        f"<div class='table'><table>\n<thead><tr>{head}</tr></thead>\n"
+        f"<tbody>\n{rows}</tbody>\n</table></div>"
+    )
+
+
+def _cell(tag: str, text: str, look: str) -> str:
+    klass = f" class='{look}'" if look else ""
+    return f"<{tag}{klass}>{html.escape(text, quote=True)}</{tag}>"
 
 
 def _figure_html(data: bytes, alt: str) -> str:
@@ -449,6 +468,9 @@ figure img { display: block; max-width: 100%; height: auto; }
 .table thead th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 .table tbody tr:nth-child(even) { background: #fbfcfd; }
 .table tbody tr:last-child td { border-bottom: 0; }
+.table .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.table .time, .table .word { white-space: nowrap; }
+.table td.text { min-width: 16em; max-width: 36em; white-space: pre-wrap; }
 .none { color: var(--muted); font-style: italic; }
 footer { margin-top: 3rem; padding-top: .8rem; border-top: 1px solid var(--line);
   color: var(--muted); font-size: .82rem; }
@@ -477,7 +499,6 @@ def render(
         >>> "<h1>A &amp; B</h1>" in page, "&lt;b&gt;" in page, "<b>" in page
         (True, True, False)
     """
-    rules: list[str] = []
     blocks = []
     for number, section in enumerate(parts, start=1):
         css_id = f"s{number}"
@@ -487,9 +508,7 @@ def render(
         if section.figure is not None:
             inner.append(_figure_html(section.figure, section.heading))
         if section.table is not None:
-            table, found = table_html(section.table, tz=tz, css_id=css_id)
-            inner.append(table)
-            rules += found
+            inner.append(table_html(section.table, tz=tz))
         blocks.append(f"<section id='{css_id}'>\n" + "\n".join(inner) + "\n</section>")
     facts_html = "".join(
         f"<dt>{html.escape(label)}</dt><dd>{html.escape(text)}</dd>" for label, text in header
@@ -498,7 +517,6 @@ def render(
         f"<a href='#s{number}'>{html.escape(section.heading)}</a>"
         for number, section in enumerate(parts, start=1)
     )
-    style = _CSS + "".join(f"{rule}\n" for rule in rules)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -508,7 +526,7 @@ def render(
 <meta name="referrer" content="no-referrer">
 <meta name="generator" content="socialframe {__version__}">
 <title>{html.escape(title)}</title>
-<style>{style}</style>
+<style>{_CSS}</style>
 </head>
 <body>
 <main>

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Final, Literal
 import numpy as np
 import pandas as pd
 
+from . import _time
 from ._export import check_place, replace_atomically
 from ._version import __version__
 
@@ -128,11 +129,10 @@ def _comment_activity(comments: pd.DataFrame, tz: str) -> Section:
     if times.empty:
         return Section("Activity", caption="No comment has a time: nothing to chart.")
     freq = _activity_freq(times)
-    word = {"1h": "hour", "1D": "day", "1W": "week", "1ME": "month"}[freq]
     return Section(
         "Activity",
         figure=png(lambda ax: comments.social.plot_activity(freq, tz=tz, ax=ax)),
-        caption=f"Comments per {word} ({tz}), stacked by author type.",
+        caption=f"Comments per {_time.period_word(freq)} ({tz}), stacked by author type.",
     )
 
 

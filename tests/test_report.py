@@ -32,7 +32,7 @@ from test_accessor import DAY, POST, T0, _permalink
 from test_browser import INSTALL, _chromium
 
 import socialframe as sf
-from socialframe import _report
+from socialframe import _report, _time
 from socialframe._report import Section, write_report
 from socialframe.sandbox import EXAMPLE_POSTS
 
@@ -277,6 +277,26 @@ def test_a_lone_surrogate_becomes_a_replacement_character(
     assert page.h1 == "half \ufffd, whole \U0001f600"
 
 
+@pytest.mark.parametrize(
+    ("days", "freq", "word"),
+    [(0, "1h", "hour"), (3, "1h", "hour"), (4, "1D", "day"), (180, "1D", "day")]
+    + [(181, "1W", "week"), (1095, "1W", "week"), (1096, "1ME", "month")],
+)
+def test_activity_bars_have_a_readable_width(days: int, freq: str, word: str) -> None:
+    times = pd.Series(pd.to_datetime(["2025-01-01", "2025-01-01"], utc=True))
+    times.iloc[1] += pd.Timedelta(days=days)
+    assert _report._activity_freq(times) == freq
+    assert _time.period_word(freq) == word
+
+
+def test_long_text_is_cut_newlines_kept(hostile: pd.DataFrame, tmp_path: Path) -> None:
+    frame = hostile.copy()
+    frame.loc[0, "text"] = "line one\n" + "x" * 600
+    page = read(frame.social.report(tmp_path / "r.html"))
+    cell = body(page, "Busiest threads")[0][2]
+    assert cell == "line one\n" + "x" * (500 - 10) + "…" and len(cell) == 500
+
+
 def test_missing_times_and_authors(hostile: pd.DataFrame, tmp_path: Path) -> None:
     frame = hostile.copy()
     frame.loc[1, "created_at"] = pd.NaT  # Zoë's top-level comment
@@ -351,6 +371,7 @@ def test_a_sandbox_post(comments_2345: pd.DataFrame, tmp_path: Path) -> None:
     assert [int(row[3]) for row in body(page, "Busiest threads")] == per_thread.head(10).tolist()
     orgs = comments.loc[comments["author_type"] == "organization", "author_id"].nunique()
     assert page.captions["Organisations"] == f"The 10 of {orgs} organisations, by comments."
+    assert page.captions["Activity"] == "Comments per day (Asia/Tokyo), stacked by author type."
     [chart] = page.images["Activity"]
     assert png_size(chart)[0] == 1440
 

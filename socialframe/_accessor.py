@@ -1016,3 +1016,50 @@ class SocialAccessor:
             ['post_urn', 'comment_id', 'parent_comment_id']
         """
         return export.to_csv(self._frame, path, excel=excel)
+
+    def report(self, path: str | Path, *, title: str | None = None, tz: str = "UTC") -> Path:
+        """Write a shareable report: one static HTML file of charts and tables, to e-mail.
+
+        A comments frame gets its activity chart, top authors, organisations and
+        busiest threads; an ads frame its advertisers, run timeline and platforms
+        (and ads per query when it holds several). A header says what the frame
+        holds: rows, posts or queries, the time span, when it was made. The file
+        stands alone: charts are embedded PNG images, the CSS is inline, and a
+        Content-Security-Policy lets it load nothing (no script, font or style
+        sheet from anywhere). Comment texts and names are escaped, never run.
+        The page is rendered whole before anything is written, then written
+        atomically: an error leaves no file (and an old report as it was).
+
+        Args:
+            path: The file to write; its name must end in ``.html`` (or ``.htm``).
+            title: The page's title; ``"Comments report"`` / ``"Ads report"`` when
+                omitted.
+            tz: The time zone times and activity periods are shown in.
+
+        Returns:
+            The path written.
+
+        Raises:
+            AttributeError: neither a comments nor an ads frame.
+            ValueError: ``path`` is a folder, is not ``.html``, is in a folder that
+                does not exist or cannot be written; ``tz`` is no time zone.
+            OSError: the file could not be written.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from socialframe.sandbox import example_comments
+            >>> folder = pathlib.Path(tempfile.mkdtemp())
+            >>> path = example_comments().social.report(folder / "comments.html", tz="Asia/Tokyo")
+            >>> page = path.read_text(encoding="utf-8")
+            >>> "<h1>Comments report</h1>" in page, page.count("data:image/png;base64,")
+            (True, 1)
+        """
+        from ._report import write_report
+
+        if self.kind is None:
+            missing = [c for c in COMMENT_CORE if c not in self._frame.columns]
+            raise AttributeError(
+                "df.social.report() works on a comments frame (from post_comments) or an"
+                f" ads frame (from search_ads); this frame lacks the comment columns {missing}"
+            )
+        return write_report(self._frame, path, kind=self.kind, title=title, tz=tz)

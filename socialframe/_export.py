@@ -12,7 +12,7 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -149,6 +149,24 @@ def check_target(path: str | Path | None, *, protect: Iterable[str | Path] = ())
             f"writing {target.name} needs an Excel writer: pip install openpyxl"
             " (or write .csv, which Excel opens)"
         )
+    check_place(target)
+    real = target.resolve()
+    for kept in protect:
+        kept = Path(kept).resolve()
+        if real in (kept, Path(f"{kept}-wal"), Path(f"{kept}-shm"), Path(f"{kept}-journal")):
+            raise ValueError(f"cannot write {target}: it is the cache file {kept}")
+    return target
+
+
+def check_place(target: Path) -> None:
+    """Check that ``target`` can be written: its folder exists, it is no folder, we may write.
+
+    Shared by every writer of files (exports, the HTML report), before any work.
+
+    Raises:
+        ValueError: there is no such folder, ``target`` is a folder, or there is
+            no permission to write it.
+    """
     folder = target.parent
     if not folder.is_dir():
         raise ValueError(f"cannot write {target}: there is no folder {folder}")
@@ -157,12 +175,6 @@ def check_target(path: str | Path | None, *, protect: Iterable[str | Path] = ())
     writable = os.access(target, os.W_OK) if target.exists() else os.access(folder, os.W_OK)
     if not writable:
         raise ValueError(f"cannot write {target}: no permission to write there")
-    real = target.resolve()
-    for kept in protect:
-        kept = Path(kept).resolve()
-        if real in (kept, Path(f"{kept}-wal"), Path(f"{kept}-shm"), Path(f"{kept}-journal")):
-            raise ValueError(f"cannot write {target}: it is the cache file {kept}")
-    return target
 
 
 def _installed(*modules: str) -> str | None:
@@ -212,27 +224,41 @@ def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> 
             raise OSError("standard output is closed: nothing could be written")
         _to_stream(df, sys.stdout.buffer, excel=excel)
         return None
-    # Into a file beside it, moved into place once whole: a full disk or a failure
-    # half-way leaves the file as it was (never a fragment that looks complete). A
-    # link is followed (the file it names is replaced); a file with other hard links,
-    # or in a folder that cannot be written, is written in place.
+    replace_atomically(target, lambda into: _to_file(df, into, excel=excel))
+    return target
+
+
+def replace_atomically(target: Path, fill: Callable[[Path], object]) -> None:
+    """Write ``target`` through ``fill(path)``: into a file beside it, moved into place once whole.
+
+    A full disk or a failure half-way leaves the file as it was (never a fragment
+    that looks complete) and no temporary file behind. A link is followed (the
+    file it names is replaced, keeping its mode); a file with other hard links,
+    or in a folder that cannot be written, is written in place.
+
+    Args:
+        target: The file to write (checked beforehand by :func:`check_place`).
+        fill: Writes the whole content to the path it is given.
+
+    Raises:
+        OSError: the file could not be written; whatever ``fill`` raises.
+    """
     real = Path(os.path.realpath(target))
     old = real.stat() if real.exists() else None
     if (old is not None and old.st_nlink > 1) or not os.access(real.parent, os.W_OK):
-        _to_file(df, real, excel=excel)
-        return target
+        fill(real)
+        return
     handle, name = tempfile.mkstemp(prefix=".sf-", suffix=real.suffix, dir=real.parent)
     os.close(handle)
     partial = Path(name)
     try:
-        _to_file(df, partial, excel=excel)
+        fill(partial)
         os.chmod(partial, stat.S_IMODE(old.st_mode) if old is not None else _new_file_mode())
         os.replace(partial, real)
     except BaseException:
         with contextlib.suppress(OSError):
             partial.unlink()
         raise
-    return target
 
 
 def _new_file_mode() -> int:

@@ -175,13 +175,94 @@ def _threads(comments: pd.DataFrame, tz: str) -> Section:
     )
 
 
+def _per_post(comments: pd.DataFrame, tz: str) -> Section | None:
+    if comments.empty:
+        return None
+    table = comments.social.summary(tz=tz).rename(
+        columns={
+            "organization_share": "org share",
+            "first_comment_at": "first",
+            "last_comment_at": "last",
+            "busiest_hour": "busiest hour",
+            "median_first_reply": "median first reply",
+        }
+    )
+    return Section(
+        "Per post",
+        table=table.head(TOP * 2),
+        caption=f"Busiest hour in {tz}; median first reply: from a comment to its first reply.",
+    )
+
+
+def _terms(comments: pd.DataFrame, tz: str) -> Section | None:
+    kinds = {"Words": "word", "Hashtags": "hashtag", "Domains": "domain", "Emoji": "emoji"}
+    found = {label: comments.social.terms(kind, top=TOP) for label, kind in kinds.items()}
+    found = {label: table for label, table in found.items() if not table.empty}
+    if not found:
+        return None
+    width = max(len(table) for table in found.values())
+    columns = {}
+    for label, table in found.items():
+        padding = [None] * (width - len(table))
+        columns[label.lower()] = pd.array(table["term"].tolist() + padding, dtype="string")
+        columns[f"{label.lower()} count"] = pd.array(table["count"].tolist() + padding, "Int64")
+    return Section(
+        "What comments say",
+        table=pd.DataFrame(columns),
+        caption="Most used terms, case-folded; common words of English, German, French and"
+        " Spanish left out; links counted by domain.",
+    )
+
+
+def _response_times(comments: pd.DataFrame, tz: str) -> Section | None:
+    table = comments.social.response_times(per="post")
+    if table.empty or not (table["replies"] > 0).any():
+        return None
+    return Section(
+        "Response times",
+        table=table.head(TOP * 2),
+        caption="Time from a top-level comment to each of its replies, quantiles per post.",
+    )
+
+
+def _overlap(comments: pd.DataFrame, tz: str) -> Section | None:
+    if comments["post_urn"].nunique() < 2:
+        return None
+    n = int(comments["post_urn"].nunique())
+    side = min(12.0, 3.0 + 0.6 * n)
+    return Section(
+        "Shared commenters",
+        figure=png(lambda ax: comments.social.plot_overlap(ax=ax), size=(side + 1.5, side)),
+        caption="Distinct commenters each pair of posts shares; the diagonal: each post's own.",
+    )
+
+
+def _regulars(comments: pd.DataFrame, tz: str) -> Section | None:
+    if comments["post_urn"].nunique() < 2:
+        return None
+    found = comments.social.overlap()
+    if found.empty:
+        return Section("Authors on several posts", caption="No author commented on two posts.")
+    columns = ["author_name", "author_type", "posts", "comments"]
+    return Section(
+        "Authors on several posts",
+        table=found.head(TOP)[columns],
+        caption=_most(TOP, len(found), "author", "authors", by="posts"),
+    )
+
+
 #: The sections of a comments report, in order. A new one is one more entry, e.g.
 #: ``lambda df, tz: Section("Per post", table=df.social.summary(tz=tz)),``
 COMMENT_SECTIONS: Final[tuple[Build, ...]] = (
     _comment_activity,
+    _per_post,
     _top_authors,
     _organizations,
+    _terms,
     _threads,
+    _response_times,
+    _overlap,
+    _regulars,
 )
 
 
@@ -240,12 +321,57 @@ def _platforms(ads: pd.DataFrame, tz: str) -> Section:
     )
 
 
+def _campaigns(ads: pd.DataFrame, tz: str) -> Section | None:
+    found = ads.social.campaigns()
+    if found.empty:
+        return None
+    columns = ["page_name", "variants", "active", "first_start", "last_end"]
+    columns += ["display_formats", "body_text"]
+    shown = found.head(15)[columns].rename(
+        columns={"display_formats": "formats", "body_text": "text"}
+    )
+    return Section(
+        "Campaigns",
+        table=shown,
+        caption=_most(15, len(found), "campaign", "campaigns", by="variants")
+        + " A campaign: the service's group of near-identical ads (collation_id).",
+    )
+
+
+def _share_of_voice(ads: pd.DataFrame, tz: str) -> Section | None:
+    if ads["start_date"].isna().all():
+        return None
+    return Section(
+        "Share of voice",
+        figure=png(lambda ax: ads.social.plot_share_of_voice(tz=tz, ax=ax), size=(10.0, 4.5)),
+        caption=f"Share of the running ads per week ({tz}), the top 8 advertisers and the rest.",
+    )
+
+
+def _spend(ads: pd.DataFrame, tz: str) -> Section | None:
+    found = ads.social.spend()
+    bounds = ["spend_lower", "spend_upper", "impressions_lower", "impressions_upper"]
+    reported = found.dropna(subset=bounds, how="all")
+    if reported.empty:
+        return None
+    return Section(
+        "Spend and impressions",
+        table=reported.head(15),
+        caption=_most(15, len(reported), "ad", "ads", by="the order of the frame")
+        + " Only ads the service reports a spend or impressions range for; a blank bound:"
+        " open-ended.",
+    )
+
+
 #: The sections of an ads report, in order (see :data:`COMMENT_SECTIONS`).
 AD_SECTIONS: Final[tuple[Build, ...]] = (
     _queries,
     _advertisers,
+    _campaigns,
+    _share_of_voice,
     _timeline,
     _platforms,
+    _spend,
 )
 
 
@@ -263,8 +389,11 @@ def sections(frame: pd.DataFrame, kind: Kind, *, tz: str = "UTC") -> list[Sectio
 
     Example:
         >>> from socialframe.sandbox import example_comments
-        >>> [s.heading for s in sections(example_comments(), "comments")]
-        ['Activity', 'Top authors', 'Organisations', 'Busiest threads']
+        >>> headings = [s.heading for s in sections(example_comments(), "comments")]
+        >>> headings[:4]
+        ['Activity', 'Per post', 'Top authors', 'Organisations']
+        >>> headings[4:]
+        ['What comments say', 'Busiest threads', 'Response times']
     """
     builders = COMMENT_SECTIONS if kind == "comments" else AD_SECTIONS
     built = (build(frame, tz) for build in builders)
@@ -352,12 +481,34 @@ def _text(value: object) -> str:
         return ""
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
+    if isinstance(value, pd.Timedelta | np.timedelta64):
+        return _duration(pd.Timedelta(value))
     if isinstance(value, numbers.Integral):
         return f"{int(value):,}"
     if isinstance(value, numbers.Real):
         return f"{float(value):,.2f}"
     text = str(value)
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
+def _duration(value: pd.Timedelta) -> str:
+    """``"1d 19h"``, ``"4h 13m"``, ``"35m 10s"``, ``"12s"``: the two largest units, rounded down.
+
+    Example:
+        >>> _duration(pd.Timedelta("1 days 19:13:32.694"))
+        '1d 19h'
+        >>> [_duration(pd.Timedelta(t)) for t in ("04:13:06.6", "00:35:10", "12.9s", "-3min")]
+        ['4h 13m', '35m 10s', '12s', '-3m 0s']
+    """
+    seconds = int(abs(value).total_seconds())
+    sign = "-" if value < pd.Timedelta(0) else ""
+    parts = [(seconds // 86_400, "d"), (seconds // 3600 % 24, "h"), (seconds // 60 % 60, "m")]
+    parts.append((seconds % 60, "s"))
+    while len(parts) > 2 and parts[0][0] == 0:
+        parts.pop(0)
+    if parts[0][0] == 0 and len(parts) == 2:
+        parts.pop(0)
+    return sign + " ".join(f"{n}{unit}" for n, unit in parts[:2])
 
 
 def _cells(column: pd.Series, tz: str) -> list[str]:
@@ -372,6 +523,8 @@ def _look(column: pd.Series, cells: Sequence[str]) -> str:
     text: no wrap), ``text`` (long text: wide, wrapped, newlines kept)."""
     dtype = column.dtype
     if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        return "num"
+    if pd.api.types.is_timedelta64_dtype(dtype):
         return "num"
     if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
         return "time"
@@ -465,11 +618,12 @@ figure img { display: block; max-width: 100%; height: auto; }
 .table table { border-collapse: collapse; width: 100%; font-size: .86rem; }
 .table th, .table td { padding: .45rem .7rem; text-align: left; vertical-align: top;
   border-bottom: 1px solid var(--line); overflow-wrap: break-word; }
-.table thead th { background: var(--soft); font-weight: 600; white-space: nowrap; }
+.table thead th { background: var(--soft); font-weight: 600; }
 .table tbody tr:nth-child(even) { background: #fbfcfd; }
 .table tbody tr:last-child td { border-bottom: 0; }
 .table .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .table .time, .table .word { white-space: nowrap; }
+.table thead th.num, .table thead th.time, .table thead th.word { white-space: normal; }
 .table td.text { min-width: 16em; max-width: 36em; white-space: pre-wrap; }
 .none { color: var(--muted); font-style: italic; }
 footer { margin-top: 3rem; padding-top: .8rem; border-top: 1px solid var(--line);

@@ -215,7 +215,28 @@ def test_hostile_text_comes_back_as_the_same_text(hostile: pd.DataFrame, tmp_pat
     assert path == tmp_path / "r.html"
     page = read(path)
     assert page.title == TITLE and page.h1 == TITLE
-    assert page.headings == ["Activity", "Top authors", "Organisations", "Busiest threads"]
+    assert page.headings == [
+        "Activity",
+        "Per post",
+        "Top authors",
+        "Organisations",
+        "What comments say",
+        "Busiest threads",
+        "Response times",
+    ]
+    urn = f"urn:li:activity:{POST}"
+    # 5 comments, one by Acme; Berlin hours 2, 3, 1, 2, 1: the earliest of the two busiest
+    assert body(page, "Per post") == [
+        [urn, "5", "1", "3", "0.20", "2026-01-01 02:00", "2026-01-03 01:00", "1"]
+        + ["1d 0h"]
+    ]
+    assert body(page, "Response times") == [[urn, "1", "1"] + ["1d 0h"] * 5]
+    said = page.tables["What comments say"]
+    assert said[0] == ["words", "words count", "domains", "domains count"] + [
+        "emoji",
+        "emoji count",
+    ]
+    assert said[1] == ["alert", "3", "example.com", "2", "👋🏽", "1"]
     generated = page.facts.pop("Generated")
     assert generated.endswith(" (Europe/Berlin)")
     stamp = pd.Timestamp(generated.removesuffix(" (Europe/Berlin)"), tz="Europe/Berlin")
@@ -261,7 +282,10 @@ def test_an_ads_report_escapes_advertisers_and_queries(tmp_path: Path) -> None:
     ads["query"] = pd.array(["<b>shoes</b> 東京 👟"] * 3, dtype="string")
     page = read(ads.social.report(tmp_path / "ads.html"))
     assert page.h1 == "Ads report"
-    assert page.headings == ["Advertisers", "Run timeline", "Platforms"]
+    assert page.headings[:2] == ["Advertisers", "Campaigns"]
+    assert page.headings[2:5] == ["Share of voice", "Run timeline", "Platforms"]
+    campaigns = body(page, "Campaigns")
+    assert 1 <= len(campaigns) <= 3 and {row[0] for row in campaigns} <= set(names)
     assert page.facts["Queries"] == "1: <b>shoes</b> 東京 👟"
     assert page.facts["Advertisers"] == "3"
     assert sorted(row[0] for row in body(page, "Advertisers")) == sorted(names)
@@ -404,7 +428,19 @@ def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
 
     ads = client.search_ads(["running shoes", "for kids"], max_ads=30)
     page = read(ads.social.report(tmp_path / "queries.html"))
-    assert page.headings == ["Queries", "Advertisers", "Run timeline", "Platforms"]
+    assert page.headings == [
+        "Queries",
+        "Advertisers",
+        "Campaigns",
+        "Share of voice",
+        "Run timeline",
+        "Platforms",
+        "Spend and impressions",
+    ]
+    campaigns = ads.social.campaigns()
+    assert [int(row[1]) for row in body(page, "Campaigns")] == campaigns["variants"].head(
+        15
+    ).tolist()
     assert page.facts["Queries"] == "2: running shoes, for kids"
     expected = []
     for query in ("running shoes", "for kids"):
@@ -432,7 +468,7 @@ def test_a_new_section_is_one_entry(
     assert page.headings[-1] == "Texts" and page.captions["Texts"] == "<two>"
     assert body(page, "Texts") == [[TEXT_1], [TEXT_2]]
     links = [a["href"] for tag, a in page.tags if tag == "a"]
-    assert links == ["#s1", "#s2", "#s3", "#s4", "#s5"]
+    assert links == [f"#s{n}" for n in range(1, 9)]  # the seven sections, then "Texts"
 
 
 # -- the file ---------------------------------------------------------------------------------------
@@ -555,7 +591,7 @@ def test_reports_in_a_real_browser(
             client.search_ads(["running shoes", "for kids"], max_ads=30).social.report(
                 tmp_path / "a.html"
             ),
-            2,
+            3,  # share of voice, run timeline, platforms
         ),
     }
     for name, (path, pictures) in reports.items():
@@ -574,9 +610,9 @@ def test_reports_in_a_real_browser(
                 assert scroll <= client_width, (name, width)
                 if name == "report-hostile":
                     assert page.title() == TITLE
-                    cells = page.locator("#s4 tbody tr").first.locator("td")
+                    cells = page.locator("#s6 tbody tr").first.locator("td")
                     assert cells.nth(2).inner_text() == TEXT_1
-                    author = page.locator("#s2 tbody tr").first.locator("td").first
+                    author = page.locator("#s3 tbody tr").first.locator("td").first
                     assert author.inner_text() == ZOE["name"]
                 page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
                 assert visit.console == [] and visit.failed == [] and visit.dialogs == []

@@ -425,6 +425,12 @@ def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
     assert page.facts["Comments"].startswith(f"{82 + 50 + 51} (")
     threads = page.tables["Busiest threads"]
     assert threads[0][0] == "post_urn" and {row[0] for row in threads[1:]} <= set(urns)
+    assert page.headings[-2:] == ["Shared commenters", "Authors on several posts"]
+    assert len(page.images["Shared commenters"]) == 1
+    assert [row[1] for row in body(page, "Per post")] == urns  # after the post as given
+    regulars = comments.social.overlap()
+    shown = body(page, "Authors on several posts")
+    assert [int(row[2]) for row in shown] == regulars["posts"].head(10).tolist()
 
     ads = client.search_ads(["running shoes", "for kids"], max_ads=30)
     page = read(ads.social.report(tmp_path / "queries.html"))

@@ -200,6 +200,9 @@ def _page_locks(backend: Any) -> Any:
     return _NO_LOCKS
 
 
+_MAX_KEYS = 100_000
+
+
 class Caller:
     """Makes the calls of one client. Not for direct use: see :class:`~socialframe.Client`."""
 
@@ -266,6 +269,9 @@ class Caller:
             for operation, base in settings.base_urls.items()
         }
         self.session.trust_env = False
+        #: The cache key of each page read by the fast path: computing one (requests'
+        #: URL preparation, requests-cache's normalisation) was a third of a warm read.
+        self._keys: dict[tuple[Any, ...], str] = {}
         self._auth_header = settings.auth_header.lower()
         ignored = getattr(getattr(self.session, "settings", None), "ignored_parameters", None)
         self._redacted = {str(name).lower() for name in ignored or ()}
@@ -358,19 +364,13 @@ class Caller:
         """
         if "Cache-Control" in self.session.headers or "Pragma" in self.session.headers:
             return None  # the caller asked the cache something: requests-cache answers
-        request = requests.PreparedRequest()
-        request.prepare_method("GET")
-        request.prepare_url(url, params)
-        request.prepare_headers({})
-        request.body = None
         import sqlite3  # with the cache, not at import
 
         backend: Any = self.session.cache  # type: ignore[attr-defined]
         try:
             verify = self._sending[operation]["verify"]
-            key = backend.create_key(
-                request, verify=self.session.verify if verify is None else verify
-            )
+            verify = self.session.verify if verify is None else verify
+            key = self._key(backend, url, params, verify)
             cached = backend.get_response(key)
         except (NetworkError, OSError, sqlite3.Error):
             return None  # the full path meets the same failure and reports it
@@ -386,6 +386,27 @@ class Caller:
             return None  # the full path drops it and fetches it again
         self.ledger.record("cached")
         return Fetched(body, _fetched_at(cached, self.clock), True)
+
+    def _key(self, backend: Any, url: str, params: Mapping[str, str], verify: Any) -> str:
+        """The requests-cache key of a GET of ``url`` with ``params`` (computed once)."""
+        try:
+            memo: tuple[Any, ...] | None = (url, tuple(sorted(params.items())), verify)
+            known = self._keys.get(memo)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable verify setting: compute it every time
+            memo = known = None
+        if known is not None:
+            return known
+        request = requests.PreparedRequest()
+        request.prepare_method("GET")
+        request.prepare_url(url, params)
+        request.prepare_headers({})
+        request.body = None
+        key = str(backend.create_key(request, verify=verify))
+        if memo is not None:
+            if len(self._keys) >= _MAX_KEYS:
+                self._keys.clear()  # bounded: a run of 100k pages costs the keys again
+            self._keys[memo] = key
+        return key
 
     def _vary_matches(self, cached: Any) -> bool:
         """Whether a stored page's ``Vary`` headers match this client's requests.

@@ -303,3 +303,34 @@ def test_cache_control_on_the_session_goes_to_requests_cache(
         c.post_comments(P82)
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (2, 0)  # as requests-cache says
     assert sandbox.charges == 4
+
+
+def test_a_remembered_key_is_requests_caches_and_follows_verify(
+    sandbox: Sandbox, cache_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path computes each page's key once; the remembered key is requests-cache's
+    own, and a changed ``session.verify`` (part of the key) is a different one."""
+    for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):  # the session's verify decides
+        monkeypatch.delenv(name, raising=False)
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        first = c.post_comments(P82)
+    with sandbox.client(cache=cache_path, progress=False, offline=True) as c:
+        read = fast_reads(c)
+        again = c.post_comments(P82)  # keys computed now
+        twice = c.post_comments(P82)  # and remembered
+        assert read == [True] * 4 and sandbox.charges == 2
+        pd.testing.assert_frame_equal(again, first)
+        pd.testing.assert_frame_equal(twice, first)
+        remembered = c._caller._keys
+        assert len(remembered) == 2
+        for (page_url, params, verify), key in remembered.items():
+            assert page_url == f"{sandbox.url}/get-profile-posts-comments" and verify is True
+            request = requests.Request("GET", page_url, params=dict(params)).prepare()
+            backend: Any = c.session.cache  # type: ignore[attr-defined]
+            assert key == backend.create_key(request, verify=True)  # what requests-cache uses
+            assert key != backend.create_key(request, verify=False)
+        c.session.verify = False  # part of the key: these pages were not stored under it
+        del read[:]
+        with pytest.raises(sf.NotCachedError):
+            c.post_comments(P82)
+        assert read == [False]

@@ -300,3 +300,75 @@ def test_raw_comment_bodies_edge_cases(raw: bytes) -> None:
     else:
         pd.testing.assert_frame_equal(from_raw[0], from_dict[0])
         assert from_raw[1] == from_dict[1]
+
+
+# -- permalinks: the one-match path reads what the general parser reads ---------------------------
+
+_PIECES = st.sampled_from(
+    [
+        "https://www.linkedin.com/feed/update/urn:li:activity:7384427202391592965",
+        "?",
+        "&",
+        "commentUrn=",
+        "replyUrn=",
+        "dashCommentUrn=",
+        "urn%3Ali%3Acomment%3A%28",
+        "urn:li:comment:(",
+        "activity",
+        "ugcPost",
+        "\u212a",  # the Kelvin sign: [A-Za-z] matches it only ignoring case
+        "%3A",
+        ":",
+        "%2C",
+        ",",
+        "%29",
+        ")",
+        "7384427202391592965",
+        "7411111960011936459",
+        "\u0663\u0661",  # Arabic-Indic digits: \\d matches them
+        "COMMENTURN=",
+        "x",
+    ]
+)
+_USUAL_LINK = (
+    "https://www.linkedin.com/feed/update/urn:li:activity:1?commentUrn=urn%3Ali%3Acomment"
+    "%3A%28activity%3A1%2C2%29&dashCommentUrn=urn%3Ali%3Afsd_comment%3A%282%2Curn%3Ali%3A"
+    "activity%3A1%29"
+)
+_REPLY = "&replyUrn=urn%3Ali%3Acomment%3A%28activity%3A1%2C3%29&dashReplyUrn=x"
+
+
+_QUERY = _USUAL_LINK.split("?")[1]
+# The usual spelling with anything around it: before its "?" (a path holding
+# "commentUrn=" or "replyUrn="), after it (a second replyUrn), or in its place.
+_LINKS = (
+    st.lists(_PIECES, max_size=14).map("".join)
+    | st.tuples(
+        st.lists(_PIECES.filter(lambda p: "?" not in p), max_size=4).map("".join),
+        st.sampled_from([_QUERY, _QUERY + _REPLY, _QUERY.replace("%3A", ":", 1)]),
+        st.lists(st.sampled_from([_REPLY, "&replyUrn=x", "replyUrn=", "&a=b"]), max_size=2),
+    ).map(lambda t: f"{t[0]}?{t[1]}{''.join(t[2])}")
+    | st.none()
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LINKS, max_size=6))
+def test_permalink_ids_in_one_match_equal_the_general_parser(links: list[str | None]) -> None:
+    from socialframe._frames.comments import _ids, ids_from_permalink
+
+    expected = [ids_from_permalink(link) for link in links]
+    posts, comments, parents = _ids(links)
+    assert posts == [i.post_urn for i in expected]
+    assert comments == [i.comment_id for i in expected]
+    assert parents == [i.parent_comment_id for i in expected]
+
+
+def test_permalink_ids_of_the_usual_spellings() -> None:
+    from socialframe._frames.comments import _ids
+
+    assert _ids([_USUAL_LINK, _USUAL_LINK + _REPLY, None]) == (
+        ["urn:li:activity:1", "urn:li:activity:1", None],
+        ["2", "3", None],
+        [None, "2", None],
+    )

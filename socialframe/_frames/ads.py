@@ -82,7 +82,12 @@ _snake = functools.lru_cache(maxsize=4096)(_snake_case)
 
 def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any], depth: int = 0) -> None:
     for path, value in zip(_paths(prefix, tuple(record)), record.values(), strict=True):
-        if (type(value) is dict or _is_mapping(value)) and value and depth < _FLAT_DEPTH:
+        kind = type(value)
+        if (
+            (kind is dict or (kind not in _PLAIN and isinstance(value, Mapping)))
+            and value
+            and depth < _FLAT_DEPTH
+        ):
             _flatten(value, f"{path}_", out, depth + 1)
         elif path not in out:
             out[path] = value
@@ -99,12 +104,8 @@ def _paths(prefix: str, keys: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple(f"{prefix}{_snake(str(key))}" for key in keys)
 
 
+# isinstance(value, Mapping) is an ABC check, slow; JSON gives these plain types
 _PLAIN: Final = frozenset({str, int, float, bool, list, type(None)})
-
-
-def _is_mapping(value: Any) -> bool:
-    # isinstance(value, Mapping) is an ABC check: slow, and JSON gives plain types
-    return type(value) not in _PLAIN and isinstance(value, Mapping)
 
 
 def _as_sent(name: str, values: list[Any]) -> Any:
@@ -152,6 +153,10 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     extras = {k: v for k, v in flat.items() if k not in _CONSUMED}
 
     def fit(column: str, raw: Any, parse: Any, *bounds: int) -> Any:
+        if raw is None:  # missing in every column, never unfit
+            return None
+        if type(raw) is str and parse is text:  # the usual case, as text() has it
+            return raw or None
         before = unfit.total
         value = parse(raw, unfit, column)
         if bounds:
@@ -263,7 +268,7 @@ def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
 
 def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
-    extras: list[dict[str, Any]] = []
+    extras: dict[str, list[Any]] = {}  # column by column, as the rows come
     meta: list[tuple[str | None, int]] = []
     counted: list[tuple[Page, int]] = []
     seen: set[str] = set()
@@ -280,11 +285,20 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
                     continue
                 seen.add(ad_id)
             row, extra = _ad_row(ad, unfit)
+            at = len(rows)
             rows.append(row)
-            extras.append(extra)
+            for name, value in extra.items():
+                column = extras.get(name)
+                if column is None:
+                    extras[name] = column = [None] * at
+                elif len(column) < at:
+                    column.extend([None] * (at - len(column)))
+                column.append(value)
             meta.append((query, page.page))
             n += 1
         counted.append((page, n))
+    for column in extras.values():
+        column.extend([None] * (len(rows) - len(column)))
     columns: dict[str, Any] = {name: [row[name] for row in rows] for name in _ROW_FIELDS}
     columns["start_date"] = times(columns["start_date"], "s")
     columns["end_date"] = times(columns["end_date"], "s")
@@ -295,14 +309,13 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
     columns["result_page"] = [p for _, p in meta]
     columns["fetched_at"] = fetch_times(counted)
     frame = typed_frame(columns, AD_COLUMNS, AD_DTYPES)
-    names = sorted({k for extra in extras for k in extra})
-    if names:
+    if extras:
         taken = set(AD_COLUMNS)
         added = {
             (f"raw_{name}" if name in taken else name): (extra_array if typed else _as_sent)(
-                name, [extra.get(name) for extra in extras]
+                name, extras[name]
             )
-            for name in names
+            for name in sorted(extras)
         }
         frame = pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1)
     unfit.warn("ads")

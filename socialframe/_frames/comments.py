@@ -121,9 +121,9 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     # Column by column: list comprehensions over plain lists are the fast path here.
     unfit = Unfit()
     permalinks = [text(link, unfit, "permalink") for link in raw["permalink"]]
-    ids = [ids_from_permalink(link) for link in permalinks]
+    post_urns, comment_ids, parent_ids = _ids(permalinks)
     created = [
-        _created_ms(ms, i.comment_id, unfit) for ms, i in zip(raw["createdAt"], ids, strict=True)
+        _created_ms(ms, i, unfit) for ms, i in zip(raw["createdAt"], comment_ids, strict=True)
     ]
     authors, rows = _authors(raw["author"])
     for author, n in zip(authors, np.bincount(rows, minlength=len(authors)).tolist(), strict=True):
@@ -131,10 +131,10 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
             unfit.counts[column] += n
             unfit.total += n
     columns: dict[str, Any] = {
-        "post_urn": [i.post_urn or fb for i, fb in zip(ids, fallbacks, strict=True)],
-        "comment_id": [i.comment_id for i in ids],
-        "parent_comment_id": [i.parent_comment_id for i in ids],
-        "is_reply": [i.parent_comment_id is not None for i in ids],
+        "post_urn": [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)],
+        "comment_id": comment_ids,
+        "parent_comment_id": parent_ids,
+        "is_reply": [p is not None for p in parent_ids],
         "created_at": times(created, "ms"),
         "text": [t if type(t) is str else text(t, unfit, "text") for t in raw["text"]],
         "is_pinned": [flag(v, unfit, "is_pinned") for v in raw["isPinned"]],
@@ -164,6 +164,58 @@ def _decode(content: Raw) -> Any:
     except DECODE_ERRORS:
         return None
     return None if body.success is False else body
+
+
+# The usual spelling of a permalink, whole: one match instead of two searches and two
+# matches. Its groups: the post's urn type and id, the comment id, where "replyUrn="
+# starts and the reply's id.
+_USUAL = re.compile(
+    r"[^?]*\?commentUrn=urn%3Ali%3Acomment%3A%28([A-Za-z]+)%3A(\d+)%2C(\d+)%29"
+    r"(?:&dashCommentUrn=[^&]*)?"
+    r"(?:&(replyUrn=)urn%3Ali%3Acomment%3A%28[A-Za-z]+%3A\d+%2C(\d+)%29)?"
+)
+_COMMENT_AT: Final = len("commentUrn=urn%3Ali%3Acomment%3A%28")
+
+
+def _ids(permalinks: list[str | None]) -> tuple[list[Any], list[Any], list[Any]]:
+    """:func:`ids_from_permalink` of each, as three columns (post urn, id, parent id).
+
+    Permalinks of the usual spelling take one regex match; the answer is the same
+    as :func:`ids_from_permalink`'s (it reads the first ``commentUrn=`` and the
+    first ``replyUrn=``, so the match counts only where those are the ones it
+    matched); any other goes to it.
+    """
+    posts: list[Any] = []
+    comments: list[Any] = []
+    parents: list[Any] = []
+    urns: dict[tuple[str, str], str] = {}  # one string per post, not one per comment
+    match = _USUAL.match
+    for link in permalinks:
+        found = match(link) if link else None
+        if (
+            link is not None
+            and found is not None
+            and link.find("commentUrn=") == found.start(1) - _COMMENT_AT
+        ):
+            kind, post, comment, reply_at, reply = found.groups()
+            first_reply = link.find("replyUrn=")
+            if first_reply == (-1 if reply_at is None else found.start(4)):
+                urn = urns.get((kind, post))
+                if urn is None:
+                    urn = urns[kind, post] = f"urn:li:{kind}:{post}"
+                posts.append(urn)
+                if reply is None:
+                    comments.append(comment)
+                    parents.append(None)
+                else:
+                    comments.append(reply)
+                    parents.append(comment)
+                continue
+        ids = ids_from_permalink(link)
+        posts.append(ids.post_urn)
+        comments.append(ids.comment_id)
+        parents.append(ids.parent_comment_id)
+    return posts, comments, parents
 
 
 def ids_from_permalink(permalink: str | None) -> Ids:

@@ -250,10 +250,7 @@ def _epoch_us(at: datetime | None) -> int | None:
 
 def objects(values: list[Any]) -> np.ndarray[Any, Any]:
     """An object array holding each value as is (lists stay lists, never a 2-D array)."""
-    out = np.empty(len(values), dtype=object)
-    for i, value in enumerate(values):
-        out[i] = value
-    return out
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 class Coded(NamedTuple):
@@ -338,21 +335,21 @@ def _without_lone_surrogates(value: str) -> str:
 
 def extra_array(name: str, values: list[Any]) -> Any:
     """Type an extra column from its values; anything that does not fit stays as sent."""
-    present = [v for v in values if v is not None]
-    kinds = {type(v) for v in present}
-    if not present:
+    kinds = set(map(type, values))
+    kinds.discard(type(None))
+    if not kinds:
         return objects(values)
     if is_id(name):  # ids are text, whatever type they came in
-        if kinds <= {str, int} and all(isinstance(v, str) or _printable(v) for v in present):
-            return pd.array([None if v is None else str(v) for v in values], dtype=STRING)
+        if kinds <= {str, int} and all(type(v) is not int or _printable(v) for v in values):
+            return strings([None if v is None else str(v) for v in values])
         return objects(values)
     if kinds == {bool}:
         return pd.array(values, dtype=BOOLEAN)
     if kinds == {str}:
-        return pd.array(values, dtype=STRING)
-    if kinds == {int} and all(-(2**63) <= v < 2**63 for v in present):
+        return strings(values)
+    if kinds == {int} and all(v is None or -(2**63) <= v < 2**63 for v in values):
         return pd.array(values, dtype=INT)
-    if kinds <= {int, float} and all(isinstance(v, float) or abs(v) <= 2**53 for v in present):
+    if kinds <= {int, float} and all(type(v) is not int or abs(v) <= 2**53 for v in values):
         return pd.array(values, dtype=FLOAT)  # exact: no int beyond 2**53
     return objects(values)
 

@@ -199,7 +199,7 @@ def check_ad_research(nb: Any, cwd: Path) -> None:
         assert header.startswith("ad_archive_id,")
         report = exports / "running-shoes.html"
         shown = _text(_cell(nb, "ads.social.report(")).splitlines()
-        assert shown == [str(report), f"{report.stat().st_size:,} bytes"]
+        assert shown[:2] == [str(report), f"{report.stat().st_size:,} bytes"]
         page = report.read_text(encoding="utf-8")
         assert "<h1>Ads for &quot;running shoes&quot; (US)</h1>" in page  # the title escaped
         headings = re.findall(r"<h2>(.*?)</h2>", page)

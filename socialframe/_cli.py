@@ -294,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="fetch comments and ads from the embedded sandbox")
     demo.add_argument(
-        "--out", type=Path, default=Path("socialframe-demo"), help="folder of the chart"
+        "--out", type=Path, default=Path("socialframe-demo"), help="folder of the charts"
     )
     demo.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
     serve = commands.add_parser("sandbox", help="serve the sandbox for other tools")

@@ -1,6 +1,8 @@
-"""The main job: the sandbox, one post's comments, one ad search, the ledger, a chart.
+"""The main job: the sandbox, six posts' comments, one ad search, the ledger, three charts.
 
 Run it twice: the second run is answered from the on-disk cache and pays nothing.
+The charts of the README (``docs/``) are this demo's: ``python -m socialframe demo
+--out docs`` redraws them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from ._client import Client
 from .sandbox import EXAMPLE_POSTS, Sandbox
 
 DEMO_POST = EXAMPLE_POSTS[2345]
+DEMO_POSTS = list(EXAMPLE_POSTS.values())  # DEMO_POST among them
 DEMO_QUERY = "running shoes"
+CHARTS = ("comment-activity.png", "comment-overlap.png", "share-of-voice.png")
 
 
 def _summary_comments(df: pd.DataFrame) -> str:
@@ -24,12 +28,28 @@ def _summary_comments(df: pd.DataFrame) -> str:
         [
             f"  {len(df):,} comments ({int(df['is_reply'].sum()):,} replies) on"
             f" {df['post_urn'].iloc[0]}, {span} UTC",
-            f"  authors: {df['author_name'].nunique():,} distinct; {kinds.get('person', 0):,}"
+            f"  authors: {len(df.social.authors()):,} distinct; {kinds.get('person', 0):,}"
             f" comments by people, {kinds.get('organization', 0):,} by organisations",
             "  most active: " + ", ".join(f"{name} ({n})" for name, n in top.items()),
             f"  fetched at {df['fetched_at'].min():%Y-%m-%d %H:%M:%S} UTC",
         ]
     )
+
+
+def _summary_posts(df: pd.DataFrame) -> str:
+    posts = df["post_urn"].nunique()
+    regulars = df.social.overlap(min_posts=2)
+    lines = [
+        f"  {len(df):,} comments on {posts} of the {len(DEMO_POSTS)} posts"
+        f" ({len(DEMO_POSTS) - posts} without comments)",
+        f"  {len(regulars)} authors commented on 2 or more of them",
+    ]
+    if len(regulars):
+        first = regulars.iloc[0]
+        lines[-1] += (
+            f"; most: {first['author_name']} ({first['posts']} posts, {first['comments']} comments)"
+        )
+    return "\n".join(lines)
 
 
 def _summary_ads(df: pd.DataFrame) -> str:
@@ -42,8 +62,21 @@ def _summary_ads(df: pd.DataFrame) -> str:
             f"  biggest advertiser: {pages['page_name'].iloc[0]} ({pages['ads'].iloc[0]} ads)",
             "  formats: " + ", ".join(f"{k} {v}" for k, v in formats.items()),
             f"  started {df['start_date'].min():%Y-%m-%d} .. {df['start_date'].max():%Y-%m-%d}",
+            _summary_voice(df),
         ]
     )
+
+
+def _summary_voice(df: pd.DataFrame) -> str:
+    shares = df.social.share_of_voice("ME", top=3, share=True)
+    if shares.empty:
+        return "  share of voice: no ad with a start date"
+    month, last = shares.index[-1], shares.iloc[-1]
+    named = last.drop("other", errors="ignore").sort_values(ascending=False, kind="stable")
+    parts = ", ".join(f"{name} {share:.0%}" for name, share in named.items())
+    if "other" in last:
+        parts += f", other {last['other']:.0%}"
+    return f"  share of the ads running in {month:%Y-%m}: {parts}"
 
 
 def run(out: Path, *, cache: object = True) -> dict[str, object]:
@@ -56,26 +89,35 @@ def run(out: Path, *, cache: object = True) -> dict[str, object]:
     with Sandbox(seed=0) as sandbox:
         client: Client
         with sandbox.client(cache=cache) as client:
-            comments = client.post_comments(DEMO_POST)
+            everything = client.post_comments(DEMO_POSTS)
+            comments = everything[everything["post"] == DEMO_POST]
             ads = client.search_ads(DEMO_QUERY, max_ads=60)
             print(f"socialframe demo against the embedded sandbox at {sandbox.url}\n")
             print(f"post_comments({DEMO_POST!r}):")
             print(_summary_comments(comments))
+            print(f"\nthe {len(DEMO_POSTS)} example posts, one post_comments([...]):")
+            print(_summary_posts(everything))
             print(f"\nsearch_ads({DEMO_QUERY!r}, max_ads=60):")
             print(_summary_ads(ads))
             out.mkdir(parents=True, exist_ok=True)
-            chart = out / "comment-activity.png"
-            ax = comments.social.plot_activity("1D")
-            ax.figure.savefig(chart, dpi=100)
-            plt.close(ax.figure)
+            drawn = [
+                comments.social.plot_activity("1D"),
+                everything.social.plot_overlap(),
+                ads.social.plot_share_of_voice("ME"),
+            ]
+            charts = [out / name for name in CHARTS]
+            for chart, ax in zip(charts, drawn, strict=True):
+                ax.figure.savefig(chart, dpi=100)
+                plt.close(ax.figure)
             print(f"\nledger:  {client.ledger}")
             print(f"sandbox: {sandbox.charges} paid calls served")
-            print(f"chart:   {chart}")
+            print("charts:  " + "\n         ".join(str(chart) for chart in charts))
             return {
                 "comments": len(comments),
+                "posts_comments": len(everything),
                 "ads": len(ads),
                 "paid_calls": client.ledger.paid_calls,
                 "cached_calls": client.ledger.cached_calls,
                 "charges": sandbox.charges,
-                "chart": chart,
+                "charts": charts,
             }

@@ -159,7 +159,9 @@ def lab(requirements: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         JUPYTERLAB_SETTINGS_DIR=str(_settings(home)),
         JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
         SOCIALFRAME_CACHE_DIR=str(home / "cache"),  # the kernels' cache: the test's own
+        TMPDIR=str(home / "tmp"),  # the notebooks' temporary folders (exports, reports) too
     )
+    (home / "tmp").mkdir()
     log = home / "jupyterlab.log"
     with log.open("w") as out:
         server = subprocess.Popen(

@@ -25,12 +25,21 @@ def run_demo(tmp_path: Path) -> str:
 
 def test_demo_twice_second_run_pays_nothing(tmp_path: Path) -> None:
     first = run_demo(tmp_path)
-    assert "2,345 comments" in first and "60 ads" in first
+    assert "2,345 comments (485 replies)" in first and "60 ads" in first
+    assert "authors: 1,011 distinct;" in first  # keyed by id, as df.social.authors()
+    assert "2,529 comments on 5 of the 6 posts (1 without comments)" in first
+    assert "24 authors commented on 2 or more of them" in first
+    assert "share of the ads running in 2026-01: Bloom & Co 24%, RunRight 16%," in first
     paid = int(re.search(r"ledger:\s+paid (\d+) call", first).group(1))  # type: ignore[union-attr]
-    assert paid == 47 + 3
+    # comment pages of the six example posts (0, 1, 50, 51, 82, 2,345 comments), then ads
+    assert paid == (1 + 1 + 1 + 2 + 2 + 47) + 3
     assert f"sandbox: {paid} paid calls served" in first
     second = run_demo(tmp_path)
-    assert "ledger:  paid 0 calls ($0.00) · cached 50 ($0.50 saved)" in second
+    assert "ledger:  paid 0 calls ($0.00) · cached 57 ($0.57 saved)" in second
     assert "sandbox: 0 paid calls served" in second
-    chart = tmp_path / "out" / "comment-activity.png"
-    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and chart.stat().st_size > 10_000
+    names = ["comment-activity.png", "comment-overlap.png", "share-of-voice.png"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == names
+    for name in names:
+        chart = tmp_path / "out" / name
+        assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and chart.stat().st_size > 10_000
+        assert str(chart) in first

@@ -10,6 +10,7 @@ directory is ``tmp_path`` (exports land there, not in the repository).
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 from collections.abc import Callable
@@ -46,6 +47,32 @@ def _cell(nb: Any, source: str, *, exact: bool = False) -> Any:
     return found[0]
 
 
+def _html_of(cell: Any) -> str:
+    """The HTML of the one rich result a cell displayed (a DataFrame's table)."""
+    [page] = [o["data"]["text/html"] for o in cell.outputs if "text/html" in o.get("data", {})]
+    return str(page)
+
+
+def _table(cell: Any) -> list[list[str]]:
+    """The rows of the HTML table a cell displayed last: index first, then each cell's text.
+
+    Parsed from the HTML, not the plain text, whose columns pandas wraps at the
+    kernel's display width.
+    """
+    body = _html_of(cell).split("<tbody>", 1)[1]
+    return [
+        [html.unescape(c.strip()) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)
+    ]
+
+
+def _header(cell: Any) -> list[str]:
+    """The column names of the HTML table a cell displayed last (its first header row)."""
+    head = re.search(r"<thead>\s*<tr[^>]*>(.*?)</tr>", _html_of(cell), re.S)
+    assert head is not None
+    return [html.unescape(c.strip()) for c in re.findall(r"<th[^>]*>(.*?)</th>", head[1], re.S)]
+
+
 def _images(nb: Any) -> int:
     return sum(
         "image/png" in output.get("data", {})
@@ -80,30 +107,127 @@ def check_comment_activity(nb: Any, cwd: Path) -> None:
     explorer = _text(_cell(nb, "explore_comments(comments"))
     assert explorer.startswith("CommentExplorer: 2,478 of 2,478 comments match\n")
     assert "<table class='socialframe-table'>" in explorer and "CommentExplorer(" not in explorer
+    # The report goes to a fresh temporary folder, printed; removed whatever the checks say.
+    report = Path(_text(_cell(nb, "social.report(")).splitlines()[0])
+    assert report.parent.name.startswith("socialframe-report-")
+    assert not report.is_relative_to(cwd)
+    try:
+        check_across_posts(nb, report)
+    finally:
+        shutil.rmtree(report.parent)
+
+
+def check_across_posts(nb: Any, report: Path) -> None:
+    """The many-post cells of notebook 02: the six example posts in one frame, the report."""
+    # a post without comments has no rows; the others keep the order they were given in
+    order = [total for total in EXAMPLE_POSTS if total > 0]
+    fetched = _text(_cell(nb, "everything = client.post_comments("))
+    assert (
+        f"{sum(EXAMPLE_POSTS):,} comments on {len(order)} of {len(EXAMPLE_POSTS)} posts" in fetched
+    )
+    # the three posts fetched above come from the cache; 0, 1 and 50 comments: a page each
+    assert "paid 54 calls ($0.54) · cached 51 ($0.51 saved)" in fetched
+
+    summary = _cell(nb, "everything.social.summary(")
+    assert _header(summary)[1:6] == ["post", "post_urn", "comments", "replies", "authors"]
+    rows = _table(summary)
+    assert [row[1] for row in rows] == [EXAMPLE_POSTS[t] for t in order]
+    assert [int(row[3]) for row in rows] == order  # every comment of each post
+    biggest = rows[order.index(2345)]
+    assert biggest[4:6] == ["485", "1011"]  # replies, distinct authors
+
+    terms = _text(_cell(nb, 'terms("emoji", top=5)'))
+    assert "emoji:   👏 487, 💡 107, 🎉 77, 🔥 20, 🚀 20" in terms
+    assert "domains: example.com 97, example.org 23" in terms
+    words = [row[1:] for row in _table(_cell(nb, 'terms("emoji", top=5)'))]
+    assert words[:3] == [["thanks", "264"], ["last", "213"], ["love", "193"]]
+    assert words[-1] == ["pela", "108"]  # Portuguese: not a built-in stop word
+    extended = [row[1] for row in _table(_cell(nb, 'stopwords=["pela"]'))]
+    assert "pela" not in extended and extended[-1] == "always"
+    per_post = _table(_cell(nb, 'by="post_urn"'))
+    assert [row[1:] for row in per_post if row[1].endswith(EXAMPLE_POSTS[2345])] == [
+        [f"urn:li:activity:{EXAMPLE_POSTS[2345]}", "thanks", "249"],
+        [f"urn:li:activity:{EXAMPLE_POSTS[2345]}", "last", "198"],
+        [f"urn:li:activity:{EXAMPLE_POSTS[2345]}", "love", "183"],
+    ]
+    assert len({row[1] for row in per_post}) == len(order)
+
+    regulars = _cell(nb, "overlap(min_posts=2)")
+    assert "24 authors commented on 2 or more of the posts" in _text(regulars)
+    assert _table(regulars)[0][1:5] == ["राहुल Yılmaz", "person", "2", "25"]
+    matrix = [[int(v) for v in row[1:]] for row in _table(_cell(nb, "overlap_matrix()"))]
+    assert [matrix[i][i] for i in range(len(matrix))] == [1, 22, 21, 34, 1011]  # = authors
+    assert matrix == [list(column) for column in zip(*matrix, strict=True)]  # symmetric
+    assert matrix[order.index(2345)] == [1, 6, 8, 8, 1011]
+    assert _images(nb) >= 2  # activity and the overlap heatmap
+
+    per_reply = _table(_cell(nb, "response_times().head()"))
+    assert per_reply[0][-1] == "0 days 20:14:40.792000"
+    quantiles = _cell(nb, 'response_times(per="post")')
+    assert _header(quantiles)[3:5] == ["threads", "replies"]
+    counts = [(int(row[3]), int(row[4])) for row in _table(quantiles)]
+    assert counts == [(0, 0), (2, 4), (6, 13), (8, 14), (241, 485)]  # replies as in summary
+    assert [int(row[4]) for row in rows] == [r for _, r in counts]
+
+    # The report: one file, standing alone, with the many-post sections.
+    assert [p.name for p in report.parent.iterdir()] == ["comments.html"]
+    assert f"{report.stat().st_size:,} bytes" in _text(_cell(nb, "social.report("))
+    page = report.read_text(encoding="utf-8")
+    assert "<h1>Comments on the six example posts</h1>" in page
+    headings = re.findall(r"<h2>(.*?)</h2>", page)
+    assert headings[:2] == ["Activity", "Per post"]
+    assert headings[-2:] == ["Shared commenters", "Authors on several posts"]
+    assert page.count("data:image/png;base64,") == 2  # activity, overlap heatmap
 
 
 def check_ad_research(nb: Any, cwd: Path) -> None:
-    assert "94 ads from" in _text(_cell(nb, 'client.search_ads("running shoes"'))
-    assert "ads were running on 2025-06-01" in _text(_cell(nb, "active_on"))
-    assert _images(nb) >= 2  # timeline and platforms
-    assert "same dtypes after the round trip: True" in _text(_cell(nb, "read_parquet"))
     # The exports go to a fresh temporary folder, printed; not into the working directory.
-    printed = _text(_cell(nb, "to_parquet(exports")).splitlines()[0]
-    exports = Path(printed)
+    exports = Path(_text(_cell(nb, "to_parquet(exports")).splitlines()[0])
     assert exports.name.startswith("socialframe-exports-") and not exports.is_relative_to(cwd)
     try:
+        assert "94 ads from" in _text(_cell(nb, 'client.search_ads("running shoes"'))
+        assert "ads were running on 2025-06-01" in _text(_cell(nb, "active_on"))
+        assert _images(nb) >= 3  # timeline, platforms, share of voice
+        check_ad_insights(nb)
+        assert "same dtypes after the round trip: True" in _text(_cell(nb, "read_parquet"))
         assert sorted(p.name for p in exports.iterdir()) == [
             "running-shoes.csv",
+            "running-shoes.html",
             "running-shoes.parquet",
         ]
         header = (exports / "running-shoes.csv").read_text(encoding="utf-8").splitlines()[0]
         assert header.startswith("ad_archive_id,")
+        report = exports / "running-shoes.html"
+        shown = _text(_cell(nb, "ads.social.report(")).splitlines()
+        assert shown[:2] == [str(report), f"{report.stat().st_size:,} bytes"]
+        page = report.read_text(encoding="utf-8")
+        assert "<h1>Ads for &quot;running shoes&quot; (US)</h1>" in page  # the title escaped
+        headings = re.findall(r"<h2>(.*?)</h2>", page)
+        assert headings[:3] == ["Advertisers", "Campaigns", "Share of voice"]
+        assert "Spend and impressions" in headings
+        assert page.count("data:image/png;base64,") == 3  # share of voice, timeline, platforms
     finally:
         shutil.rmtree(exports)
     assert sorted(p.name for p in cwd.iterdir()) == ["cache"]  # nothing else written there
     search = _text(_cell(nb, "ad_search(client"))
     assert search.startswith("AdSearch: no search yet; Search (at most $0.02)")
     assert "AdSearch(" not in search
+
+
+def check_ad_insights(nb: Any) -> None:
+    """Campaigns, share of voice and spend of the 94 "running shoes" ads."""
+    assert "94 ads in 70 campaigns" in _text(_cell(nb, "ads.social.campaigns()"))
+    counts = _cell(nb, 'share_of_voice("ME", top=5).tail()')
+    leaders = ["RunRight", "Bloom & Co", "Kawaii Kids", "Nordlicht", "Zenfit", "other"]
+    assert _header(counts) == ["page_name", *leaders]
+    assert _table(counts)[-1] == ["2026-01-01 00:00:00+00:00", "18", "12", "8", "5", "5", "22"]
+    shares = _table(_cell(nb, "share=True"))
+    assert shares[-1][0] == "2026-01-01 00:00:00+00:00"
+    assert [float(v) for v in shares[-1][1:]] == [0.26, 0.17, 0.11, 0.07, 0.07, 0.31]
+    assert all(abs(sum(float(v) for v in row[1:]) - 1) < 0.03 for row in shares)  # rounded
+    money = _cell(nb, "ads.social.spend()")
+    assert "spend reported for 16 of 94 ads, impressions for 55" in _text(money)
+    assert _table(money)[0][1:6] == ["7169934711356787", "Nordlicht", "<NA>", "1000.0", "1499.0"]
 
 
 CHECKS: dict[str, Callable[[Any, Path], None]] = {

@@ -339,12 +339,18 @@ def _campaigns(ads: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _share_of_voice(ads: pd.DataFrame, tz: str) -> Section | None:
-    if ads["start_date"].isna().all():
+    starts = ads["start_date"].dropna()
+    if starts.empty:
         return None
+    # weeks over a season; months over years (weekly shares of a few ads swing wildly)
+    span = ads["end_date"].max() - starts.min() if ads["end_date"].notna().any() else None
+    freq, word = (
+        ("ME", "month") if span is not None and span > pd.Timedelta(days=400) else ("W", "week")
+    )
     return Section(
         "Share of voice",
-        figure=png(lambda ax: ads.social.plot_share_of_voice(tz=tz, ax=ax), size=(10.0, 4.5)),
-        caption=f"Share of the running ads per week ({tz}), the top 8 advertisers and the rest.",
+        figure=png(lambda ax: ads.social.plot_share_of_voice(freq, tz=tz, ax=ax), size=(10.0, 4.5)),
+        caption=f"Share of the running ads per {word} ({tz}), the top 8 advertisers and the rest.",
     )
 
 

@@ -64,9 +64,9 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium", path="/usr/bin")
 
 
-def _missing() -> list[str]:
+def _missing(modules: tuple[str, ...] = ("jupyterlab", "playwright")) -> list[str]:
     missing = [] if _chromium() else ["chromium"]
-    for module in ("jupyterlab", "playwright"):
+    for module in modules:
         try:
             __import__(module)
         except ImportError:
@@ -74,9 +74,10 @@ def _missing() -> list[str]:
     return missing
 
 
-@pytest.fixture(scope="module")
-def requirements() -> str:
-    missing = _missing()
+def chromium_or_skip(modules: tuple[str, ...] = ("jupyterlab", "playwright")) -> str:
+    """The system's Chromium, when it and ``modules`` are installed; else the test skips
+    saying how to get them (and fails under ``CI=true``, where they must be)."""
+    missing = _missing(modules)
     if missing:
         message = f"{', '.join(missing)} missing: {INSTALL}"
         if os.environ.get("CI") == "true":
@@ -85,6 +86,11 @@ def requirements() -> str:
     chromium = _chromium()
     assert chromium is not None
     return chromium
+
+
+@pytest.fixture(scope="module")
+def requirements() -> str:
+    return chromium_or_skip()
 
 
 def _free_port() -> int:

@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 import test_browser
 from test_accessor import DAY, POST, T0, _permalink
-from test_browser import INSTALL, _chromium
+from test_browser import chromium_or_skip
 
 import socialframe as sf
 from socialframe import _report, _time
@@ -227,8 +227,7 @@ def test_hostile_text_comes_back_as_the_same_text(hostile: pd.DataFrame, tmp_pat
     urn = f"urn:li:activity:{POST}"
     # 5 comments, one by Acme; Berlin hours 2, 3, 1, 2, 1: the earliest of the two busiest
     assert body(page, "Per post") == [
-        [urn, "5", "1", "3", "0.20", "2026-01-01 02:00", "2026-01-03 01:00", "1"]
-        + ["1d 0h"]
+        [urn, "5", "1", "3", "0.20", "2026-01-01 02:00", "2026-01-03 01:00", "1"] + ["1d 0h"]
     ]
     assert body(page, "Response times") == [[urn, "1", "1"] + ["1d 0h"] * 5]
     said = page.tables["What comments say"]
@@ -532,19 +531,7 @@ def test_a_failure_while_rendering_leaves_the_old_report(
 @pytest.fixture(scope="module")
 def requirements() -> str:
     """Chromium and Playwright (not JupyterLab); test_browser's ``browser`` fixture uses this."""
-    missing = [] if _chromium() else ["chromium"]
-    try:
-        import playwright  # noqa: F401
-    except ImportError:
-        missing.append("playwright")
-    if missing:
-        message = f"{', '.join(missing)} missing: {INSTALL}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"on CI: {message}")
-        pytest.skip(message)
-    chromium = _chromium()
-    assert chromium is not None
-    return chromium
+    return chromium_or_skip(("playwright",))
 
 
 @dataclass

@@ -20,10 +20,11 @@ from .values import (
     Raw,
     Unfit,
     fetch_times,
-    flag,
+    flags,
     pages,
     paused_gc,
     text,
+    texts,
     times,
     typed_frame,
     whole,
@@ -120,11 +121,9 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
 
     # Column by column: list comprehensions over plain lists are the fast path here.
     unfit = Unfit()
-    permalinks = [text(link, unfit, "permalink") for link in raw["permalink"]]
+    permalinks = texts(raw["permalink"], unfit, "permalink")
     post_urns, comment_ids, parent_ids = _ids(permalinks)
-    created = [
-        _created_ms(ms, i, unfit) for ms, i in zip(raw["createdAt"], comment_ids, strict=True)
-    ]
+    created = _created(raw["createdAt"], comment_ids, unfit)
     authors, rows = _authors(raw["author"])
     for author, n in zip(authors, np.bincount(rows, minlength=len(authors)).tolist(), strict=True):
         for column in author["unfit"]:
@@ -136,10 +135,10 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
         "parent_comment_id": parent_ids,
         "is_reply": [p is not None for p in parent_ids],
         "created_at": times(created, "ms"),
-        "text": [t if type(t) is str else text(t, unfit, "text") for t in raw["text"]],
-        "is_pinned": [flag(v, unfit, "is_pinned") for v in raw["isPinned"]],
-        "is_edited": [flag(v, unfit, "is_edited") for v in raw["isEdited"]],
-        "thread_urn": [text(v, unfit, "thread_urn") for v in raw["threadUrn"]],
+        "text": texts(raw["text"], unfit, "text", empty=True),  # "" is a comment too
+        "is_pinned": flags(raw["isPinned"], unfit, "is_pinned"),
+        "is_edited": flags(raw["isEdited"], unfit, "is_edited"),
+        "thread_urn": texts(raw["threadUrn"], unfit, "thread_urn"),
         "permalink": permalinks,
         **{name: Coded([a[name] for a in authors], rows) for name in AUTHOR_FIELDS},
         "page": numbers,
@@ -253,6 +252,22 @@ def _urn_ids(comment: tuple[str, ...] | None, reply: tuple[str, ...] | None) -> 
     if reply is not None:
         return Ids(post_urn, reply[3], comment[3] if comment else None)
     return Ids(post_urn, post[3], None)
+
+
+def _created(
+    raw: list[Any], comment_ids: list[str | None], unfit: Unfit
+) -> list[int | None] | np.ndarray[Any, Any]:
+    """:func:`_created_ms` of each comment; whole milliseconds in range, as the
+    service sends them, are checked in numpy (``_NAT`` for none)."""
+    if raw and set(map(type, raw)) == {int}:
+        try:
+            ms = np.array(raw, dtype=np.int64)
+        except OverflowError:  # beyond 64 bits: each one decides
+            pass
+        else:
+            if ((ms >= _MS_RANGE[0]) & (ms < _MS_RANGE[1])).all():
+                return ms
+    return [_created_ms(ms, i, unfit) for ms, i in zip(raw, comment_ids, strict=True)]
 
 
 def _created_ms(raw: Any, comment_id: str | None, unfit: Unfit) -> int | None:

@@ -165,6 +165,26 @@ def text(value: Any, unfit: Unfit | None = None, column: str = "") -> str | None
         return None
 
 
+_NONE: Final = type(None)
+
+
+def texts(values: list[Any], unfit: Unfit, column: str, *, empty: bool = False) -> list[str | None]:
+    """:func:`text` of each value (``empty``: keep ``""`` as text, not missing); a
+    column of text and nulls only is checked in C."""
+    if set(map(type, values)) <= {str, _NONE} and (empty or "" not in values):
+        return values
+    return [
+        value if empty and type(value) is str else text(value, unfit, column) for value in values
+    ]
+
+
+def flags(values: list[Any], unfit: Unfit, column: str) -> list[bool | None]:
+    """:func:`flag` of each value; a column of booleans and nulls only is checked in C."""
+    if set(map(type, values)) <= {bool, _NONE}:
+        return values
+    return [flag(value, unfit, column) for value in values]
+
+
 def flag(value: Any, unfit: Unfit | None = None, column: str = "") -> bool | None:
     """A JSON boolean, or missing (any other value is unfit)."""
     if isinstance(value, bool) or value is None:
@@ -225,9 +245,12 @@ def _unfit(unfit: Unfit | None, column: str) -> None:
         unfit.note(column)
 
 
-def times(values: list[int | None], unit: str) -> pd.DatetimeIndex:
+def times(values: list[int | None] | np.ndarray[Any, Any], unit: str) -> pd.DatetimeIndex:
     """Epoch integers in ``unit`` (None = missing) -> tz-aware UTC, microseconds."""
-    raw = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
+    if isinstance(values, np.ndarray):
+        raw = values.astype(np.int64)
+    else:
+        raw = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
     stamps = raw.view(f"datetime64[{unit}]").astype("datetime64[us]")
     return pd.DatetimeIndex(stamps).tz_localize("UTC")
 

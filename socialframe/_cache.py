@@ -202,7 +202,43 @@ def _cache_key(request: Any, **kwargs: Any) -> str:
         request = request.copy()
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         request.url = urlunsplit(parts._replace(netloc=host))
-    return str(create_key(request, **kwargs))
+    memo = _memo(request, kwargs)
+    key = _KEYS.get(memo) if memo is not None else None
+    if key is None:
+        key = str(create_key(request, **kwargs))
+        if memo is not None:
+            if len(_KEYS) >= _MAX_KEYS:
+                _KEYS.clear()  # bounded: a run of 100k pages costs the keys again
+            _KEYS[memo] = key
+    return key
+
+
+#: Cache keys by what they are made of: requests-cache computes a page's key two or three
+#: times per call (look up, store) and its URL normalisation is the dearest part of a call.
+_KEYS: dict[tuple[Any, ...], str] = {}
+_MAX_KEYS = 100_000
+
+
+def _memo(request: Any, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Everything a key is made of, hashable; None where headers or odd values are in it."""
+    body = request.body
+    if kwargs.get("match_headers") or not isinstance(body, str | bytes | None):
+        return None
+    parts: list[tuple[str, Any]] = []
+    for name, value in sorted(kwargs.items()):
+        if name == "serializer":
+            value = str(value)  # what the key holds of it
+        elif isinstance(value, list | tuple):
+            value = tuple(value)
+        if not isinstance(value, str | bytes | int | float | bool | tuple | None):
+            return None
+        parts.append((name, value))
+    try:
+        memo = (request.method, request.url, body, tuple(parts))
+        hash(memo)
+    except TypeError:
+        return None
+    return memo
 
 
 def default_cache_path() -> Path:

@@ -334,3 +334,31 @@ def test_a_remembered_key_is_requests_caches_and_follows_verify(
         with pytest.raises(sf.NotCachedError):
             c.post_comments(P82)
         assert read == [False]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"verify": False},
+        {"ignored_parameters": ["Authorization", "x-api-key"]},
+        {"ignored_parameters": ("page",), "verify": "/etc/ssl/ca.pem"},
+        {"match_headers": True},
+        {"match_headers": ["Accept"]},
+        {"serializer": "pickle"},
+    ],
+)
+def test_remembered_cache_keys_are_requests_caches(kwargs: dict[str, Any]) -> None:
+    """``_cache_key`` remembers keys; each is what requests-cache computes, and whatever
+    goes into a key (verify, ignored parameters, headers when matched) tells them apart."""
+    import requests_cache
+
+    url = "https://api.example/get-profile-posts-comments"
+    for headers in ({"Accept": "a"}, {"Accept": "b"}):
+        for params in ({"urn": "1", "page": "1"}, {"urn": "1", "page": "2"}):
+            request = requests.Request("GET", url, params=params, headers=headers).prepare()
+            expected = requests_cache.create_key(request, **kwargs)
+            assert _cache_key(request, **kwargs) == expected  # computed
+            assert _cache_key(request, **kwargs) == expected  # remembered
+    one = requests.Request("GET", url, params={"page": "1"}).prepare()
+    assert _cache_key(one, verify=True) != _cache_key(one, verify=False)

@@ -18,6 +18,20 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 
+def shown(value: object) -> str:
+    """Text from the data as a label shows it: a ``$`` is a dollar, not math.
+
+    matplotlib reads text between two ``$`` as math (``"Save $5, win $10"`` comes out
+    in italics, ``"$\\frac{$"`` fails the whole chart); advertisers, authors and posts
+    are named by strangers.
+
+    Example:
+        >>> shown("Save $5 today, $10 tomorrow")
+        'Save \\$5 today, \\$10 tomorrow'
+    """
+    return str(value).replace("$", r"\$")
+
+
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
     if ax is not None:
         return ax
@@ -54,7 +68,7 @@ def plot_activity(
             counts[column],
             width=width,
             bottom=bottom,
-            label=str(column),
+            label=shown(column),
             align="edge",
         )
         bottom = counts[column] if bottom is None else bottom + counts[column]
@@ -64,7 +78,7 @@ def plot_activity(
     ax.set_title(f"Comment activity ({int(counts.to_numpy().sum()):,} comments)")
     if by is not None and len(counts.columns) > 1 and len(counts):
         # Outside the axes: inside, it would cover the tallest bars.
-        ax.legend(title=by, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        ax.legend(title=shown(by), loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     # Counts start at 0; with none at all, 0 to 1 (not matplotlib's -0.05 to 0.05).
     ax.set_ylim(0, None if len(counts) and counts.to_numpy().sum() else 1)
@@ -149,7 +163,7 @@ def plot_overlap(comments: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
                 color="white" if dark else "black",
                 fontweight="bold" if diagonal[row, col] else "normal",
             )
-    labels = short_post_labels(list(matrix.index))
+    labels = [shown(label) for label in short_post_labels(list(matrix.index))]
     ax.set_xticks(range(n), labels, rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(n), labels)
     ax.set_xlabel("post (grey diagonal: its own commenters)")
@@ -167,22 +181,24 @@ def plot_timeline(ads: pd.DataFrame, *, ax: Axes | None = None, max_ads: int = 5
     import matplotlib.dates as mdates
 
     count("max_ads", max_ads, minimum=1)
-    shown = ads.dropna(subset=["start_date"]).sort_values("start_date").tail(max_ads)
-    ax = _axes(ax, (10, max(3.0, 0.22 * len(shown) + 1)))
-    active = shown["is_active"].fillna(False).astype(bool)
-    spans = _time.ad_spans(shown)  # as in active_on
+    picked = ads.dropna(subset=["start_date"]).sort_values("start_date").tail(max_ads)
+    ax = _axes(ax, (10, max(3.0, 0.22 * len(picked) + 1)))
+    active = picked["is_active"].fillna(False).astype(bool)
+    spans = _time.ad_spans(picked)  # as in active_on
     utc = [s.dt.tz_convert("UTC").dt.tz_localize(None) for s in (spans.start, spans.end)]
     starts = mdates.date2num(utc[0])  # type: ignore[no-untyped-call]
     stops = mdates.date2num(utc[1])  # type: ignore[no-untyped-call]
-    rows = range(len(shown))
+    rows = range(len(picked))
     colors = ["tab:green" if a else "tab:gray" for a in active.to_numpy()]
     ax.barh(list(rows), stops - starts, left=starts, height=0.7, color=colors)
-    labels = shown["page_name"].fillna("?").astype(str) + " · " + shown["ad_archive_id"].astype(str)
-    ax.set_yticks(list(rows), labels.tolist(), fontsize=7)
+    labels = (
+        picked["page_name"].fillna("?").astype(str) + " · " + picked["ad_archive_id"].astype(str)
+    )
+    ax.set_yticks(list(rows), [shown(label) for label in labels], fontsize=7)
     ax.xaxis_date("UTC")
     ax.set_xlabel("time (UTC)")
     ax.set_ylabel("ad (page · ad_archive_id)")
-    ax.set_title(f"Ad run timeline ({len(shown)} of {len(ads)} ads; green = active)")
+    ax.set_title(f"Ad run timeline ({len(picked)} of {len(ads)} ads; green = active)")
     return ax
 
 
@@ -190,7 +206,7 @@ def plot_platforms(ads: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     """Number of ads per publisher platform (an ad counts once on each of its platforms)."""
     counts = ads["publisher_platforms"].explode().dropna().astype(str).value_counts().sort_values()
     ax = _axes(ax, (7, 3))
-    ax.barh(counts.index.tolist(), counts.to_numpy())
+    ax.barh([shown(name) for name in counts.index], counts.to_numpy())
     ax.set_xlabel("ads")
     ax.set_ylabel("platform")
     ax.set_title(f"Platforms of {len(ads)} ads")
@@ -227,14 +243,18 @@ def plot_share_of_voice(
         utc = ends.tz_convert("UTC").tz_localize(None)
         x = mdates.date2num(utc.to_pydatetime())  # type: ignore[no-untyped-call]
         rows = pd.concat([values, values.iloc[-1:]]).to_numpy().T
-        labels = [str(c) for c in values.columns]
+        labels = [shown(c) for c in values.columns]
         colors = [_PALETTE[i % len(_PALETTE)] for i in range(len(labels))]
-        if labels[-1] in (OTHER, f"<{OTHER}>") and len(labels) > 1:
+        if str(values.columns[-1]) in (OTHER, f"<{OTHER}>") and len(labels) > 1:
             colors[-1] = "tab:gray"  # the rest: no advertiser's colour (none else is grey)
         ax.stackplot(x, rows, labels=labels, colors=colors, step="post", alpha=0.9)
         # Outside the axes (inside, it would cover the bands), top band first.
         ax.legend(
-            title=by, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, reverse=True
+            title=shown(by),
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            reverse=True,
         )
         ax.set_xlim(x[0], x[-1])
     ax.xaxis_date(tz)  # tick labels in the zone the periods were cut in
@@ -247,7 +267,7 @@ def plot_share_of_voice(
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(0, None if len(values) and values.to_numpy().sum() else 1)
         ax.set_ylabel(f"running ads per {word}")
-    ax.set_title(f"Share of voice by {by}, per {word}")
+    ax.set_title(shown(f"Share of voice by {by}, per {word}"))
     ax.tick_params(axis="x", labelrotation=30)
     return ax
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import matplotlib
 
@@ -157,3 +158,42 @@ def test_a_span_fixes_the_time_range(frames: tuple[pd.DataFrame, pd.DataFrame]) 
     plot_activity(one_day, "1D", tz="Europe/Berlin", ax=ax, span=span)
     assert ax.get_xlim() == pytest.approx(tuple(mdates.date2num(t) for t in span))
     assert activity_span(comments.iloc[:0]) is None
+
+
+def test_dollar_signs_in_names_are_shown_as_written(tmp_path: Path) -> None:
+    """matplotlib reads text between two ``$`` as math: names from the data must not be."""
+    from matplotlib.figure import Figure
+
+    from socialframe.sandbox import example_ads, example_comments
+
+    ads = example_ads().copy()
+    names = {
+        name: f"Save ${i} today, $10 {{x}}" for i, name in enumerate(ads["page_name"].unique())
+    }
+    names[ads["page_name"].iloc[0]] = r"Bad $\frac{$ math"  # a syntax error as math
+    ads["page_name"] = ads["page_name"].replace(names)
+    drawn = {}
+    for name, draw in {
+        "sov": lambda ax: ads.social.plot_share_of_voice("ME", ax=ax),
+        "timeline": lambda ax: ads.social.plot_timeline(ax=ax),
+    }.items():
+        figure = Figure()
+        ax = figure.subplots()
+        draw(ax)
+        figure.savefig(tmp_path / f"{name}.png")  # renders every label: math would fail here
+        drawn[name] = ax
+    legend = [t.get_text() for t in drawn["sov"].get_legend().get_texts()]
+    assert r"Bad \$\frac{\$ math" in legend or any(r"\$" in t for t in legend)
+    assert all(t.replace(r"\$", "$") in set(names.values()) | {"other"} for t in legend)
+    ticks = [t.get_text() for t in drawn["timeline"].get_yticklabels()]
+    assert ticks and all("$" not in t.replace(r"\$", "") for t in ticks)
+
+    comments = example_comments().copy()
+    half = len(comments) // 2
+    names_ = ["$a$ $b$"] * half + ["$c$"] * (len(comments) - half)
+    comments["author_name"] = pd.array(names_, dtype="string")
+    figure = Figure()
+    ax = figure.subplots()
+    comments.social.plot_activity("1W", by="author_name", ax=ax)
+    figure.savefig(tmp_path / "activity.png")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [r"\$a\$ \$b\$", r"\$c\$"]

@@ -26,8 +26,8 @@ def shown(value: object) -> str:
     are named by strangers.
 
     Example:
-        >>> shown("Save $5 today, $10 tomorrow")
-        'Save \\$5 today, \\$10 tomorrow'
+        >>> print(shown("Save $5 today, $10 tomorrow"))
+        Save \\$5 today, \\$10 tomorrow
     """
     return str(value).replace("$", r"\$")
 

@@ -378,22 +378,40 @@ def parse_amount(value: Any) -> Bounds:
     rest = _CURRENCY.sub(" ", value).translate(_DASHES).casefold()
     rest = " ".join(rest.split())
     currency = next(iter(signs), None)
+    found = NOTHING
     try:
         if match := _BETWEEN.fullmatch(rest):
             low, high = _amount(*match.groups()[:3]), _amount(*match.groups()[3:])
-            return Bounds(low, high, currency) if low <= high else NOTHING
-        if match := _BELOW.fullmatch(rest):
-            return Bounds(0.0, _amount(*match.groups()), currency)
-        if match := _ABOVE.fullmatch(rest):
+            found = Bounds(low, high, currency) if low <= high else NOTHING
+        elif match := _BELOW.fullmatch(rest):
+            found = Bounds(0.0, _amount(*match.groups()), currency)
+        elif match := _ABOVE.fullmatch(rest):
             groups = match.groups()
             low = _amount(*groups[:3]) if groups[0] is not None else _amount(*groups[3:])
-            return Bounds(low, None, currency)
-        if match := _EXACT.fullmatch(rest):
+            found = Bounds(low, None, currency)
+        elif match := _EXACT.fullmatch(rest):
             number = _amount(*match.groups())
-            return Bounds(number, number, currency)
+            found = Bounds(number, number, currency)
     except InvalidOperation:  # pragma: no cover - the patterns only pass digits
         return NOTHING
-    return NOTHING
+    if any(b is not None and not math.isfinite(b) for b in (found.lower, found.upper)):
+        return NOTHING  # 400 digits are no amount
+    return found
+
+
+def _pair(low: Any, high: Any) -> Bounds:
+    """Bounds from the service's two fields (``lower_bound`` / ``upper_bound``): each
+    parsed as :func:`parse_amount`; junk in either, two currencies or a lower bound
+    above the upper give no bounds, as in a text range."""
+    lower, upper = parse_amount(low), parse_amount(high)
+    if (low is not None and lower == NOTHING) or (high is not None and upper == NOTHING):
+        return NOTHING
+    currencies = {c for c in (lower.currency, upper.currency) if c is not None}
+    if len(currencies) > 1:
+        return NOTHING
+    if lower.lower is not None and upper.upper is not None and lower.lower > upper.upper:
+        return NOTHING
+    return Bounds(lower.lower, upper.upper, next(iter(currencies), None))
 
 
 def _column(ads: pd.DataFrame, name: str) -> list[Any]:
@@ -414,9 +432,7 @@ def _spend_bounds(ads: pd.DataFrame) -> list[Bounds]:
     )
     for low, high, number, text in rows:
         if low is not None or high is not None:
-            lower, upper = parse_amount(low), parse_amount(high)
-            currency = lower.currency if lower.currency is not None else upper.currency
-            out.append(Bounds(lower.lower, upper.upper, currency))
+            out.append(_pair(low, high))
         elif number is not None:
             out.append(parse_amount(number))
         else:
@@ -435,7 +451,7 @@ def _impression_bounds(ads: pd.DataFrame) -> list[Bounds]:
     )
     for low, high, text in rows:
         if low is not None or high is not None:
-            out.append(Bounds(parse_amount(low).lower, parse_amount(high).upper, None))
+            out.append(_pair(low, high))
         else:
             out.append(parse_amount(text))
     return out

@@ -575,3 +575,23 @@ def test_on_sandbox_many_queries(client: sf.Client) -> None:
     assert list(by_query.columns) == sorted(by_query.columns, key=lambda q: -by_query[q].sum())
     assert by_query.sum(axis=1).equals(ads.social.share_of_voice("ME", top=None).sum(axis=1))
     assert len(ads.social.spend()) == 66
+
+
+def test_spend_bounds_sent_apart_are_checked_like_a_range() -> None:
+    rows = [
+        spend_ad("inverted", spend={"lower_bound": "5000", "upper_bound": "1000"}),
+        spend_ad("two currencies", spend={"lower_bound": "USD 100", "upper_bound": "EUR 200"}),
+        spend_ad("junk", spend={"lower_bound": "100", "upper_bound": "lots"}),
+        spend_ad("ok", spend={"lower_bound": "USD 100", "upper_bound": "199"}),
+        spend_ad("huge", spend="9" * 400),
+        spend_ad("huge range", spend="1-" + "9" * 400),
+        spend_ad("seen", impressions={"lower_bound": "3000", "upper_bound": "2000"}),
+    ]
+    with pytest.warns(sf.SchemaWarning, match="spend"):
+        got = frame(rows).social.spend().set_index("ad_archive_id")
+    na = pd.NA
+    assert got["spend_lower"].tolist() == [na, na, na, 100.0, na, na, na]
+    assert got["spend_upper"].tolist() == [na, na, na, 199.0, na, na, na]
+    assert got["currency"].tolist() == [na, na, na, "USD", na, na, na]
+    assert got.loc["seen", ["impressions_lower", "impressions_upper"]].isna().all()
+    assert parse_amount("9" * 400) == Bounds(None, None, None)  # not inf

@@ -1020,9 +1020,14 @@ class SocialAccessor:
     def report(self, path: str | Path, *, title: str | None = None, tz: str = "UTC") -> Path:
         """Write a shareable report: one static HTML file of charts and tables, to e-mail.
 
-        A comments frame gets its activity chart, top authors, organisations and
-        busiest threads; an ads frame its advertisers, run timeline and platforms
-        (and ads per query when it holds several). A header says what the frame
+        A comments frame gets its activity chart, a row per post (:meth:`summary`),
+        top authors, organisations, what comments say (:meth:`terms`: words,
+        hashtags, domains, emoji), busiest threads, response times and, over
+        several posts, the commenters they share (:meth:`plot_overlap`,
+        :meth:`overlap`); an ads frame its advertisers, campaigns, share of voice,
+        run timeline, platforms and reported spend (and ads per query when it
+        holds several). Long tables show their first rows and say how many there
+        are; a section whose columns the frame lacks is left out. A header says what the frame
         holds: rows, posts or queries, the time span, when it was made. The file
         stands alone: charts are embedded PNG images, the CSS is inline, and a
         Content-Security-Policy lets it load nothing (no script, font or style

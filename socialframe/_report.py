@@ -178,7 +178,8 @@ def _threads(comments: pd.DataFrame, tz: str) -> Section:
 def _per_post(comments: pd.DataFrame, tz: str) -> Section | None:
     if comments.empty:
         return None
-    table = comments.social.summary(tz=tz).rename(
+    summary = comments.social.summary(tz=tz)
+    table = summary.drop(columns=["post"], errors="ignore").rename(  # post_urn names it
         columns={
             "organization_share": "org share",
             "first_comment_at": "first",
@@ -190,7 +191,8 @@ def _per_post(comments: pd.DataFrame, tz: str) -> Section | None:
     return Section(
         "Per post",
         table=table.head(TOP * 2),
-        caption=f"Busiest hour in {tz}; median first reply: from a comment to its first reply.",
+        caption=_most(TOP * 2, len(table), "post", "posts", by="first appearance")
+        + f" Busiest hour in {tz}; median first reply: from a comment to its first reply.",
     )
 
 
@@ -215,13 +217,16 @@ def _terms(comments: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _response_times(comments: pd.DataFrame, tz: str) -> Section | None:
-    table = comments.social.response_times(per="post")
-    if table.empty or not (table["replies"] > 0).any():
+    table = comments.social.response_times(per="post").drop(columns=["post"], errors="ignore")
+    table = table[table["replies"] > 0]
+    if table.empty:
         return None
     return Section(
         "Response times",
         table=table.head(TOP * 2),
-        caption="Time from a top-level comment to each of its replies, quantiles per post.",
+        caption=_most(TOP * 2, len(table), "post", "posts", by="first appearance")
+        + " Time from a top-level comment to each of its replies, quantiles per post with"
+        " replies.",
     )
 
 
@@ -270,7 +275,7 @@ COMMENT_SECTIONS: Final[tuple[Build, ...]] = (
 
 
 def _queries(ads: pd.DataFrame, tz: str) -> Section | None:
-    if ads["query"].nunique() < 2:
+    if "query" not in ads.columns or ads["query"].nunique() < 2:
         return None  # the header names the one query
     grouped = ads.groupby("query", sort=False, observed=True)
     table = pd.DataFrame(
@@ -322,6 +327,8 @@ def _platforms(ads: pd.DataFrame, tz: str) -> Section:
 
 
 def _campaigns(ads: pd.DataFrame, tz: str) -> Section | None:
+    if "collation_id" not in ads.columns:
+        return None  # a frame cut to fewer columns: no campaigns to tell apart
     found = ads.social.campaigns()
     if found.empty:
         return None
@@ -469,7 +476,7 @@ def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> lis
     running = int(frame["is_active"].fillna(False).astype(bool).sum())
     return [
         ("Ads", f"{len(frame):,} ({running:,} running)"),
-        ("Queries", _items(frame["query"])),
+        *([("Queries", _items(frame["query"]))] if "query" in frame.columns else []),
         ("Advertisers", f"{len(frame.social.by_page()):,}"),
         ("Started", _span(frame["start_date"], tz)),
         ("Generated", made),

@@ -426,7 +426,7 @@ def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
     assert threads[0][0] == "post_urn" and {row[0] for row in threads[1:]} <= set(urns)
     assert page.headings[-2:] == ["Shared commenters", "Authors on several posts"]
     assert len(page.images["Shared commenters"]) == 1
-    assert [row[1] for row in body(page, "Per post")] == urns  # after the post as given
+    assert [row[0] for row in body(page, "Per post")] == urns
     regulars = comments.social.overlap()
     shown = body(page, "Authors on several posts")
     assert [int(row[2]) for row in shown] == regulars["posts"].head(10).tolist()
@@ -610,3 +610,31 @@ def test_reports_in_a_real_browser(
                 page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
                 assert visit.console == [] and visit.failed == [] and visit.dialogs == []
                 assert visit.requests == [path.as_uri()]  # the file itself, nothing else
+
+
+def test_frames_cut_to_the_core_columns_still_report(tmp_path: Path) -> None:
+    """The accessor knows an ads frame by its core columns: the report leaves out the
+    sections whose columns are gone (query, collation_id) instead of failing."""
+    from socialframe._schema import AD_CORE
+    from socialframe.sandbox import example_ads
+
+    ads = example_ads()
+    page = read(ads[list(AD_CORE)].social.report(tmp_path / "core.html"))
+    assert "Campaigns" not in page.headings and "Queries" not in page.headings
+    assert "Queries" not in page.facts and page.facts["Ads"] == f"{len(ads)} (36 running)"
+    page = read(ads.drop(columns="query").social.report(tmp_path / "no-query.html"))
+    assert "Campaigns" in page.headings and "Queries" not in page.facts
+
+
+def test_cut_tables_say_so(client: sf.Client, tmp_path: Path) -> None:
+    comments = client.post_comments(list(EXAMPLE_POSTS.values()))
+    many = pd.concat(
+        [comments.assign(post_urn=comments["post_urn"] + f"-{n}") for n in range(7)],
+        ignore_index=True,
+    )
+    posts = many["post_urn"].nunique()
+    page = read(many.social.report(tmp_path / "many.html"))
+    assert len(body(page, "Per post")) == 20
+    assert page.captions["Per post"].startswith(f"The 20 of {posts} posts, by first appearance.")
+    with_replies = int((many.social.response_times(per="post")["replies"] > 0).sum())
+    assert page.captions["Response times"].startswith(f"The 20 of {with_replies} posts")

@@ -25,13 +25,17 @@ out first, so a URL is never split into words, hashtags or emoji):
   apostrophes (``couldn't``); hyphens and ``_`` split words. Hashtags are not
   words (they are counted as hashtags). Tokens without a letter (``2025``) are
   left out. French elisions lose their article (``l'équipe`` -> ``équipe``);
-  Arabic tashkeel and tatweel are dropped (``شكراً`` -> ``شكرا``).
+  Arabic tashkeel and tatweel are dropped (``شكراً`` -> ``شكرا``); the
+  zero-width (non-)joiner stays inside a word (Persian ``می‌خواهم``); a soft
+  hyphen is no break, a zero-width space is one; e-mail addresses are not
+  words.
   **Chinese and Japanese** have no spaces between words: a run of Han
   characters becomes its overlapping character bigrams (``分享谢谢`` -> ``分享``,
   ``享谢``, ``谢谢``; one character alone stays one token), the unit search
-  engines index such text by when they have no dictionary; a run of kana
-  (hiragana or katakana) is one token (``ありがとう``, ``データ``), as kana runs
-  are mostly one word or one ending. Korean separates words by spaces and is
+  engines index such text by when they have no dictionary; a run of katakana
+  or of hiragana is one token (``データを`` -> ``データ``; ``ありがとう``), as
+  such runs are mostly one word or one ending, and a lone hiragana (a particle:
+  ``を``, ``が``) is left out. Korean separates words by spaces and is
   read like any other script. Thai, Lao, Khmer and Burmese runs are taken
   whole (splitting them needs a dictionary).
 - **emoji**: one token per emoji as shown: a ZWJ sequence (``👨‍👩‍👧``), a skin
@@ -47,7 +51,8 @@ out first, so a URL is never split into words, hashtags or emoji):
 
 Words, hashtags and the words of the built-in stop-word list are compared after
 NFKC normalisation and ``str.casefold`` (``Größe`` -> ``grösse``,
-full-width ``Ｌｏｖｅ`` -> ``love``): Unicode's rule for caseless matching.
+full-width ``Ｌｏｖｅ`` -> ``love``): Unicode's rule for caseless matching; the
+Turkish ``İ`` folds to ``i`` (not ``i`` and a combining dot).
 """
 
 from __future__ import annotations
@@ -155,9 +160,22 @@ _ARABIC_MARKS: Final = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06e
 # Han ideographs (with the iteration mark 々 and 〇) and kana; NFKC makes half-width kana full.
 _HAN: Final = "\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_EXT: Final = "\U00020000-\U0003134f"
-_KANA: Final = "\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+_HIRAGANA: Final = "\u3041-\u309f"
+_KATAKANA: Final = "\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+_KANA: Final = _HIRAGANA + _KATAKANA
 _CJK: Final = re.compile(f"[{_HAN}{_HAN_EXT}{_KANA}]")
-_CJK_RUNS: Final = re.compile(f"([{_HAN}{_HAN_EXT}]+)|([{_KANA}]+)|([^{_HAN}{_HAN_EXT}{_KANA}]+)")
+# Han, katakana and hiragana runs apart: a katakana word is not glued to the particle
+# after it (データを, データが are both データ).
+_CJK_RUNS: Final = re.compile(
+    f"([{_HAN}{_HAN_EXT}]+)|([{_KATAKANA}]+|[{_HIRAGANA}]+)|([^{_HAN}{_HAN_EXT}{_KANA}]+)"
+)
+# E-mail addresses are neither links nor words (john.doe@example.com is not "john").
+_EMAIL: Final = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Invisible characters: a soft hyphen or word joiner inside a word is no break in it,
+# a zero-width space is one.
+_INVISIBLE: Final = str.maketrans({"\u00ad": None, "\u2060": None, "\ufeff": None, "\u200b": " "})
+# Zero-width non-joiner and joiner: part of Persian (می‌خواهم) and Indic spelling.
+_JOINERS: Final = "\u200c\u200d"
 
 
 @cache
@@ -180,13 +198,13 @@ def _escape(code: int) -> str:
 
 @cache
 def _word() -> re.Pattern[str]:
-    piece = rf"[^\W_](?:[^\W_]|[{_marks()}])*"
+    piece = rf"[^\W_](?:[^\W_]|[{_marks()}{_JOINERS}])*"
     return re.compile(rf"{piece}(?:'{piece})*")
 
 
 @cache
 def _hashtag() -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w&#＃/])[#＃]((?:\w|[{_marks()}])+)")
+    return re.compile(rf"(?<![\w&#＃/])[#＃]((?:\w|[{_marks()}{_JOINERS}])+)")
 
 
 def _ranges(spans: str) -> str:
@@ -294,19 +312,22 @@ def _domain(url: str) -> str | None:
 def _fold(token: str) -> str:
     # Unicode's NFKC_Casefold, token by token: NFKC on the whole text would turn
     # symbols into letters ("™" -> "TM").
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", token).casefold())
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", token).casefold())
+    return folded.replace("i\u0307", "i")  # Turkish İ folds to i + a dot: istanbul is istanbul
 
 
 def _word_tokens(text: str) -> list[str]:
-    plain = _hashtag().sub(" ", _without_links(text).replace("’", "'"))
+    plain = _EMAIL.sub(" ", _hashtag().sub(" ", _without_links(text)))
     out: list[str] = []
-    for found in _word().finditer(plain):
-        token = _ARABIC_MARKS.sub("", _fold(found.group()))
-        token = _ELISION.sub("", token).strip("'")
-        if _CJK.search(token):
-            out.extend(_cjk_units(token))
-        elif any(c.isalpha() for c in token):
-            out.append(token)
+    for found in _word().finditer(plain.replace("’", "'").replace("‘", "'")):
+        folded = _ARABIC_MARKS.sub("", _fold(found.group()))
+        # NFKC spells a few ligatures out in words ("ﷺ": four of them)
+        for token in folded.split():
+            token = _ELISION.sub("", token).strip("'")
+            if _CJK.search(token):
+                out.extend(_cjk_units(token))
+            elif any(c.isalpha() for c in token):
+                out.append(token)
     return out
 
 
@@ -315,8 +336,8 @@ def _cjk_units(token: str) -> list[str]:
     for han, kana, other in _CJK_RUNS.findall(token):
         if han:
             units.extend([han] if len(han) == 1 else [han[i : i + 2] for i in range(len(han) - 1)])
-        elif kana:
-            units.append(kana)
+        elif kana and (len(kana) > 1 or not "\u3041" <= kana <= "\u309f"):
+            units.append(kana)  # a lone hiragana is a particle (を, が, は): grammar
         elif any(c.isalpha() for c in other.strip("'")):
             units.append(other.strip("'"))
     return units
@@ -355,6 +376,7 @@ def tokenize(text: str, kind: TermKind = "word") -> list[str]:
         ['👍🏽']
     """
     _check_kind(kind)
+    text = text.translate(_INVISIBLE)
     if kind == "word":
         return _word_tokens(text)
     if kind == "hashtag":

@@ -672,3 +672,27 @@ def test_counts_add_up_for_any_text(values: list[str | None]) -> None:
         got = texts_terms(frame, kind=kind)
         assert int(got["count"].sum()) == len(found)
         assert got["count"].is_monotonic_decreasing
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        # Persian spelling joins with a zero-width non-joiner: one word, one hashtag
+        ("می\u200cخواهم #می\u200cخواهم", "word", ["می\u200cخواهم"]),
+        ("می\u200cخواهم #می\u200cخواهم", "hashtag", ["#می\u200cخواهم"]),
+        # a katakana word is not glued to the particle after it; lone particles are grammar
+        ("データを データが データは ありがとう", "word", ["データ"] * 3 + ["ありがとう"]),
+        ("mail john.doe@example.com now", "word", ["mail", "now"]),  # an address is no words
+        ("İstanbul istanbul ISTANBUL", "word", ["istanbul"] * 3),  # Turkish İ: no stray dot
+        ("ﷺ", "word", ["صلى", "الله", "عليه", "وسلم"]),  # NFKC spells the ligature out
+        ("Wort\u00adteil zero\u200bwidth", "word", ["wortteil", "zero", "width"]),
+        ("don‘t", "word", ["don't"]),
+        ("https://example.com\u200b/x", "domain", ["example.com"]),
+    ],
+)
+def test_tokenize_hard_scripts_and_invisible_characters(
+    text: str, kind: str, expected: list[str]
+) -> None:
+    from socialframe._terms import tokenize
+
+    assert tokenize(text, kind) == expected  # type: ignore[arg-type]

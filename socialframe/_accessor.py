@@ -145,7 +145,7 @@ class SocialAccessor:
         Raises:
             AttributeError: not a comments frame.
             KeyError: ``by`` is not a column.
-            ValueError: an unknown ``freq``.
+            ValueError: an unknown ``freq`` or ``tz``.
 
         Example:
             >>> from socialframe.sandbox import example_comments
@@ -182,6 +182,7 @@ class SocialAccessor:
 
         Raises:
             AttributeError: not a comments frame.
+            KeyError, ValueError: as :meth:`activity`.
 
         Example:
             >>> from matplotlib.figure import Figure
@@ -388,6 +389,7 @@ class SocialAccessor:
 
         Raises:
             AttributeError: not a comments frame.
+            ValueError: an unknown ``tz``.
 
         Example:
             >>> from socialframe.sandbox import example_comments
@@ -646,7 +648,7 @@ class SocialAccessor:
 
         Raises:
             AttributeError: not an ads frame.
-            ValueError: a string that is not an ISO date.
+            ValueError: a string that is not an ISO date, or an unknown ``tz``.
             TypeError: ``day`` is not a date, a datetime or a string.
 
         Example:
@@ -792,7 +794,7 @@ class SocialAccessor:
         Raises:
             AttributeError: not an ads frame.
             KeyError: ``by`` is not a column.
-            ValueError: an unknown ``freq``, or ``top`` is not an int >= 0 or None.
+            ValueError: an unknown ``freq`` or ``tz``, or ``top`` is not an int >= 0 or None.
 
         Example:
             >>> from socialframe.sandbox import example_ads

@@ -225,6 +225,7 @@ def share_of_voice(
 
     See :meth:`socialframe._accessor.SocialAccessor.share_of_voice` for the rules.
     """
+    _time.check_zone(tz)
     limit = count_or_none("top", top)
     if by not in ads.columns:
         raise KeyError(f"no column {by!r}; columns are {list(ads.columns)}")

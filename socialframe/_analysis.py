@@ -41,6 +41,7 @@ def comment_activity(
 
     See :meth:`socialframe._accessor.SocialAccessor.activity` for the rules.
     """
+    _time.check_zone(tz)
     times = comments["created_at"].dt.tz_convert(tz)
     keep = times.notna().to_numpy()
     offset = _time.period_offset(freq)
@@ -237,6 +238,7 @@ def ads_active_on(ads: pd.DataFrame, day: object, *, tz: str = "UTC") -> pd.Data
     The rows keep their index (this is a filter). See
     :meth:`socialframe._accessor.SocialAccessor.active_on`.
     """
+    _time.check_zone(tz)
     local = _time.calendar_day(day, tz)
     start = _time.local_midnight(local, tz)
     end = _time.local_midnight(local + pd.Timedelta(days=1), tz)

@@ -39,6 +39,7 @@ from ._schema import (
     dtypes,
     summary_columns,
 )
+from ._time import check_zone
 
 SUMMARY_COLUMNS = summary_columns(POST_SUMMARY)
 OVERLAP_COLUMNS = summary_columns(AUTHOR_OVERLAP)
@@ -96,6 +97,7 @@ def post_summary(comments: pd.DataFrame, *, tz: str = "UTC") -> pd.DataFrame:
 
     See :meth:`socialframe._accessor.SocialAccessor.summary` for the columns.
     """
+    check_zone(tz)
     posts = _posts(comments)
     n = len(posts)
     coded = comments.assign(

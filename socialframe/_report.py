@@ -715,15 +715,6 @@ and the page loads nothing from anywhere.</footer>
 # -- the file ----------------------------------------------------------------------------------
 
 
-def _check_zone(tz: str) -> None:
-    try:
-        pd.Timestamp(0, tz=tz)
-    except (KeyError, ValueError, TypeError) as exc:  # ZoneInfoNotFoundError is a KeyError
-        raise ValueError(
-            f"tz must be an IANA time zone such as 'Europe/Berlin', got {tz!r}"
-        ) from exc
-
-
 def _well_formed(text: str) -> str:
     # A lone surrogate (half an emoji from a broken JSON escape) cannot be encoded:
     # pairs are joined, lone halves become U+FFFD, so the page is written.
@@ -763,7 +754,7 @@ def write_report(
     if target.suffix.lower() not in (".html", ".htm"):
         raise ValueError(f"cannot write {str(path)!r}: a report is HTML; name it *.html")
     check_place(target)
-    _check_zone(tz)
+    _time.check_zone(tz)
     made = pd.Timestamp.now(tz="UTC") if now is None else now
     heading = title if title is not None else f"{kind.capitalize()} report"
     page = render(heading, facts(frame, kind, tz=tz, now=made), sections(frame, kind, tz=tz), tz=tz)

@@ -28,6 +28,23 @@ import pandas as pd
 _ISO_HELP: Final = "a date, a datetime or an ISO date string such as '2025-12-01'"
 
 
+def check_zone(tz: str) -> None:
+    """Raise ``ValueError`` unless ``tz`` is a time zone pandas knows (an IANA name).
+
+    Example:
+        >>> check_zone("Mars/Base")
+        Traceback (most recent call last):
+        ...
+        ValueError: tz must be an IANA time zone such as 'Europe/Berlin', got 'Mars/Base'
+    """
+    try:
+        pd.Timestamp(0, tz=tz)
+    except (KeyError, ValueError, TypeError) as exc:  # ZoneInfoNotFoundError is a KeyError
+        raise ValueError(f"tz must be an IANA time zone such as 'Europe/Berlin', got {tz!r}") from (
+            None if isinstance(exc, KeyError) else exc
+        )
+
+
 def parse_when(value: object, *, name: str = "day") -> date | datetime:
     """A date or a datetime from a ``date``, a ``datetime`` or an ISO string.
 

@@ -696,3 +696,20 @@ def test_tokenize_hard_scripts_and_invisible_characters(
     from socialframe._terms import tokenize
 
     assert tokenize(text, kind) == expected  # type: ignore[arg-type]
+
+
+def test_an_unknown_time_zone_is_a_clear_value_error(comments: pd.DataFrame) -> None:
+    from socialframe.sandbox import example_ads
+
+    ads = example_ads()
+    calls = [
+        lambda: comments.social.summary(tz="Mars/Base"),
+        lambda: comments.social.activity(tz="Mars/Base"),
+        lambda: ads.social.share_of_voice(tz="Mars/Base"),
+        lambda: ads.social.active_on("2025-06-01", tz="Mars/Base"),
+    ]
+    for call in calls:
+        with pytest.raises(
+            ValueError, match="IANA time zone such as 'Europe/Berlin', got 'Mars/Base'"
+        ):
+            call()

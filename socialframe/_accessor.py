@@ -794,7 +794,8 @@ class SocialAccessor:
         Raises:
             AttributeError: not an ads frame.
             KeyError: ``by`` is not a column.
-            ValueError: an unknown ``freq`` or ``tz``, or ``top`` is not an int >= 0 or None.
+            ValueError: an unknown ``freq`` or ``tz``, ``top`` not an int >= 0 or None, or a
+                ``by`` column holding lists.
 
         Example:
             >>> from socialframe.sandbox import example_ads

@@ -229,6 +229,11 @@ def share_of_voice(
     limit = count_or_none("top", top)
     if by not in ads.columns:
         raise KeyError(f"no column {by!r}; columns are {list(ads.columns)}")
+    if ads[by].map(lambda v: isinstance(v, list | tuple | dict)).any():
+        raise ValueError(
+            f"{by!r} holds lists: split by one value per ad (page_name, display_format, ...),"
+            f" or explode it first: ads.explode({by!r})"
+        )
     offset = _time.period_offset(freq)
     calendar = _time.is_calendar(offset)
     until = _until(ads)

@@ -115,8 +115,12 @@ def short_post_labels(urns: list[str | None]) -> list[str]:
         >>> short_post_labels(["urn:li:activity:7384427202391592960",
         ...                    "urn:li:activity:7384427202391592963", None])
         ['…592960', '…592963', '<NA>']
+        >>> short_post_labels(["urn:li:activity:1", "urn:li:ugcPost:1"])  # one id, two posts
+        ['urn:li:activity:1', 'urn:li:ugcPost:1']
     """
     ids = [u.rsplit(":", 1)[-1] if isinstance(u, str) else "<NA>" for u in urns]
+    if len(set(ids)) < len(set(urns)):  # the same id under two kinds of post: say which
+        return [u if isinstance(u, str) else "<NA>" for u in urns]
     longest = max(map(len, ids), default=0)
     for keep in range(6, longest):
         tails = [i if len(i) <= keep + 1 else "…" + i[-keep:] for i in ids]

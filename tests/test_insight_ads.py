@@ -595,3 +595,19 @@ def test_spend_bounds_sent_apart_are_checked_like_a_range() -> None:
     assert got["currency"].tolist() == [na, na, na, "USD", na, na, na]
     assert got.loc["seen", ["impressions_lower", "impressions_upper"]].isna().all()
     assert parse_amount("9" * 400) == Bounds(None, None, None)  # not inf
+
+
+def test_share_of_voice_by_a_column_of_lists_says_how(ads: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match=r"holds lists: .*explode"):
+        ads.social.share_of_voice(by="publisher_platforms")
+    exploded = ads.explode("publisher_platforms").social.share_of_voice(
+        "D", by="publisher_platforms", top=None
+    )
+    assert not any(str(c).startswith("[") for c in exploded.columns)
+
+
+def test_post_labels_stay_apart_when_two_kinds_share_an_id() -> None:
+    from socialframe._plots import short_post_labels
+
+    urns = ["urn:li:activity:7384427202391592960", "urn:li:ugcPost:7384427202391592960"]
+    assert short_post_labels(urns) == urns

@@ -229,7 +229,7 @@ def share_of_voice(
     limit = count_or_none("top", top)
     if by not in ads.columns:
         raise KeyError(f"no column {by!r}; columns are {list(ads.columns)}")
-    if ads[by].map(lambda v: isinstance(v, list | tuple | dict)).any():
+    if any(isinstance(v, list | tuple | dict) for v in ads[by]):
         raise ValueError(
             f"{by!r} holds lists: split by one value per ad (page_name, display_format, ...),"
             f" or explode it first: ads.explode({by!r})"

@@ -372,3 +372,29 @@ def test_permalink_ids_of_the_usual_spellings() -> None:
         ["2", "3", None],
         [None, "2", None],
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.none()
+            | st.integers(min_value=-(2**70), max_value=2**70)
+            | st.integers(min_value=946_684_800_000, max_value=4_102_444_799_999)
+            | st.sampled_from([0, 946_684_800_000, 4_102_444_800_000, "1760584641073", 1.5]),
+            st.none() | st.sampled_from(["7411111960011936459", "12", "x", "9" * 30]),
+        ),
+        max_size=8,
+    )
+)
+def test_created_times_in_numpy_equal_the_row_by_row_rule(rows: list[tuple[Any, Any]]) -> None:
+    from socialframe._frames.comments import _created, _created_ms
+    from socialframe._frames.values import NAT, Unfit
+
+    raw, ids = [r[0] for r in rows], [r[1] for r in rows]
+    fast_unfit, slow_unfit = Unfit(), Unfit()
+    fast = _created(raw, ids, fast_unfit)
+    slow = [_created_ms(ms, i, slow_unfit) for ms, i in zip(raw, ids, strict=True)]
+    got = [None if v is None or v == NAT else int(v) for v in fast]
+    assert got == slow
+    assert fast_unfit.counts == slow_unfit.counts and fast_unfit.total == slow_unfit.total

@@ -15,6 +15,7 @@ from .._pages import Page, checked
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
 from .values import (
     INT64,
+    NAT,
     Coded,
     Payloads,
     Raw,
@@ -257,17 +258,19 @@ def _urn_ids(comment: tuple[str, ...] | None, reply: tuple[str, ...] | None) -> 
 def _created(
     raw: list[Any], comment_ids: list[str | None], unfit: Unfit
 ) -> list[int | None] | np.ndarray[Any, Any]:
-    """:func:`_created_ms` of each comment; whole milliseconds in range, as the
-    service sends them, are checked in numpy (``_NAT`` for none)."""
-    if raw and set(map(type, raw)) == {int}:
-        try:
-            ms = np.array(raw, dtype=np.int64)
-        except OverflowError:  # beyond 64 bits: each one decides
-            pass
-        else:
-            if ((ms >= _MS_RANGE[0]) & (ms < _MS_RANGE[1])).all():
-                return ms
-    return [_created_ms(ms, i, unfit) for ms, i in zip(raw, comment_ids, strict=True)]
+    """:func:`_created_ms` of each comment. Whole milliseconds (or nulls), as the service
+    sends them, are checked in numpy; only the rows out of range or missing (the id
+    then gives the time) take the Python path. ``NAT`` marks no time."""
+    if not raw or not set(map(type, raw)) <= {int, type(None)}:
+        return [_created_ms(ms, i, unfit) for ms, i in zip(raw, comment_ids, strict=True)]
+    try:
+        ms = np.array([0 if v is None else v for v in raw], dtype=np.int64)
+    except OverflowError:  # beyond 64 bits: each one decides
+        return [_created_ms(ms, i, unfit) for ms, i in zip(raw, comment_ids, strict=True)]
+    for row in np.flatnonzero((ms < _MS_RANGE[0]) | (ms >= _MS_RANGE[1])).tolist():
+        found = _created_ms(raw[row], comment_ids[row], unfit)
+        ms[row] = NAT if found is None else found
+    return ms
 
 
 def _created_ms(raw: Any, comment_id: str | None, unfit: Unfit) -> int | None:

@@ -30,7 +30,9 @@ from .._json import loads
 from .._pages import Page
 from .._schema import BOOLEAN, FLOAT, INT, LIST, STRING, is_id
 
-_NAT: Final = np.iinfo(np.int64).min
+#: The int64 value numpy reads as NaT (no time).
+NAT: Final = np.iinfo(np.int64).min
+_NAT: Final = NAT
 _DIGITS = re.compile(r"-?\d{1,19}", re.ASCII)  # more digits cannot fit in 64 bits
 INT64: Final = (-(2**63), 2**63)
 Raw: TypeAlias = bytes | bytearray | memoryview | str

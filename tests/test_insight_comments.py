@@ -713,3 +713,40 @@ def test_an_unknown_time_zone_is_a_clear_value_error(comments: pd.DataFrame) -> 
             ValueError, match="IANA time zone such as 'Europe/Berlin', got 'Mars/Base'"
         ):
             call()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_overlap_matrix_equals_sets_of_commenters(seed: int) -> None:
+    """Regular commenters (on more posts than the pairs path takes) and occasional ones,
+    against plain sets: every cell is the number of authors the two posts share."""
+    from socialframe.sandbox import example_comments
+
+    rng = np.random.default_rng(seed)
+    n_posts = int(rng.integers(2, 70))
+    base = example_comments()
+    rows = []
+    for author in range(int(rng.integers(1, 60))):
+        regular = rng.random() < 0.2
+        k = (
+            int(rng.integers(33, n_posts + 1))
+            if regular and n_posts > 33
+            else int(rng.integers(1, 5))
+        )
+        for post in rng.choice(n_posts, size=min(k, n_posts), replace=False):
+            rows.append((f"urn:li:activity:{post}", f"a{author}"))
+    rows.append(("urn:li:activity:0", None))  # no author: in no cell
+    frame_ = base.iloc[[0] * len(rows)].reset_index(drop=True)
+    frame_["post_urn"] = pd.array([p for p, _ in rows], dtype="string")
+    frame_["author_id"] = pd.array([a for _, a in rows], dtype="string")
+    frame_["author_name"] = pd.array([a for _, a in rows], dtype="string")
+    matrix = frame_.social.overlap_matrix()
+    who: dict[str, set[str]] = {}
+    for post, author in rows:
+        who.setdefault(post, set())
+        if author is not None:
+            who[post].add(author)
+    posts = list(matrix.index)
+    assert set(posts) == set(who)
+    expected = [[len(who[a] & who[b]) for b in posts] for a in posts]
+    assert matrix.to_numpy().tolist() == expected
+    assert matrix.dtypes.eq("int64").all()

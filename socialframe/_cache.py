@@ -208,7 +208,7 @@ def _cache_key(request: Any, **kwargs: Any) -> str:
         key = str(create_key(request, **kwargs))
         if memo is not None:
             if len(_KEYS) >= _MAX_KEYS:
-                _KEYS.clear()  # bounded: a run of 100k pages costs the keys again
+                _KEYS.clear()  # bounded: a run of 20k pages costs the keys again
             _KEYS[memo] = key
     return key
 
@@ -216,16 +216,18 @@ def _cache_key(request: Any, **kwargs: Any) -> str:
 #: Cache keys by what they are made of: requests-cache computes a page's key two or three
 #: times per call (look up, store) and its URL normalisation is the dearest part of a call.
 _KEYS: dict[tuple[Any, ...], str] = {}
-_MAX_KEYS = 100_000
+_MAX_KEYS = 20_000
 
 
 def _memo(request: Any, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     """Everything a key is made of, hashable; None where headers or odd values are in it."""
+    if isinstance(request, requests.Request) or kwargs.get("match_headers"):
+        return None  # an unprepared request keeps its params apart; headers in the key
     body = request.body
-    if kwargs.get("match_headers") or not isinstance(body, str | bytes | None):
-        return None
+    if body is not None:
+        return None  # a body is normalised by its Content-Type: socialframe sends none
     parts: list[tuple[str, Any]] = []
-    for name, value in sorted(kwargs.items()):
+    for name, value in sorted(kwargs.items()):  # verify, ignored parameters, serializer
         if name == "serializer":
             value = str(value)  # what the key holds of it
         elif isinstance(value, list | tuple):
@@ -234,7 +236,7 @@ def _memo(request: Any, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
             return None
         parts.append((name, value))
     try:
-        memo = (request.method, request.url, body, tuple(parts))
+        memo = (request.method, request.url, tuple(parts))
         hash(memo)
     except TypeError:
         return None

@@ -200,7 +200,7 @@ def _page_locks(backend: Any) -> Any:
     return _NO_LOCKS
 
 
-_MAX_KEYS = 100_000
+_MAX_KEYS = 20_000
 
 
 class Caller:
@@ -404,7 +404,7 @@ class Caller:
         key = str(backend.create_key(request, verify=verify))
         if memo is not None:
             if len(self._keys) >= _MAX_KEYS:
-                self._keys.clear()  # bounded: a run of 100k pages costs the keys again
+                self._keys.clear()  # bounded: a run of 20k pages costs the keys again
             self._keys[memo] = key
         return key
 

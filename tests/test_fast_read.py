@@ -362,3 +362,21 @@ def test_remembered_cache_keys_are_requests_caches(kwargs: dict[str, Any]) -> No
             assert _cache_key(request, **kwargs) == expected  # remembered
     one = requests.Request("GET", url, params={"page": "1"}).prepare()
     assert _cache_key(one, verify=True) != _cache_key(one, verify=False)
+
+
+def test_requests_caches_own_lookups_still_work(tmp_path: Path) -> None:
+    """The key memo serves prepared requests without a body only: an unprepared
+    request keeps its params apart, a body is normalised by its Content-Type."""
+    with sf.Client("k", base_url="https://api.example", cache=tmp_path / "c.sqlite") as c:
+        cache: Any = c.session.cache  # type: ignore[attr-defined]
+        url = "https://api.example/get-profile-posts-comments"
+        assert cache.contains(url=f"{url}?urn=1") is False
+        assert cache.contains(request=requests.Request("GET", url, params={"urn": "1"})) is False
+    body = '{"b": 1, "a": 2}'
+    as_json = requests.Request(
+        "GET", url, data=body, headers={"Content-Type": "application/json"}
+    ).prepare()
+    as_text = requests.Request(
+        "GET", url, data=body, headers={"Content-Type": "text/plain"}
+    ).prepare()
+    assert _cache_key(as_json) != _cache_key(as_text)

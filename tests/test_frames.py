@@ -564,3 +564,48 @@ def test_lone_surrogates_become_replacement_characters() -> None:
     assert pair.loc[0, "text"] == "\U0001f600"
     raw = sf.comments_frame([b'{"data": [{"text": "a\\ud800b"}]}'])
     assert raw.loc[0, "text"] == "a\ufffdb"
+
+
+# -- what the second review of the speed work found ---------------------------------------
+
+
+def test_digits_python_will_not_read_are_missing_not_an_error() -> None:
+    # str.strip() takes "\x1f" away, int() does not: the value is unfit, not a crash
+    with pytest.warns(sf.SchemaWarning, match="created_at"):
+        comments = sf.comments_frame([{"data": [{"createdAt": "0\x1f"}]}])
+    assert pd.isna(comments.loc[0, "created_at"])
+    body = {"data": {"ads": [[{"ad_archive_id": "1", "collation_count": "5\x1c"}]]}}
+    with pytest.warns(sf.SchemaWarning, match="collation_count"):
+        ads = sf.ads_frame([body])
+    assert pd.isna(ads.loc[0, "collation_count"]) and ads.loc[0, "raw_collation_count"] == "5\x1c"
+
+
+def test_a_memoryview_with_gaps_is_read_like_its_bytes() -> None:
+    import json
+
+    comments, ads = _sandbox_bodies()
+    for build, body in ((sf.comments_frame, comments[0]), (sf.ads_frame, ads[0])):
+        raw = json.dumps(body).encode()
+        spread = memoryview(bytes(b for c in raw for b in (c, 32)))[::2]  # not contiguous
+        assert bytes(spread) == raw
+        pd.testing.assert_frame_equal(build([spread]), build([body]))
+
+
+def test_equal_authors_that_parse_differently_are_not_reused() -> None:
+    # equal dicts, keys in another order: the fallbacks read them in order
+    first = {"id": "1", "firstName": "A", "first_name": "B"}
+    second = {"id": "1", "first_name": "B", "firstName": "A"}
+    frame = sf.comments_frame([{"data": [{"author": first}, {"author": second}]}])
+    one, other = (sf.comments_frame([{"data": [{"author": a}]}]) for a in (first, second))
+    assert frame["author_name"].tolist() == [one.loc[0, "author_name"], other.loc[0, "author_name"]]
+    urls = [{"id": "2", "name": "x", "fooUrl": "u1", "barUrl": "u2"}]
+    urls.append({"id": "2", "name": "x", "barUrl": "u2", "fooUrl": "u1"})
+    frame = sf.comments_frame([{"data": [{"author": a} for a in urls]}])
+    assert frame["author_url"].tolist() == ["u1", "u2"]
+
+
+def test_keys_equal_as_numbers_are_not_one_flattened_name() -> None:
+    ads = sf.ads_frame([{"data": {"ads": [[{"ad_archive_id": "1", 1: "a"}]]}}])
+    assert ads.columns[-1] == "1"
+    ads = sf.ads_frame([{"data": {"ads": [[{"ad_archive_id": "2", True: "b"}]]}}])
+    assert ads.columns[-1] == "true"

@@ -81,7 +81,15 @@ _snake = functools.lru_cache(maxsize=4096)(_snake_case)
 
 
 def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any], depth: int = 0) -> None:
-    for path, value in zip(_paths(prefix, tuple(record)), record.values(), strict=True):
+    keys = tuple(record)
+    # Text keys (all JSON has) by the shape's memo; others (1, True and 1.0 are one
+    # key to a memo) and very wide objects each time.
+    paths = (
+        _paths(prefix, keys)
+        if len(keys) <= 256 and set(map(type, keys)) == {str}
+        else _paths.__wrapped__(prefix, keys)
+    )
+    for path, value in zip(paths, record.values(), strict=True):
         kind = type(value)
         if (
             (kind is dict or (kind not in _PLAIN and isinstance(value, Mapping)))
@@ -98,7 +106,7 @@ def _flatten(record: Mapping[str, Any], prefix: str, out: dict[str, Any], depth:
             out[path] = value
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=512)
 def _paths(prefix: str, keys: tuple[Any, ...]) -> tuple[str, ...]:
     """The flat names of an object's keys under ``prefix``: ads share a few shapes."""
     return tuple(f"{prefix}{_snake(str(key))}" for key in keys)

@@ -291,9 +291,8 @@ def _ms(value: int | None) -> int | None:
 def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]]:
     """:func:`author_fields` of each distinct author (authors repeat), and each row's.
 
-    An author is looked up by its id and reused when the whole object is equal;
-    only objects of text values are reused (``True == 1`` would otherwise pass
-    one author's parse off as another's).
+    An author is looked up by its id and reused when the whole object is equal
+    and any equal object parses the same (see :func:`_reusable`).
     """
     seen: dict[str, tuple[dict[str, Any], int]] = {}
     distinct: list[dict[str, Any]] = []
@@ -307,10 +306,23 @@ def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]
                 continue
         code = len(distinct)
         distinct.append(author_fields(author))
-        if type(ident) is str and all(type(v) is str or v is None for v in author.values()):
+        if type(ident) is str and _reusable(author):
             seen[ident] = (author, code)
         codes[row] = code
     return distinct, codes
+
+
+def _reusable(author: dict[str, Any]) -> bool:
+    """Whether any author equal to this one parses the same.
+
+    Dict equality ignores key order and ``True == 1``; the parse does not always:
+    only text values, and no two keys the fallbacks would read in order (firstName
+    and first_name, two ``...Url`` keys).
+    """
+    if not all(type(v) is str or v is None for v in author.values()):
+        return False
+    folded = [str(k).lower().replace("_", "") for k in author]
+    return len(set(folded)) == len(folded) and sum(k.endswith("url") for k in folded) <= 1
 
 
 def author_fields(author: Any) -> dict[str, Any]:

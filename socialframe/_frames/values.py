@@ -131,6 +131,8 @@ def pages(payloads: Payloads, fast: Callable[[Raw], Any] | None = None) -> Itera
         elif isinstance(item, Mapping):
             yield Page(item, position)
         elif isinstance(item, RAW):
+            if isinstance(item, memoryview) and not item.c_contiguous:
+                item = item.tobytes()  # the parsers read one contiguous buffer
             body = fast(item) if fast is not None else None
             if body is None:
                 try:
@@ -206,10 +208,13 @@ def whole(value: Any, unfit: Unfit | None = None, column: str = "") -> int | Non
         number = None
     elif isinstance(value, int):
         number = value
-    elif (isinstance(value, float) and value.is_integer()) or (
-        isinstance(value, str) and _DIGITS.fullmatch(value.strip())
-    ):
+    elif isinstance(value, float) and value.is_integer():
         number = int(value)
+    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        try:
+            number = int(value)
+        except ValueError:  # str.strip() takes "\x1f" away, int() does not
+            number = None
     if number is not None and INT64[0] <= number < INT64[1]:
         return number
     if value is None or value == "":

@@ -531,7 +531,7 @@ class SocialAccessor:
 
         return overlap_matrix(self._need("comments", "overlap_matrix"))
 
-    def plot_overlap(self, *, ax: Axes | None = None) -> Axes:
+    def plot_overlap(self, *, ax: Axes | None = None, max_posts: int | None = 30) -> Axes:
         """:meth:`overlap_matrix` as a heatmap, each cell's count written in it.
 
         Posts are labelled by the end of their id (``…592960``), as short as keeps
@@ -541,12 +541,16 @@ class SocialAccessor:
 
         Args:
             ax: The matplotlib Axes to draw on; a new figure's when omitted.
+            max_posts: Over this many posts, the ones with the most commenters
+                are shown (a heatmap of hundreds of posts is unreadable); ``None``
+                for all.
 
         Returns:
             The Axes drawn on.
 
         Raises:
             AttributeError: not a comments frame.
+            ValueError: ``max_posts`` is not an int >= 1 or None.
 
         Example:
             >>> import pandas as pd
@@ -559,7 +563,7 @@ class SocialAccessor:
         """
         from ._plots import plot_overlap
 
-        return plot_overlap(self._need("comments", "plot_overlap"), ax=ax)
+        return plot_overlap(self._need("comments", "plot_overlap"), ax=ax, max_posts=max_posts)
 
     def response_times(self, *, per: Literal["reply", "post"] = "reply") -> pd.DataFrame:
         """How long replies took: per reply, or summed up per post (``per="post"``).

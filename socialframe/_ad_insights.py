@@ -173,10 +173,11 @@ def campaigns(ads: pd.DataFrame) -> pd.DataFrame:
             "platforms": _unions(grouped, "publisher_platforms"),
             "display_formats": _unions(grouped, "display_format"),
             "body_text": pd.Series(texts, dtype="string"),
-            "ad_archive_ids": pd.Series(
-                _lists(unique["_key"], unique["ad_archive_id"]), dtype=object
-            ),
         }
+    )
+    ids = _lists(unique["_key"], unique["ad_archive_id"])
+    out["ad_archive_ids"] = pd.Series(
+        [ids.get(k, []) for k in out.index], index=out.index, dtype=object
     )
     if "queries" in columns:  # each query once, in the frame's order
         out["queries"] = pd.Series({k: list(dict.fromkeys(queries.get(k, []))) for k in out.index})
@@ -229,7 +230,7 @@ def share_of_voice(
     limit = count_or_none("top", top)
     if by not in ads.columns:
         raise KeyError(f"no column {by!r}; columns are {list(ads.columns)}")
-    if any(isinstance(v, list | tuple | dict) for v in ads[by]):
+    if any(isinstance(v, list | tuple | dict | np.ndarray) for v in ads[by]):
         raise ValueError(
             f"{by!r} holds lists: split by one value per ad (page_name, display_format, ...),"
             f" or explode it first: ads.explode({by!r})"
@@ -336,7 +337,13 @@ _EXACT = re.compile(_AMOUNT)
 _DASHES = str.maketrans({"–": "-", "—": "-", "−": "-", "‒": "-"})
 
 
+class _Ambiguous(ValueError):
+    """An amount two conventions read apart (``1.000``: one, or a thousand)."""
+
+
 def _amount(digits: str, fraction: str | None, suffix: str | None) -> float:
+    if fraction is not None and len(fraction) == 4 and suffix is None and "," not in digits:
+        raise _Ambiguous(digits + fraction)  # "€1.000" is a thousand in most of Europe
     return float(Decimal(digits.replace(",", "") + (fraction or "")) * _SCALE[suffix])
 
 
@@ -354,8 +361,9 @@ def parse_amount(value: Any) -> Bounds:
     The currency is the ISO code written (``"USD 100"``), or the one a sign
     names (``€`` -> ``EUR``); ``$`` and ``¥`` name several, so they stay as written.
     Anything else (missing, blank, a negative number, a range whose lower bound
-    is above its upper, two currencies, junk) gives no bounds at all: nothing
-    is guessed.
+    is above its upper, two currencies, ``1.000`` with its dot a decimal point
+    here and a thousands separator in most of Europe, junk) gives no bounds at
+    all: nothing is guessed.
 
     Args:
         value: A number, text, or a missing value (None, NaN, ``pd.NA``).
@@ -398,7 +406,7 @@ def parse_amount(value: Any) -> Bounds:
         elif match := _EXACT.fullmatch(rest):
             number = _amount(*match.groups())
             found = Bounds(number, number, currency)
-    except InvalidOperation:  # pragma: no cover - the patterns only pass digits
+    except (InvalidOperation, _Ambiguous):  # the patterns pass digits; some read two ways
         return NOTHING
     if any(b is not None and not math.isfinite(b) for b in (found.lower, found.upper)):
         return NOTHING  # 400 digits are no amount

@@ -6,13 +6,14 @@ Times are labelled with their zone.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from . import _time
 from ._analysis import comment_activity
-from ._checks import count
+from ._checks import count, count_or_none
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -30,6 +31,27 @@ def shown(value: object) -> str:
         Save \\$5 today, \\$10 tomorrow
     """
     return str(value).replace("$", r"\$")
+
+
+#: Fonts that draw what matplotlib's own (DejaVu Sans) has no glyphs for: CJK, Arabic,
+#: Devanagari. Used, where installed, after the default family for text from the data.
+_FALLBACK_FONTS = ("Noto Sans", "Noto Sans CJK JP", "Noto Sans Arabic", "Noto Sans Devanagari")
+
+
+@functools.cache
+def families() -> list[str]:
+    """The font families for labels from the data: the default, then installed fallbacks.
+
+    matplotlib (3.6+) takes each glyph from the first family that has it, so a
+    page called ``ユニクロ`` shows in Noto Sans CJK rather than as boxes, when
+    ``fonts-noto-cjk`` is installed (Debian; the README says how).
+    """
+    import matplotlib
+    from matplotlib import font_manager
+
+    known = {font.name for font in font_manager.fontManager.ttflist}
+    default = list(matplotlib.rcParams["font.family"])
+    return default + [name for name in _FALLBACK_FONTS if name in known]
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
@@ -78,7 +100,13 @@ def plot_activity(
     ax.set_title(f"Comment activity ({int(counts.to_numpy().sum()):,} comments)")
     if by is not None and len(counts.columns) > 1 and len(counts):
         # Outside the axes: inside, it would cover the tallest bars.
-        ax.legend(title=shown(by), loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        ax.legend(
+            title=shown(by),
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            prop={"family": families()},
+        )
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     # Counts start at 0; with none at all, 0 to 1 (not matplotlib's -0.05 to 0.05).
     ax.set_ylim(0, None if len(counts) and counts.to_numpy().sum() else 1)
@@ -129,11 +157,14 @@ def short_post_labels(urns: list[str | None]) -> list[str]:
     return ids
 
 
-def plot_overlap(comments: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
+def plot_overlap(
+    comments: pd.DataFrame, *, ax: Axes | None = None, max_posts: int | None = 30
+) -> Axes:
     """A heatmap of shared commenters between posts (``overlap_matrix``), counts written in.
 
     Off-diagonal cells are coloured on their own scale; the diagonal (each post's
-    distinct commenters, much larger) is grey with its count in bold.
+    distinct commenters, much larger) is grey with its count in bold. Over
+    ``max_posts`` posts, those with the most commenters are shown (in their order).
     """
     import matplotlib
     import numpy as np
@@ -141,7 +172,13 @@ def plot_overlap(comments: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
 
     from ._crowd import overlap_matrix
 
+    max_posts = count_or_none("max_posts", max_posts, minimum=1)
     matrix = overlap_matrix(comments)
+    total = len(matrix)
+    if max_posts is not None and total > max_posts:
+        own = pd.Series(np.diag(matrix.to_numpy()), index=range(total))
+        keep = sorted(own.sort_values(ascending=False, kind="stable").index[:max_posts])
+        matrix = matrix.iloc[keep, keep]
     n = len(matrix)
     ax = _axes(ax, (max(5.0, 0.7 * n + 3.0), max(3.5, 0.6 * n + 1.8)))
     if n == 0:
@@ -176,7 +213,11 @@ def plot_overlap(comments: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     bar.set_label("shared commenters")
     bar.locator = MaxNLocator(integer=True)
     bar.update_ticks()
-    ax.set_title(f"Commenters shared between {n} posts" if n > 1 else "Commenters of 1 post")
+    if n < total:
+        title = f"Commenters shared between the {n} of {total:,} posts with most commenters"
+    else:
+        title = f"Commenters shared between {n} posts" if n > 1 else "Commenters of 1 post"
+    ax.set_title(title)
     return ax
 
 
@@ -198,7 +239,7 @@ def plot_timeline(ads: pd.DataFrame, *, ax: Axes | None = None, max_ads: int = 5
     labels = (
         picked["page_name"].fillna("?").astype(str) + " · " + picked["ad_archive_id"].astype(str)
     )
-    ax.set_yticks(list(rows), [shown(label) for label in labels], fontsize=7)
+    ax.set_yticks(list(rows), [shown(label) for label in labels], fontsize=7, fontfamily=families())
     ax.xaxis_date("UTC")
     ax.set_xlabel("time (UTC)")
     ax.set_ylabel("ad (page · ad_archive_id)")
@@ -259,6 +300,7 @@ def plot_share_of_voice(
             bbox_to_anchor=(1.01, 1.0),
             borderaxespad=0.0,
             reverse=True,
+            prop={"family": families()},
         )
         ax.set_xlim(x[0], x[-1])
     ax.xaxis_date(tz)  # tick labels in the zone the periods were cut in

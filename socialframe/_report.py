@@ -233,7 +233,7 @@ def _response_times(comments: pd.DataFrame, tz: str) -> Section | None:
 def _overlap(comments: pd.DataFrame, tz: str) -> Section | None:
     if comments["post_urn"].nunique() < 2:
         return None
-    n = int(comments["post_urn"].nunique())
+    n = min(30, int(comments["post_urn"].nunique()))  # plot_overlap shows at most 30
     side = min(12.0, 3.0 + 0.6 * n)
     return Section(
         "Shared commenters",

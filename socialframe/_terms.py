@@ -323,7 +323,7 @@ def _word_tokens(text: str) -> list[str]:
         folded = _ARABIC_MARKS.sub("", _fold(found.group()))
         # NFKC spells a few ligatures out in words ("ﷺ": four of them)
         for token in folded.split():
-            token = _ELISION.sub("", token).strip("'")
+            token = _ELISION.sub("", token).strip("'" + _JOINERS)
             if _CJK.search(token):
                 out.extend(_cjk_units(token))
             elif any(c.isalpha() for c in token):
@@ -381,6 +381,7 @@ def tokenize(text: str, kind: TermKind = "word") -> list[str]:
         return _word_tokens(text)
     if kind == "hashtag":
         tags = _hashtag().findall(_without_links(text))
+        tags = [tag.rstrip(_JOINERS) for tag in tags]  # a joiner joins inside a word only
         return ["#" + _fold(tag) for tag in tags if any(c.isalpha() for c in tag)]
     if kind == "emoji":
         return _EMOJI.findall(_without_links(text))

@@ -38,8 +38,10 @@ def check_zone(tz: str) -> None:
         ValueError: tz must be an IANA time zone such as 'Europe/Berlin', got 'Mars/Base'
     """
     try:
+        if not isinstance(tz, str) or not tz.strip():
+            raise TypeError(tz)
         pd.Timestamp(0, tz=tz)
-    except (KeyError, ValueError, TypeError) as exc:  # ZoneInfoNotFoundError is a KeyError
+    except (KeyError, ValueError, TypeError, IndexError) as exc:  # not found: a KeyError
         raise ValueError(f"tz must be an IANA time zone such as 'Europe/Berlin', got {tz!r}") from (
             None if isinstance(exc, KeyError) else exc
         )

@@ -611,3 +611,26 @@ def test_post_labels_stay_apart_when_two_kinds_share_an_id() -> None:
 
     urns = ["urn:li:activity:7384427202391592960", "urn:li:ugcPost:7384427202391592960"]
     assert short_post_labels(urns) == urns
+
+
+def test_list_columns_back_from_parquet_are_refused_too(ads: pd.DataFrame, tmp_path: Any) -> None:
+    path = tmp_path / "ads.parquet"
+    ads.to_parquet(path)
+    with pytest.raises(ValueError, match="holds lists"):
+        pd.read_parquet(path).social.share_of_voice(by="publisher_platforms")
+
+
+def test_a_campaign_of_an_ad_without_ids_lists_no_ids(ads: pd.DataFrame) -> None:
+    nameless = ads.iloc[[0]].copy()
+    nameless["collation_id"] = pd.array([None], dtype="string")
+    nameless["ad_archive_id"] = pd.array([None], dtype="string")
+    found = pd.concat([ads, nameless], ignore_index=True).social.campaigns()
+    assert all(isinstance(ids, list) for ids in found["ad_archive_ids"])
+    assert [] in found["ad_archive_ids"].tolist()
+
+
+@pytest.mark.parametrize("text", ["€1.000", "1.000", "USD 2.500"])
+def test_amounts_two_conventions_read_apart_give_no_bounds(text: str) -> None:
+    assert parse_amount(text) == Bounds(None, None, None)
+    assert parse_amount("1.5K") == Bounds(1500.0, 1500.0, None)  # a suffix: a decimal point
+    assert parse_amount("1,000.000") == Bounds(1000.0, 1000.0, None)  # commas: US style

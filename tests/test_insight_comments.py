@@ -577,7 +577,7 @@ def test_signatures() -> None:
     ]
     assert sig("overlap") == [("min_posts", 2, pos)]
     assert sig("overlap_matrix") == []
-    assert sig("plot_overlap") == [("ax", None, kw)]
+    assert sig("plot_overlap") == [("ax", None, kw), ("max_posts", 30, kw)]
     assert sig("response_times") == [("per", "reply", kw)]
 
 
@@ -750,3 +750,54 @@ def test_overlap_matrix_equals_sets_of_commenters(seed: int) -> None:
     expected = [[len(who[a] & who[b]) for b in posts] for a in posts]
     assert matrix.to_numpy().tolist() == expected
     assert matrix.dtypes.eq("int64").all()
+
+
+def test_plot_overlap_of_many_posts_shows_those_with_most_commenters() -> None:
+    from matplotlib.figure import Figure
+
+    from socialframe.sandbox import example_comments
+
+    base = example_comments()
+    rows = []
+    for post in range(50):
+        for author in range(post % 7 + 1):  # posts 6, 13, 20, ... have the most commenters
+            rows.append((f"urn:li:activity:{1000 + post}", f"a{author}"))
+    frame_ = base.iloc[[0] * len(rows)].reset_index(drop=True)
+    frame_["post_urn"] = pd.array([p for p, _ in rows], dtype="string")
+    frame_["author_id"] = pd.array([a for _, a in rows], dtype="string")
+    ax = frame_.social.plot_overlap(ax=Figure().subplots(), max_posts=10)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    most = sorted(range(50), key=lambda p: -(p % 7 + 1))[:10]  # stable: earliest first
+    assert labels == [str(1000 + p) for p in sorted(most)]
+    assert ax.get_title() == "Commenters shared between the 10 of 50 posts with most commenters"
+    everything = frame_.social.plot_overlap(ax=Figure().subplots(), max_posts=None)
+    assert len(everything.get_yticklabels()) == 50
+    with pytest.raises(ValueError, match="max_posts"):
+        frame_.social.plot_overlap(max_posts=0)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        ("hello\u200c world hello", "word", ["hello", "world", "hello"]),  # a joiner at an end
+        ("کتاب\u200c کتاب", "word", ["کتاب", "کتاب"]),
+        ("#tag\u200c #tag", "hashtag", ["#tag", "#tag"]),
+        ("great\u200d👍", "word", ["great"]),
+    ],
+)
+def test_joiners_at_the_ends_of_words_are_not_part_of_them(
+    text: str, kind: str, expected: list[str]
+) -> None:
+    from socialframe._terms import tokenize
+
+    assert tokenize(text, kind) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tz", ["", " ", None, 5])
+def test_a_time_zone_that_is_no_name_is_the_same_value_error(
+    comments: pd.DataFrame, tz: object
+) -> None:
+    with pytest.raises(ValueError, match="IANA time zone"):
+        comments.social.summary(tz=tz)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="IANA time zone"):
+        comments.social.activity(tz=tz)  # type: ignore[arg-type]

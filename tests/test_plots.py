@@ -197,3 +197,36 @@ def test_dollar_signs_in_names_are_shown_as_written(tmp_path: Path) -> None:
     comments.social.plot_activity("1W", by="author_name", ax=ax)
     figure.savefig(tmp_path / "activity.png")
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [r"\$a\$ \$b\$", r"\$c\$"]
+
+
+def test_names_in_cjk_arabic_and_devanagari_draw_with_installed_fonts(tmp_path: Path) -> None:
+    """With Debian's Noto fonts, labels from the data draw in every script of the data
+    (matplotlib's own font has no CJK: boxes and a "Glyph missing" warning, an error here)."""
+    import os
+
+    from matplotlib import font_manager
+    from matplotlib.figure import Figure
+
+    from socialframe.sandbox import example_ads
+
+    known = {font.name for font in font_manager.fontManager.ttflist}
+    missing = {"Noto Sans CJK JP", "Noto Sans Arabic", "Noto Sans Devanagari"} - known
+    if missing:
+        message = (
+            f"fonts missing ({', '.join(sorted(missing))}): apt-get install fonts-noto-core"
+            " fonts-noto-cjk (Debian/Ubuntu)"
+        )
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"on CI: {message}")
+        pytest.skip(message)
+    ads = example_ads().copy()
+    names = ["ユニクロ 日本", "مكتبة جرير", "राहुल स्टोर"]
+    first = ads["page_name"].unique()[:3]
+    ads["page_name"] = ads["page_name"].replace(dict(zip(first, names, strict=True)))
+    for draw in (
+        lambda ax: ads.social.plot_timeline(ax=ax, max_ads=60),
+        lambda ax: ads.social.plot_share_of_voice("ME", top=None, ax=ax),
+    ):
+        figure = Figure()
+        draw(figure.subplots())
+        figure.savefig(tmp_path / "chart.png")  # a missing glyph warns: an error in tests

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+import numpy as np
 import pandas as pd
 
 from .._pages import Page, ad_groups, checked
@@ -275,8 +276,11 @@ def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
 
 
 def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
-    rows: list[dict[str, Any]] = []
-    extras: dict[str, list[Any]] = {}  # column by column, as the rows come
+    rows: list[tuple[Any, ...]] = []  # each ad's contract values, in the order of `names`
+    names: tuple[str, ...] = _ROW_FIELDS  # the keys of _ad_row's row (one literal: one order)
+    # Extras by the shape of their keys (ads share a few): per shape the rows and their
+    # values, turned into columns in C at the end.
+    shapes: dict[tuple[str, ...], tuple[list[int], list[tuple[Any, ...]]]] = {}
     meta: list[tuple[str | None, int]] = []
     counted: list[tuple[Page, int]] = []
     seen: set[str] = set()
@@ -293,21 +297,28 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
                     continue
                 seen.add(ad_id)
             row, extra = _ad_row(ad, unfit)
-            at = len(rows)
-            rows.append(row)
-            for name, value in extra.items():
-                column = extras.get(name)
-                if column is None:
-                    extras[name] = column = [None] * at
-                elif len(column) < at:
-                    column.extend([None] * (at - len(column)))
-                column.append(value)
+            shape = tuple(extra)
+            group = shapes.get(shape)
+            if group is None:
+                group = shapes[shape] = ([], [])
+            group[0].append(len(rows))
+            group[1].append(tuple(extra.values()))
+            if not rows:
+                names = tuple(row)
+            rows.append(tuple(row.values()))
             meta.append((query, page.page))
             n += 1
         counted.append((page, n))
-    for column in extras.values():
-        column.extend([None] * (len(rows) - len(column)))
-    columns: dict[str, Any] = {name: [row[name] for row in rows] for name in _ROW_FIELDS}
+    by_name = zip(*rows, strict=True) if rows else ([] for _ in names)  # columns, in C
+    columns: dict[str, Any] = dict(zip(names, map(list, by_name), strict=True))
+    extras: dict[str, np.ndarray[Any, Any]] = {}
+    for shape, (at, values) in shapes.items():
+        where = np.array(at, dtype=np.intp)
+        for name, column in zip(shape, zip(*values, strict=True), strict=True):
+            full = extras.get(name)
+            if full is None:
+                full = extras[name] = np.full(len(rows), None, dtype=object)
+            full[where] = objects(list(column))
     columns["start_date"] = times(columns["start_date"], "s")
     columns["end_date"] = times(columns["end_date"], "s")
     columns["total_active_time"] = pd.to_timedelta(
@@ -321,7 +332,7 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
         taken = set(AD_COLUMNS)
         added = {
             (f"raw_{name}" if name in taken else name): (extra_array if typed else _as_sent)(
-                name, extras[name]
+                name, extras[name].tolist()
             )
             for name in sorted(extras)
         }

@@ -345,7 +345,15 @@ _LINKS = (
     st.lists(_PIECES, max_size=14).map("".join)
     | st.tuples(
         st.lists(_PIECES.filter(lambda p: "?" not in p), max_size=4).map("".join),
-        st.sampled_from([_QUERY, _QUERY + _REPLY, _QUERY.replace("%3A", ":", 1)]),
+        st.sampled_from(
+            [
+                _QUERY,
+                _QUERY + _REPLY,
+                _QUERY.replace("%3A", ":", 1),
+                # a "replyUrn=" inside another parameter's value comes first
+                _QUERY.replace("&dashCommentUrn=", "&dashCommentUrn=replyUrn=x") + _REPLY,
+            ]
+        ),
         st.lists(st.sampled_from([_REPLY, "&replyUrn=x", "replyUrn=", "&a=b"]), max_size=2),
     ).map(lambda t: f"{t[0]}?{t[1]}{''.join(t[2])}")
     | st.none()
@@ -398,3 +406,23 @@ def test_created_times_in_numpy_equal_the_row_by_row_rule(rows: list[tuple[Any, 
     got = [None if v is None or v == NAT else int(v) for v in fast]
     assert got == slow
     assert fast_unfit.counts == slow_unfit.counts and fast_unfit.total == slow_unfit.total
+
+
+def test_permalinks_after_a_known_prefix_are_checked_like_the_first() -> None:
+    """The match after a prefix already seen must still find the first ``replyUrn=``:
+    here one hides in another parameter's value, so the general parser reads no reply."""
+    from socialframe._frames.comments import _ids, ids_from_permalink
+
+    hidden = _USUAL_LINK.replace("&dashCommentUrn=", "&dashCommentUrn=replyUrn=x") + _REPLY
+    for links in (
+        [_USUAL_LINK, hidden],
+        [_USUAL_LINK + _REPLY, hidden, _USUAL_LINK],
+        [_USUAL_LINK, _USUAL_LINK + "&replyUrn=x" + _REPLY],
+    ):
+        expected = [ids_from_permalink(link) for link in links]
+        assert _ids(links) == (
+            [i.post_urn for i in expected],
+            [i.comment_id for i in expected],
+            [i.parent_comment_id for i in expected],
+        )
+    assert ids_from_permalink(hidden).parent_comment_id is None  # what the case is about

@@ -169,11 +169,13 @@ def _decode(content: Raw) -> Any:
 # The usual spelling of a permalink, whole: one match instead of two searches and two
 # matches. Its groups: the post's urn type and id, the comment id, where "replyUrn="
 # starts and the reply's id.
-_USUAL = re.compile(
-    r"[^?]*\?commentUrn=urn%3Ali%3Acomment%3A%28([A-Za-z]+)%3A(\d+)%2C(\d+)%29"
+_TAIL: Final = (
+    r"commentUrn=urn%3Ali%3Acomment%3A%28([A-Za-z]+)%3A(\d+)%2C(\d+)%29"
     r"(?:&dashCommentUrn=[^&]*)?"
     r"(?:&(replyUrn=)urn%3Ali%3Acomment%3A%28[A-Za-z]+%3A\d+%2C(\d+)%29)?"
 )
+_USUAL = re.compile(r"[^?]*\?" + _TAIL)
+_AFTER_PREFIX = re.compile(_TAIL)
 _COMMENT_AT: Final = len("commentUrn=urn%3Ali%3Acomment%3A%28")
 
 
@@ -183,23 +185,30 @@ def _ids(permalinks: list[str | None]) -> tuple[list[Any], list[Any], list[Any]]
     Permalinks of the usual spelling take one regex match; the answer is the same
     as :func:`ids_from_permalink`'s (it reads the first ``commentUrn=`` and the
     first ``replyUrn=``, so the match counts only where those are the ones it
-    matched); any other goes to it.
+    matched); any other goes to it. The part before ``?`` repeats from comment to
+    comment of a post: once a permalink shows it holds neither parameter, the
+    next ones starting with it are matched after it.
     """
     posts: list[Any] = []
     comments: list[Any] = []
     parents: list[Any] = []
     urns: dict[tuple[str, str], str] = {}  # one string per post, not one per comment
-    match = _USUAL.match
+    match, after = _USUAL.match, _AFTER_PREFIX.match
+    prefix = ""  # "...?" without "commentUrn=" or "replyUrn=" (it ends in "?": none straddles)
     for link in permalinks:
-        found = match(link) if link else None
-        if (
-            link is not None
-            and found is not None
-            and link.find("commentUrn=") == found.start(1) - _COMMENT_AT
-        ):
+        found = None
+        if link is not None and prefix and link.startswith(prefix):
+            found = after(link, len(prefix))  # the prefix holds neither parameter
+            start = searched = len(prefix)
+        if found is None and link:
+            found = match(link)
+            start, searched = -1 if found is None else found.start(1) - _COMMENT_AT, 0
+            if found is not None and link.find("commentUrn=") != start:
+                found = None
+        if link is not None and found is not None:
             kind, post, comment, reply_at, reply = found.groups()
-            first_reply = link.find("replyUrn=")
-            if first_reply == (-1 if reply_at is None else found.start(4)):
+            if link.find("replyUrn=", searched) == (-1 if reply_at is None else found.start(4)):
+                prefix = link[:start]
                 urn = urns.get((kind, post))
                 if urn is None:
                     urn = urns[kind, post] = f"urn:li:{kind}:{post}"

@@ -305,20 +305,21 @@ def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]
     """
     seen: dict[str, tuple[dict[str, Any], int]] = {}
     distinct: list[dict[str, Any]] = []
-    codes = np.empty(len(raw), dtype=np.intp)
-    for row, author in enumerate(raw):
+    codes: list[int] = []
+    add = codes.append
+    for author in raw:
         ident = author.get("id") if type(author) is dict else None
         if type(ident) is str:
             hit = seen.get(ident)
             if hit is not None and hit[0] == author:
-                codes[row] = hit[1]
+                add(hit[1])
                 continue
         code = len(distinct)
         distinct.append(author_fields(author))
         if type(ident) is str and _reusable(author):
             seen[ident] = (author, code)
-        codes[row] = code
-    return distinct, codes
+        add(code)
+    return distinct, np.array(codes, dtype=np.intp)
 
 
 def _reusable(author: dict[str, Any]) -> bool:

@@ -175,8 +175,8 @@ _NONE: Final = type(None)
 def texts(values: list[Any], unfit: Unfit, column: str, *, empty: bool = False) -> list[str | None]:
     """:func:`text` of each value (``empty``: keep ``""`` as text, not missing); a
     column of text and nulls only is checked in C."""
-    if set(map(type, values)) <= {str, _NONE} and (empty or "" not in values):
-        return values
+    if set(map(type, values)) <= {str, _NONE}:
+        return values if empty or "" not in values else [value or None for value in values]
     return [
         value if empty and type(value) is str else text(value, unfit, column) for value in values
     ]

@@ -195,9 +195,14 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     impressions = ad.get("impressions_with_index")
     start = ad.get("start_date")
     end = ad.get("end_date")
+    # Plain text, the usual case, is taken as it is: fit() is for the rest.
     row = {
-        "ad_archive_id": fit("ad_archive_id", ad.get("ad_archive_id"), text),
-        "collation_id": fit("collation_id", ad.get("collation_id"), text),
+        "ad_archive_id": v
+        if type(v := ad.get("ad_archive_id")) is str and v
+        else fit("ad_archive_id", v, text),
+        "collation_id": v
+        if type(v := ad.get("collation_id")) is str and v
+        else fit("collation_id", v, text),
         "collation_count": fit("collation_count", ad.get("collation_count"), whole),
         "page_id": fit("page_id", ad.get("page_id"), text) or text(snap.get("page_id")),
         "page_name": fit("page_name", ad.get("page_name"), text) or text(snap.get("page_name")),
@@ -207,18 +212,22 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
         "end_date": None if end == 0 else fit("end_date", end, whole, *_SECONDS),
         "publisher_platforms": _list(ad.get("publisher_platform")),
         "countries": _list(ad.get("targeted_or_reached_countries")),
-        "display_format": fit("display_format", snap.get("display_format"), text),
+        "display_format": v
+        if type(v := snap.get("display_format")) is str and v
+        else fit("display_format", v, text),
         "body_text": body,
         "title": title,
-        "caption": fit("caption", snap.get("caption"), text),
-        "link_url": fit("link_url", snap.get("link_url"), text),
-        "cta_text": fit("cta_text", snap.get("cta_text"), text),
-        "cta_type": fit("cta_type", snap.get("cta_type"), text),
+        "caption": v if type(v := snap.get("caption")) is str and v else fit("caption", v, text),
+        "link_url": v if type(v := snap.get("link_url")) is str and v else fit("link_url", v, text),
+        "cta_text": v if type(v := snap.get("cta_text")) is str and v else fit("cta_text", v, text),
+        "cta_type": v if type(v := snap.get("cta_type")) is str and v else fit("cta_type", v, text),
         "page_like_count": fit("page_like_count", snap.get("page_like_count"), whole),
-        "page_profile_uri": fit("page_profile_uri", snap.get("page_profile_uri"), text),
+        "page_profile_uri": v
+        if type(v := snap.get("page_profile_uri")) is str and v
+        else fit("page_profile_uri", v, text),
         "image_urls": _urls(snap.get("images"), "original_image_url", "resized_image_url"),
         "video_urls": _urls(snap.get("videos"), "video_hd_url", "video_sd_url"),
-        "currency": fit("currency", ad.get("currency"), text),
+        "currency": v if type(v := ad.get("currency")) is str and v else fit("currency", v, text),
         "spend": None if isinstance(spend, Mapping) else fit("spend", spend, real),
         "impressions_text": fit("impressions_text", impressions.get("impressions_text"), text)
         if isinstance(impressions, Mapping)

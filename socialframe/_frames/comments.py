@@ -194,6 +194,7 @@ def _ids(permalinks: list[str | None]) -> tuple[list[Any], list[Any], list[Any]]
     parents: list[Any] = []
     urns: dict[tuple[str, str], str] = {}  # one string per post, not one per comment
     match, after = _USUAL.match, _AFTER_PREFIX.match
+    last = ("", "", "")  # the latest (kind, post id, urn)
     prefix = ""  # "...?" without "commentUrn=" or "replyUrn=" (it ends in "?": none straddles)
     for link in permalinks:
         found = None
@@ -209,10 +210,12 @@ def _ids(permalinks: list[str | None]) -> tuple[list[Any], list[Any], list[Any]]
             kind, post, comment, reply_at, reply = found.groups()
             if link.find("replyUrn=", searched) == (-1 if reply_at is None else found.start(4)):
                 prefix = link[:start]
-                urn = urns.get((kind, post))
-                if urn is None:
-                    urn = urns[kind, post] = f"urn:li:{kind}:{post}"
-                posts.append(urn)
+                if post != last[1] or kind != last[0]:  # comments of a post come together
+                    urn = urns.get((kind, post))
+                    if urn is None:
+                        urn = urns[kind, post] = f"urn:li:{kind}:{post}"
+                    last = (kind, post, urn)
+                posts.append(last[2])
                 if reply is None:
                     comments.append(comment)
                     parents.append(None)

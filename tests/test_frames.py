@@ -609,3 +609,14 @@ def test_keys_equal_as_numbers_are_not_one_flattened_name() -> None:
     assert ads.columns[-1] == "1"
     ads = sf.ads_frame([{"data": {"ads": [[{"ad_archive_id": "2", True: "b"}]]}}])
     assert ads.columns[-1] == "true"
+
+
+def test_a_field_named_like_a_raw_column_is_not_overwritten() -> None:
+    """An unfit value is kept as raw_<column>; a field the service sent under that very
+    name keeps its own column, so nothing sent is dropped."""
+    ad = {"ad_archive_id": "1", "start_date": 10**30, "raw_start_date": "sent as is"}
+    with pytest.warns(sf.SchemaWarning, match="start_date"):
+        frame = sf.ads_frame({"data": {"ads": [[ad]]}})
+    assert frame.loc[0, "raw_start_date"] == "sent as is"
+    assert frame.loc[0, "raw_start_date_2"] == 10**30
+    assert pd.isna(frame.loc[0, "start_date"])

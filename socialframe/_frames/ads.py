@@ -339,12 +339,15 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
     frame = typed_frame(columns, AD_COLUMNS, AD_DTYPES)
     if extras:
         taken = set(AD_COLUMNS)
-        added = {
-            (f"raw_{name}" if name in taken else name): (extra_array if typed else _as_sent)(
-                name, extras[name].tolist()
-            )
-            for name in sorted(extras)
-        }
+        added: dict[str, Any] = {}
+        for name in sorted(extras):
+            # A value unfit for its column stays as raw_<column>; a field the service
+            # sent under that name too keeps its own column (raw_<column>_2 for ours).
+            label = base = f"raw_{name}" if name in taken else name
+            n = 2
+            while label in added or label in taken:
+                label, n = f"{base}_{n}", n + 1
+            added[label] = (extra_array if typed else _as_sent)(name, extras[name].tolist())
         frame = pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1)
     unfit.warn("ads")
     return frame

@@ -12,7 +12,9 @@ Fetched frames:
   every other field the service sent, flattened to snake_case.
 
 Frames the analysis returns (``df.social``): :data:`AUTHOR_SUMMARY`,
-:data:`THREAD_SUMMARY`, :data:`ADVERTISER_SUMMARY`.
+:data:`THREAD_SUMMARY`, :data:`POST_SUMMARY`, :data:`TERM_COUNTS`,
+:data:`AUTHOR_OVERLAP`, :data:`REPLY_TIMES`, :data:`POST_REPLY_TIMES`,
+:data:`ADVERTISER_SUMMARY`, :data:`CAMPAIGN_SUMMARY`, :data:`AD_SPEND`.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from .values import (
     Unfit,
     fetch_times,
     flags,
+    page_numbers,
     pages,
     paused_gc,
     text,
@@ -103,7 +104,6 @@ _FIELDS: Final = ("createdAt", "text", "isPinned", "isEdited", "threadUrn", "per
 
 def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     raw: dict[str, list[Any]] = {name: [] for name in _FIELDS}
-    numbers: list[int] = []
     fallbacks: list[str | None] = []
     counted: list[tuple[Page, int]] = []
     for page in pages(payloads, fast=_decode):
@@ -116,7 +116,6 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
             data = page.body.data
             for name, values in raw.items():
                 values.extend(map(attrgetter(name), data))
-        numbers.extend([page.page] * len(data))
         fallbacks.extend([f"urn:li:activity:{page.key}" if page.key else None] * len(data))
         counted.append((page, len(data)))
 
@@ -131,7 +130,9 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
             unfit.counts[column] += n
             unfit.total += n
     columns: dict[str, Any] = {
-        "post_urn": [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)],
+        "post_urn": post_urns
+        if None not in post_urns
+        else [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)],
         "comment_id": comment_ids,
         "parent_comment_id": parent_ids,
         "is_reply": [p is not None for p in parent_ids],
@@ -142,7 +143,7 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
         "thread_urn": texts(raw["threadUrn"], unfit, "thread_urn"),
         "permalink": permalinks,
         **{name: Coded([a[name] for a in authors], rows) for name in AUTHOR_FIELDS},
-        "page": numbers,
+        "page": page_numbers(counted),
         "fetched_at": fetch_times(counted),
     }
     frame = typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)

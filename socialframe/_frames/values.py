@@ -264,10 +264,16 @@ def times(values: list[int | None] | np.ndarray[Any, Any], unit: str) -> pd.Date
 
 def fetch_times(counted: list[tuple[Page, int]]) -> pd.DatetimeIndex:
     """Each row's ``fetched_at``: the time of the page it came on."""
-    values: list[int | None] = []
-    for page, n in counted:
-        values.extend([_epoch_us(page.fetched_at)] * n)
-    return times(values, "us")
+    per_page = [_epoch_us(page.fetched_at) for page, _ in counted]
+    stamps = np.array([NAT if v is None else v for v in per_page], dtype=np.int64)
+    return times(np.repeat(stamps, [n for _, n in counted]), "us")
+
+
+def page_numbers(counted: list[tuple[Page, int]]) -> np.ndarray[Any, Any]:
+    """Each row's page number: the number of the page it came on."""
+    return np.repeat(
+        np.array([page.page for page, _ in counted], dtype=np.int64), [n for _, n in counted]
+    )
 
 
 def _epoch_us(at: datetime | None) -> int | None:

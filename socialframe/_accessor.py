@@ -338,8 +338,8 @@ class SocialAccessor:
 
         Raises:
             AttributeError: not a comments frame.
-            ValueError: an unknown author type, a malformed date, ``start`` after
-                ``end``, or a ``min_followers`` that is not an int >= 0.
+            ValueError: an unknown author type or ``tz``, a malformed date, ``start``
+                after ``end``, or a ``min_followers`` that is not an int >= 0.
 
         Example:
             >>> from socialframe.sandbox import example_comments

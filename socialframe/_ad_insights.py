@@ -230,7 +230,7 @@ def share_of_voice(
     limit = count_or_none("top", top)
     if by not in ads.columns:
         raise KeyError(f"no column {by!r}; columns are {list(ads.columns)}")
-    if any(isinstance(v, list | tuple | dict | np.ndarray) for v in ads[by]):
+    if any(isinstance(v, list | tuple | dict | set | frozenset | np.ndarray) for v in ads[by]):
         raise ValueError(
             f"{by!r} holds lists: split by one value per ad (page_name, display_format, ...),"
             f" or explode it first: ads.explode({by!r})"
@@ -342,8 +342,15 @@ class _Ambiguous(ValueError):
 
 
 def _amount(digits: str, fraction: str | None, suffix: str | None) -> float:
-    if fraction is not None and len(fraction) == 4 and suffix is None and "," not in digits:
-        raise _Ambiguous(digits + fraction)  # "€1.000" is a thousand in most of Europe
+    if (
+        fraction is not None
+        and len(fraction) == 4
+        and suffix is None
+        and "," not in digits
+        and len(digits) <= 3
+        and digits != "0"
+    ):  # "€1.000" is a thousand in most of Europe ("0.500", "1234.567" read one way only)
+        raise _Ambiguous(digits + fraction)
     return float(Decimal(digits.replace(",", "") + (fraction or "")) * _SCALE[suffix])
 
 

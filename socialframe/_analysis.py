@@ -145,6 +145,7 @@ def filter_comments(
 
     See :meth:`socialframe._accessor.SocialAccessor.filter` for the rules.
     """
+    _time.check_zone(tz)
     keep = pd.Series(True, index=comments.index)
     if author_type is not None:
         wanted = _author_types(comments, author_type)

@@ -38,20 +38,25 @@ def shown(value: object) -> str:
 _FALLBACK_FONTS = ("Noto Sans", "Noto Sans CJK JP", "Noto Sans Arabic", "Noto Sans Devanagari")
 
 
-@functools.cache
 def families() -> list[str]:
     """The font families for labels from the data: the default, then installed fallbacks.
 
     matplotlib (3.6+) takes each glyph from the first family that has it, so a
     page called ``ユニクロ`` shows in Noto Sans CJK rather than as boxes, when
-    ``fonts-noto-cjk`` is installed (Debian; the README says how).
+    ``fonts-noto-cjk`` is installed (Debian; the README says how). The default is
+    read on each call (``rcParams``, ``rc_context``); only the fonts found are kept.
     """
     import matplotlib
+
+    return list(matplotlib.rcParams["font.family"]) + list(_installed_fallbacks())
+
+
+@functools.cache
+def _installed_fallbacks() -> tuple[str, ...]:
     from matplotlib import font_manager
 
     known = {font.name for font in font_manager.fontManager.ttflist}
-    default = list(matplotlib.rcParams["font.family"])
-    return default + [name for name in _FALLBACK_FONTS if name in known]
+    return tuple(name for name in _FALLBACK_FONTS if name in known)
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:

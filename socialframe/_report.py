@@ -346,14 +346,12 @@ def _campaigns(ads: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _share_of_voice(ads: pd.DataFrame, tz: str) -> Section | None:
-    starts = ads["start_date"].dropna()
-    if starts.empty:
+    if ads["start_date"].isna().all():
         return None
-    # weeks over a season; months over years (weekly shares of a few ads swing wildly)
-    span = ads["end_date"].max() - starts.min() if ads["end_date"].notna().any() else None
-    freq, word = (
-        ("ME", "month") if span is not None and span > pd.Timedelta(days=400) else ("W", "week")
-    )
+    # weeks over a season; months over longer (weekly shares of a few ads swing wildly).
+    # Counted as share_of_voice counts: an ad still running runs to the frame's end.
+    weeks = len(ads.social.share_of_voice("W", tz=tz))
+    freq, word = ("ME", "month") if weeks > 60 else ("W", "week")
     return Section(
         "Share of voice",
         figure=png(lambda ax: ads.social.plot_share_of_voice(freq, tz=tz, ax=ax), size=(10.0, 4.5)),

@@ -166,8 +166,9 @@ _KANA: Final = _HIRAGANA + _KATAKANA
 _CJK: Final = re.compile(f"[{_HAN}{_HAN_EXT}{_KANA}]")
 # Han, katakana and hiragana runs apart: a katakana word is not glued to the particle
 # after it (データを, データが are both データ).
+# The long-vowel mark ー lengthens hiragana too (すごーい): it stays in either run.
 _CJK_RUNS: Final = re.compile(
-    f"([{_HAN}{_HAN_EXT}]+)|([{_KATAKANA}]+|[{_HIRAGANA}]+)|([^{_HAN}{_HAN_EXT}{_KANA}]+)"
+    f"([{_HAN}{_HAN_EXT}]+)|([{_KATAKANA}]+|[{_HIRAGANA}\u30fc]+)|([^{_HAN}{_HAN_EXT}{_KANA}]+)"
 )
 # E-mail addresses are neither links nor words (john.doe@example.com is not "john").
 _EMAIL: Final = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -336,7 +337,7 @@ def _cjk_units(token: str) -> list[str]:
     for han, kana, other in _CJK_RUNS.findall(token):
         if han:
             units.extend([han] if len(han) == 1 else [han[i : i + 2] for i in range(len(han) - 1)])
-        elif kana and (len(kana) > 1 or not "\u3041" <= kana <= "\u309f"):
+        elif kana and (len(kana) > 1 or not "\u3041" <= kana <= "\u309f") and kana != "ー":
             units.append(kana)  # a lone hiragana is a particle (を, が, は): grammar
         elif any(c.isalpha() for c in other.strip("'")):
             units.append(other.strip("'"))
@@ -381,7 +382,7 @@ def tokenize(text: str, kind: TermKind = "word") -> list[str]:
         return _word_tokens(text)
     if kind == "hashtag":
         tags = _hashtag().findall(_without_links(text))
-        tags = [tag.rstrip(_JOINERS) for tag in tags]  # a joiner joins inside a word only
+        tags = [tag.strip(_JOINERS) for tag in tags]  # a joiner joins inside a word only
         return ["#" + _fold(tag) for tag in tags if any(c.isalpha() for c in tag)]
     if kind == "emoji":
         return _EMOJI.findall(_without_links(text))

@@ -634,3 +634,21 @@ def test_amounts_two_conventions_read_apart_give_no_bounds(text: str) -> None:
     assert parse_amount(text) == Bounds(None, None, None)
     assert parse_amount("1.5K") == Bounds(1500.0, 1500.0, None)  # a suffix: a decimal point
     assert parse_amount("1,000.000") == Bounds(1000.0, 1000.0, None)  # commas: US style
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0.500", Bounds(0.5, 0.5, None)),  # no thousands to separate
+        ("1234.567", Bounds(1234.567, 1234.567, None)),  # four digits: not a group of three
+        ("1.000", Bounds(None, None, None)),  # one, or a thousand
+    ],
+)
+def test_amounts_read_one_way_only_are_read(text: str, expected: Bounds) -> None:
+    assert parse_amount(text) == expected
+
+
+def test_share_of_voice_refuses_sets_too(ads: pd.DataFrame) -> None:
+    tagged = ads.assign(tags=[frozenset({"x", "y"})] * len(ads))
+    with pytest.raises(ValueError, match="holds lists"):
+        tagged.social.share_of_voice(by="tags")

@@ -801,3 +801,24 @@ def test_a_time_zone_that_is_no_name_is_the_same_value_error(
         comments.social.summary(tz=tz)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="IANA time zone"):
         comments.social.activity(tz=tz)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        ("すごーい かわいー", "word", ["すごーい", "かわいー"]),  # ー lengthens hiragana too
+        ("コーヒーを飲む", "word", ["コーヒー", "飲"]),
+        ("ー", "word", []),
+        ("#\u200cfoo #foo\u200c", "hashtag", ["#foo", "#foo"]),
+    ],
+)
+def test_long_vowels_and_joiners_after_the_hash(text: str, kind: str, expected: list[str]) -> None:
+    from socialframe._terms import tokenize
+
+    assert tokenize(text, kind) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tz", ["Mars/Base", "", None, 5])
+def test_filter_refuses_a_time_zone_that_is_none(comments: pd.DataFrame, tz: object) -> None:
+    with pytest.raises(ValueError, match="IANA time zone"):
+        comments.social.filter(start="2026-01-01", tz=tz)  # type: ignore[arg-type]

@@ -230,3 +230,16 @@ def test_names_in_cjk_arabic_and_devanagari_draw_with_installed_fonts(tmp_path: 
         figure = Figure()
         draw(figure.subplots())
         figure.savefig(tmp_path / "chart.png")  # a missing glyph warns: an error in tests
+
+
+def test_label_fonts_follow_the_default_family_as_it_changes() -> None:
+    import matplotlib
+
+    from socialframe._plots import families
+
+    with matplotlib.rc_context({"font.family": ["monospace"]}):
+        assert families()[0] == "monospace"
+    with matplotlib.rc_context({"font.family": ["serif"]}):
+        first = families()
+        first.append("mine")  # a caller's list is its own
+        assert families()[0] == "serif" and "mine" not in families()

@@ -638,3 +638,16 @@ def test_cut_tables_say_so(client: sf.Client, tmp_path: Path) -> None:
     assert page.captions["Per post"].startswith(f"The 20 of {posts} posts, by first appearance.")
     with_replies = int((many.social.response_times(per="post")["replies"] > 0).sum())
     assert page.captions["Response times"].startswith(f"The 20 of {with_replies} posts")
+
+
+def test_share_of_voice_over_years_of_running_ads_is_monthly(tmp_path: Path) -> None:
+    from socialframe.sandbox import example_ads
+
+    ads = example_ads().copy()
+    ads["start_date"] = pd.Timestamp("2023-01-01", tz="UTC")
+    ads["end_date"] = pd.Series(pd.NaT, index=ads.index, dtype=ads["start_date"].dtype)
+    ads["is_active"] = pd.array([True] * len(ads), dtype="boolean")  # running since 2023: to the frame's latest fetch
+    page = read(ads.social.report(tmp_path / "a.html"))
+    assert page.captions["Share of voice"].startswith("Share of the running ads per month")
+    page = read(example_ads(max_ads=5).social.report(tmp_path / "b.html"))
+    assert "Share of voice" in page.headings

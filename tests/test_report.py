@@ -646,7 +646,9 @@ def test_share_of_voice_over_years_of_running_ads_is_monthly(tmp_path: Path) -> 
     ads = example_ads().copy()
     ads["start_date"] = pd.Timestamp("2023-01-01", tz="UTC")
     ads["end_date"] = pd.Series(pd.NaT, index=ads.index, dtype=ads["start_date"].dtype)
-    ads["is_active"] = pd.array([True] * len(ads), dtype="boolean")  # running since 2023: to the frame's latest fetch
+    ads["is_active"] = pd.array(
+        [True] * len(ads), dtype="boolean"
+    )  # running since 2023: to the frame's latest fetch
     page = read(ads.social.report(tmp_path / "a.html"))
     assert page.captions["Share of voice"].startswith("Share of the running ads per month")
     page = read(example_ads(max_ads=5).social.report(tmp_path / "b.html"))

@@ -32,7 +32,6 @@ from .._schema import BOOLEAN, FLOAT, INT, LIST, STRING, is_id
 
 #: The int64 value numpy reads as NaT (no time).
 NAT: Final = np.iinfo(np.int64).min
-_NAT: Final = NAT
 _DIGITS = re.compile(r"-?\d{1,19}", re.ASCII)  # more digits cannot fit in 64 bits
 INT64: Final = (-(2**63), 2**63)
 Raw: TypeAlias = bytes | bytearray | memoryview | str
@@ -257,23 +256,25 @@ def times(values: list[int | None] | np.ndarray[Any, Any], unit: str) -> pd.Date
     if isinstance(values, np.ndarray):
         raw = values.astype(np.int64)
     else:
-        raw = np.array([_NAT if v is None else v for v in values], dtype=np.int64)
+        raw = np.array([NAT if v is None else v for v in values], dtype=np.int64)
     stamps = raw.view(f"datetime64[{unit}]").astype("datetime64[us]")
     return pd.DatetimeIndex(stamps).tz_localize("UTC")
 
 
 def fetch_times(counted: list[tuple[Page, int]]) -> pd.DatetimeIndex:
     """Each row's ``fetched_at``: the time of the page it came on."""
-    per_page = [_epoch_us(page.fetched_at) for page, _ in counted]
-    stamps = np.array([NAT if v is None else v for v in per_page], dtype=np.int64)
-    return times(np.repeat(stamps, [n for _, n in counted]), "us")
+    stamps = [_epoch_us(page.fetched_at) for page, _ in counted]
+    return times(_per_row([NAT if v is None else v for v in stamps], counted), "us")
 
 
 def page_numbers(counted: list[tuple[Page, int]]) -> np.ndarray[Any, Any]:
     """Each row's page number: the number of the page it came on."""
-    return np.repeat(
-        np.array([page.page for page, _ in counted], dtype=np.int64), [n for _, n in counted]
-    )
+    return _per_row([page.page for page, _ in counted], counted)
+
+
+def _per_row(per_page: list[int], counted: list[tuple[Page, int]]) -> np.ndarray[Any, Any]:
+    """One int64 per page, repeated for each of its rows."""
+    return np.repeat(np.array(per_page, dtype=np.int64), [n for _, n in counted])
 
 
 def _epoch_us(at: datetime | None) -> int | None:

@@ -207,7 +207,7 @@ def _cache_key(request: Any, **kwargs: Any) -> str:
     if key is None:
         key = str(create_key(request, **kwargs))
         if memo is not None:
-            if len(_KEYS) >= _MAX_KEYS:
+            if len(_KEYS) >= MAX_KEYS:
                 _KEYS.clear()  # bounded: a run of 20k pages costs the keys again
             _KEYS[memo] = key
     return key
@@ -216,7 +216,8 @@ def _cache_key(request: Any, **kwargs: Any) -> str:
 #: Cache keys by what they are made of: requests-cache computes a page's key two or three
 #: times per call (look up, store) and its URL normalisation is the dearest part of a call.
 _KEYS: dict[tuple[Any, ...], str] = {}
-_MAX_KEYS = 20_000
+#: How many cache keys a memo holds (~13 MB) before it starts again.
+MAX_KEYS = 20_000
 
 
 def _memo(request: Any, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:

@@ -32,7 +32,7 @@ import tenacity
 from requests.adapters import BaseAdapter
 
 from . import _transport as transport
-from ._cache import FETCHED_AT, CacheSetting, decoded, make_session
+from ._cache import FETCHED_AT, MAX_KEYS, CacheSetting, decoded, make_session
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import Secret, Settings
 from ._errors import (
@@ -198,9 +198,6 @@ def _page_locks(backend: Any) -> Any:
 
         return RedisLocks(backend.responses.connection)
     return _NO_LOCKS
-
-
-_MAX_KEYS = 20_000
 
 
 class Caller:
@@ -403,7 +400,7 @@ class Caller:
         request.body = None
         key = str(backend.create_key(request, verify=verify))
         if memo is not None:
-            if len(self._keys) >= _MAX_KEYS:
+            if len(self._keys) >= MAX_KEYS:
                 self._keys.clear()  # bounded: a run of 20k pages costs the keys again
             self._keys[memo] = key
         return key

@@ -43,3 +43,20 @@ def comments_2345() -> pd.DataFrame:
         frame = c.post_comments(EXAMPLE_POSTS[2345])
     assert len(frame) == 2345
     return frame
+
+
+@pytest.fixture
+def no_plt_show(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fails a test whose chart calls ``plt.show()`` (charts return their Axes instead);
+    closes every figure after it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("plots must never call plt.show()")
+
+    monkeypatch.setattr(plt, "show", refuse)
+    yield
+    plt.close("all")

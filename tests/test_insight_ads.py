@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import matplotlib
@@ -487,17 +486,7 @@ def test_signatures() -> None:
 # -- the chart --------------------------------------------------------------------------
 
 
-@pytest.fixture
-def no_show(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("plots must never call plt.show()")
-
-    monkeypatch.setattr(plt, "show", refuse)
-    yield
-    plt.close("all")
-
-
-def test_plot_share_of_voice(ads: pd.DataFrame, no_show: None, tmp_path: Any) -> None:
+def test_plot_share_of_voice(ads: pd.DataFrame, no_plt_show: None, tmp_path: Any) -> None:
     fig, ax = plt.subplots()
     assert ads.social.plot_share_of_voice(top=1, tz="Asia/Tokyo", ax=ax) is ax
     bands = ax.collections
@@ -523,7 +512,7 @@ def test_plot_share_of_voice(ads: pd.DataFrame, no_show: None, tmp_path: Any) ->
 # -- the sandbox, through HTTP ----------------------------------------------------------
 
 
-def test_on_sandbox_search(client: sf.Client, no_show: None) -> None:
+def test_on_sandbox_search(client: sf.Client, no_plt_show: None) -> None:
     ads = client.search_ads("running shoes")
     assert len(ads) == 130
     found = ads.social.campaigns()

@@ -5,7 +5,6 @@ columns."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import quote
 
 import matplotlib
@@ -90,13 +89,8 @@ def comments() -> pd.DataFrame:
 
 
 @pytest.fixture(autouse=True)
-def never_show(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("plots must never call plt.show()")
-
-    monkeypatch.setattr(plt, "show", refuse)
-    yield
-    plt.close("all")
+def never_show(no_plt_show: None) -> None:
+    """Every test here: no plt.show(), figures closed after (conftest's no_plt_show)."""
 
 
 # -- summary ------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib
@@ -18,13 +17,8 @@ from socialframe.sandbox import EXAMPLE_POSTS, Sandbox  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def never_show(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("plots must never call plt.show()")
-
-    monkeypatch.setattr(plt, "show", refuse)
-    yield
-    plt.close("all")
+def never_show(no_plt_show: None) -> None:
+    """Every test here: no plt.show(), figures closed after (conftest's no_plt_show)."""
 
 
 @pytest.fixture(scope="module")

@@ -284,6 +284,14 @@ def test_raw_whole_bodies_give_the_frame_of_their_dicts(value: Any) -> None:
         b'{"data": {}}',
         b'{"data": [{"createdAt": 1760584641073.0, "isPinned": 1, "author": [1]}]}',
         b"\xef\xbb\xbf{}",  # a byte-order mark
+        # the author is kept as JSON text, parsed once per distinct text:
+        b'{"data": [{"author": {"name": "\xff"}}]}',  # invalid UTF-8 msgspec does not check
+        b'{"data": [{"author": {"name": "a", "followers": 1e999}}]}',  # msgspec refuses, json: inf
+        b'{"data": [{"author": null}, {"author": "x"}, {"author": {}}, {}]}',
+        b'{"data": [{"author": {"id": "1", "name": "a"}}, {"author": {"name":"a","id":"1"}},'
+        b' {"author": {"id": "1", "name": "b"}}, {"author": {"id": "1", "name": "a"}}]}',
+        b'{"data": [{"author": {"id": "1", "firstName": "A", "first_name": "B"}},'
+        b' {"author": {"id": "1", "first_name": "B", "firstName": "A"}}]}',
     ],
 )
 def test_raw_comment_bodies_edge_cases(raw: bytes) -> None:
@@ -426,3 +434,18 @@ def test_permalinks_after_a_known_prefix_are_checked_like_the_first() -> None:
             [i.parent_comment_id for i in expected],
         )
     assert ids_from_permalink(hidden).parent_comment_id is None  # what the case is about
+
+
+def test_a_raw_author_that_is_not_json_names_its_page() -> None:
+    good = json.dumps(COMMENTS_BODY).encode()
+    bad = b'{"data": [{"text": "x", "author": {"name": "\xff"}}]}'
+    with pytest.raises(sf.SchemaError, match="page 3 is not JSON"):
+        sf.comments_frame([good, good, bad])
+
+
+def test_raw_and_dict_bodies_mixed_give_the_frame_of_the_dicts() -> None:
+    # the same author arrives as text (raw pages) and as a dict: one frame, as from dicts
+    raw = json.dumps(COMMENTS_BODY).encode()
+    mixed = sf.comments_frame([raw, json.loads(raw), raw])
+    dicts = sf.comments_frame([json.loads(raw)] * 3)
+    pd.testing.assert_frame_equal(mixed, dicts)

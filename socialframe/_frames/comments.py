@@ -11,6 +11,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._errors import SchemaError
 from .._pages import Page, checked
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
 from .values import (
@@ -62,6 +63,7 @@ class Ids(NamedTuple):
 
 
 _NO_IDS: Final = Ids(None, None, None)
+_AUTHOR: Final = attrgetter("author")
 
 
 def comments_frame(payloads: Payloads) -> pd.DataFrame:
@@ -112,10 +114,12 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
             data = page.body["data"]
             for name, values in raw.items():
                 values.extend([c.get(name) for c in data])
-        else:  # decoded straight into _Comment structs, the shape checked by msgspec
+        else:  # decoded straight into structs, the shape checked by msgspec
             data = page.body.data
             for name, values in raw.items():
-                values.extend(map(attrgetter(name), data))
+                if name != "author":
+                    values.extend(map(attrgetter(name), data))
+            raw["author"].extend(map(bytes, map(_AUTHOR, data)))  # its JSON text: see _authors
         fallbacks.extend([f"urn:li:activity:{page.key}" if page.key else None] * len(data))
         counted.append((page, len(data)))
 
@@ -124,7 +128,12 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     permalinks = texts(raw["permalink"], unfit, "permalink")
     post_urns, comment_ids, parent_ids = _ids(permalinks)
     created = _created(raw["createdAt"], comment_ids, unfit)
-    authors, rows = _authors(raw["author"])
+    try:
+        authors, rows = _authors(raw["author"])
+    except _NotJSON as error:  # a raw author text that is not JSON: the page is not
+        row, ends = raw["author"].index(error.text), np.cumsum([n for _, n in counted])
+        page = counted[int(np.searchsorted(ends, row, side="right"))][0]
+        raise SchemaError(f"page {page.page} is not JSON: {error.reason}") from None
     for author, n in zip(authors, np.bincount(rows, minlength=len(authors)).tolist(), strict=True):
         for column in author["unfit"]:
             unfit.counts[column] += n
@@ -158,13 +167,10 @@ def _decode(content: Raw) -> Any:
     ``success: false``, JSON msgspec refuses) is left to the generic path and
     its errors.
     """
-    from .structs import COMMENTS_DECODER, DECODE_ERRORS
+    from .structs import decode_comments
 
-    try:
-        body = COMMENTS_DECODER.decode(content)
-    except DECODE_ERRORS:
-        return None
-    return None if body.success is False else body
+    body = decode_comments(content)
+    return None if body is None or body.success is False else body
 
 
 # The usual spelling of a permalink, whole: one match instead of two searches and two
@@ -301,17 +307,39 @@ def _ms(value: int | None) -> int | None:
     return value if value is not None and _MS_RANGE[0] <= value < _MS_RANGE[1] else None
 
 
+class _NotJSON(Exception):
+    """An author's JSON text (from a raw body) that is not JSON after all."""
+
+    def __init__(self, text: bytes, reason: str) -> None:
+        super().__init__(reason)
+        self.text, self.reason = text, reason
+
+
 def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]]:
     """:func:`author_fields` of each distinct author (authors repeat), and each row's.
 
-    An author is looked up by its id and reused when the whole object is equal
-    and any equal object parses the same (see :func:`_reusable`).
+    An author of a raw body comes as its JSON text (``bytes``, which no JSON
+    value is): equal texts parse the same, so each distinct text is parsed
+    once. Any other author is looked up by its id and reused when the whole
+    object is equal and any equal object parses the same (see :func:`_reusable`).
+
+    Raises:
+        _NotJSON: an author's text is not JSON (invalid UTF-8 inside a raw body:
+            msgspec does not check what it keeps as text).
     """
     seen: dict[str, tuple[dict[str, Any], int]] = {}
+    by_text: dict[bytes, int] = {}
     distinct: list[dict[str, Any]] = []
     codes: list[int] = []
     add = codes.append
     for author in raw:
+        if type(author) is bytes:
+            code = by_text.get(author)
+            if code is None:
+                code = by_text[author] = len(distinct)
+                distinct.append(author_fields(_author_value(author)))
+            add(code)
+            continue
         ident = author.get("id") if type(author) is dict else None
         if type(ident) is str:
             hit = seen.get(ident)
@@ -324,6 +352,15 @@ def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]
             seen[ident] = (author, code)
         add(code)
     return distinct, np.array(codes, dtype=np.intp)
+
+
+def _author_value(text: bytes) -> Any:
+    from .structs import author_value
+
+    try:
+        return author_value(text)
+    except (ValueError, RecursionError) as error:
+        raise _NotJSON(text, str(error)) from None
 
 
 def _reusable(author: dict[str, Any]) -> bool:

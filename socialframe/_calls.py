@@ -49,9 +49,11 @@ from ._errors import (
     ServerError,
     SocialFrameError,
 )
+from ._json import NOT_PARSED
 from ._ledger import Ledger, Outcome
 from ._pace import Pacer, RateLimit
 from ._pages import problem
+from ._stored import Stored, body_of, stored
 from ._transport import BrokenBody, Interrupted
 from ._version import __version__
 
@@ -110,9 +112,10 @@ def _retry_after(response: requests.Response, now: datetime | None = None) -> fl
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def _fetched_at(response: requests.Response, clock: Clock) -> datetime:
-    """When the service answered: stamped on arrival and kept with the cached copy."""
-    stamp = response.headers.get(FETCHED_AT)
+def _fetched_at(headers: Mapping[str, str], clock: Clock) -> datetime:
+    """When the service answered: stamped on arrival and kept with the cached copy
+    (``headers``: a response's, or a stored page's with names in lower case)."""
+    stamp = headers.get(FETCHED_AT.lower()) or headers.get(FETCHED_AT)
     if stamp:
         try:
             return datetime.fromisoformat(stamp)
@@ -368,21 +371,21 @@ class Caller:
             verify = self._sending[operation]["verify"]
             verify = self.session.verify if verify is None else verify
             key = self._key(backend, url, params, verify)
-            cached = backend.get_response(key)
+            page = stored(backend, key)
         except (NetworkError, OSError, sqlite3.Error):
             return None  # the full path meets the same failure and reports it
         if (
-            cached is None
-            or cached.status_code != 200
-            or (cached.is_expired and not self.offline)
-            or not self._vary_matches(cached)
+            page is None
+            or page.status != 200
+            or (page.expired and not self.offline)
+            or not self._vary_matches(page)
         ):
             return None
-        body = decoded(cached)
-        if problem(operation, body) is not None:
-            return None  # the full path drops it and fetches it again
+        body = body_of(operation, page)
+        if body is NOT_PARSED or problem(operation, body) is not None:
+            return None  # the full path decodes it as requests does, or drops it and refetches
         self.ledger.record("cached")
-        return Fetched(body, _fetched_at(cached, self.clock), True)
+        return Fetched(body, _fetched_at(page.headers, self.clock), True)
 
     def _key(self, backend: Any, url: str, params: Mapping[str, str], verify: Any) -> str:
         """The requests-cache key of a GET of ``url`` with ``params`` (computed once)."""
@@ -405,7 +408,7 @@ class Caller:
             self._keys[memo] = key
         return key
 
-    def _vary_matches(self, cached: Any) -> bool:
+    def _vary_matches(self, page: Stored) -> bool:
         """Whether a stored page's ``Vary`` headers match this client's requests.
 
         The headers this client sends are the same on every call (the session's
@@ -414,7 +417,7 @@ class Caller:
         ``*`` and headers this client sends whose values are redacted from the
         cache (requests-cache counts those as a miss) are left to the full path.
         """
-        vary = cached.headers.get("Vary")
+        vary = page.headers.get("vary")
         if not vary:
             return True
         names = [name.strip().lower() for name in vary.split(",") if name.strip()]
@@ -423,10 +426,9 @@ class Caller:
             name in ("*", "cookie") or (name in self._redacted and name in sent) for name in names
         ):
             return False
-        stored = getattr(cached.request, "headers", None)
-        if stored is None:
+        if page.sent is None:
             return False
-        return all(stored.get(name) == self.session.headers.get(name) for name in names)
+        return all(page.sent.get(name) == self.session.headers.get(name) for name in names)
 
     def _scrub(self, text: str) -> str:
         key = self.settings.api_key
@@ -523,7 +525,7 @@ class Caller:
                 self.session.cache.delete(response.cache_key)  # type: ignore[attr-defined]
                 return self._send(operation, url, params, cache_only=cache_only, refetched=True)
             self._count("cached")
-            return Fetched(decoded(response), _fetched_at(response, self.clock), True)
+            return Fetched(decoded(response), _fetched_at(response.headers, self.clock), True)
         return self._classify(operation, response)
 
     def _classify(self, operation: str, response: requests.Response) -> Fetched:
@@ -535,7 +537,7 @@ class Caller:
         """
         if response.status_code == 200 and _is_success(decoded(response)):
             self._count("paid")
-            return Fetched(decoded(response), _fetched_at(response, self.clock), False)
+            return Fetched(decoded(response), _fetched_at(response.headers, self.clock), False)
         raise self._failure(operation, response)
 
     def _failure(self, operation: str, response: requests.Response) -> FetchError:

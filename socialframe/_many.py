@@ -175,25 +175,31 @@ class _Batches:
         self.todo, self.got, self.build, self.key = todo, got, build, key
         self.parts: list[pd.DataFrame] = []
         self.front = 0  # the first item not built yet
+        self.scanned = 0  # the first item at or after front not seen finished yet
+        self.held = 0  # pages of the finished items from front to scanned
 
     def flush(self, final: bool = False) -> None:
         """Build the finished items at the front once they hold a batch of pages
         (``final``: every finished item left, in order)."""
-        end = self.front
+        end = self.scanned  # each item is counted once: a flush per item stays linear
         while end < len(self.got) and self.got[end] is not _PENDING:
+            if isinstance(self.got[end], list):
+                self.held += len(self.got[end])
             end += 1
+        self.scanned = end
+        if not final and self.held < BATCH_PAGES:
+            return
         if final:
             end = len(self.got)
         chosen = [i for i in range(self.front, end) if isinstance(self.got[i], list)]
-        if not final and sum(len(self.got[i]) for i in chosen) < BATCH_PAGES:
-            return
         if chosen:
             frame, counts = self.build([self.got[i] for i in chosen])
             self.parts.append(keyed(frame, self.key, [self.todo[i][0] for i in chosen], counts))
         for i in range(self.front, end):
             if self.got[i] is not _PENDING:
                 self.got[i] = None  # built: its pages can go
-        self.front = end
+        self.front = self.scanned = end
+        self.held = 0
 
     def whole(self, empty: pd.DataFrame) -> pd.DataFrame:
         """Every part in item order, as one frame (the empty one when nothing came)."""

@@ -28,7 +28,8 @@ def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
 
     Args:
         operation: ``"comments"`` or ``"ads"``.
-        body: The decoded JSON body.
+        body: The decoded JSON body (a dict, or a comments body decoded into
+            structs, which reads like one).
         paging: Check the paging fields too (``totalPage``, ``paginationToken``,
             ``page_info``); frame builders, which do not page, skip them.
 
@@ -42,7 +43,7 @@ def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
         >>> problem("ads", {"data": {"ads": [[{"ad_archive_id": "1"}]]}}) is None
         True
     """
-    if not isinstance(body, Mapping):
+    if not isinstance(body, Mapping) and not _decoded(body):
         return f"the body is {_kind(body)}, not a JSON object"
     if body.get("success") is False:
         return f"it is a failure (success: false): {str(body.get('message'))[:200]!r}"
@@ -53,15 +54,22 @@ def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
     return None
 
 
+def _decoded(body: Any) -> bool:
+    """Whether ``body`` is a raw body decoded into structs (a msgspec ``Struct`` that
+    reads like its dict: :class:`socialframe._frames.structs.CommentsBody`), whose
+    comments msgspec has already checked to be objects."""
+    return hasattr(type(body), "__struct_fields__") and hasattr(body, "get")
+
+
 def _kind(value: Any) -> str:
     return "null" if value is None else f"a {type(value).__name__}"
 
 
-def _comments_problem(body: Mapping[str, Any], paging: bool) -> str | None:
+def _comments_problem(body: Any, paging: bool) -> str | None:
     data = body.get("data")
     if not isinstance(data, list):
         return f"'data' is {_kind(data)}, not a list"
-    for i, comment in enumerate(data):
+    for i, comment in enumerate(data if isinstance(body, Mapping) else ()):
         if not isinstance(comment, Mapping):
             return f"comment {i} is {_kind(comment)}, not an object"
     if not paging:
@@ -77,7 +85,7 @@ def _comments_problem(body: Mapping[str, Any], paging: bool) -> str | None:
     return None
 
 
-def _ads_problem(body: Mapping[str, Any], paging: bool) -> str | None:
+def _ads_problem(body: Any, paging: bool) -> str | None:
     data = body.get("data")
     if not isinstance(data, Mapping):
         return f"'data' is {_kind(data)}, not an object"

@@ -380,3 +380,104 @@ def test_requests_caches_own_lookups_still_work(tmp_path: Path) -> None:
         "GET", url, data=body, headers={"Content-Type": "text/plain"}
     ).prepare()
     assert _cache_key(as_json) != _cache_key(as_text)
+
+
+# -- the lean read: requests-cache's plain dict of a page, not a whole CachedResponse ----------
+
+
+def test_the_lean_read_sees_what_requests_cache_reads(sandbox: Sandbox, cache_path: Path) -> None:
+    from socialframe._stored import _from_response, stored
+
+    with sandbox.client(cache=cache_path, expire_after=3600, progress=False) as c:
+        c.post_comments(P82)
+        c.search_ads("running shoes", max_ads=30)
+        store: Any = c.session.cache  # type: ignore[attr-defined]
+        keys = list(store.responses.keys())
+        assert len(keys) == 4
+        for key in keys:
+            lean = stored(store, key)
+            full = _from_response(store.get_response(key))
+            assert lean == full
+            assert lean is not None and lean.expires is not None and not lean.expired
+            assert lean.sent and lean.sent["authorization"] == "REDACTED"  # never the key
+        assert stored(store, "0123abcd") is None  # a miss
+
+
+def test_a_store_read_another_way_goes_through_requests_cache(
+    sandbox: Sandbox, cache_path: Path
+) -> None:
+    """A serializer without a cattrs first stage, or a key that is not hex: the
+    lean read says so (LookupError) and the page is read by requests-cache."""
+    from requests_cache.serializers.preconf import utf8_serializer
+
+    from socialframe._stored import stored
+
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        c.post_comments(P82)
+        store: Any = c.session.cache  # type: ignore[attr-defined]
+        key = next(iter(store.responses.keys()))
+        with pytest.raises(LookupError):
+            store.unstructured("not hex; DROP TABLE responses")
+        assert stored(store, "not hex") is None  # read by requests-cache: a miss
+        pipeline = store.responses.serializer
+        store.responses.serializer = utf8_serializer
+        try:
+            with pytest.raises(LookupError):
+                store.unstructured(key)
+        finally:
+            store.responses.serializer = pipeline
+        assert stored(store, key) is not None
+
+
+def test_warm_frames_are_the_cold_frames(sandbox: Sandbox, cache_path: Path) -> None:
+    """Warm pages are decoded straight into structs; the frame is the one the cold
+    run built from dicts, for posts with every quirk the sandbox has."""
+    posts = list(EXAMPLE_POSTS.values())
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        cold = c.post_comments(posts)
+        paid = c.ledger.paid_calls
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        read = fast_reads(c)
+        warm = c.post_comments(posts)
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, paid)
+    assert read and all(read)
+    pd.testing.assert_frame_equal(warm, cold)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"success": True, "data": [1], "totalPage": 1},  # a comment that is not an object
+        {"success": True, "data": [{"text": "x"}], "totalPage": "1"},  # paging of text
+        {"success": True, "data": [{"text": "x"}], "totalPage": 1, "paginationToken": 5},
+        {"success": False, "message": "quota", "data": []},
+        {"success": True, "data": [{"text": "x"}]},  # no totalPage
+    ],
+)
+def test_a_stored_page_of_the_wrong_shape_is_fetched_again(tmp_path: Path, body: Any) -> None:
+    """A page a plain requests-cache session stored (socialframe never stores one of
+    the wrong shape): the fast path declines it and the full path pays for a good one."""
+    import requests_cache
+
+    path = tmp_path / "shared.sqlite"
+    url = "https://api.example/get-profile-posts-comments"
+    params = {"urn": "123", "sort": "mostRelevant", "page": "1"}
+    with requests_cache.CachedSession(
+        str(path), backend="sqlite", allowable_codes=(200,), expire_after=-1
+    ) as plain:
+        plain.mount("https://", sf.MockTransport(lambda request: (200, body)))
+        plain.get(url, params=params)
+
+    good = {"success": True, "data": [{"text": "good"}], "totalPage": 1}
+    with sf.Client(
+        "key",
+        base_url="https://api.example",
+        transport=sf.MockTransport(lambda request: (200, good)),
+        cache=path,
+        progress=False,
+    ) as c:
+        read = fast_reads(c)
+        frame = c.post_comments("123")
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 0)
+    assert read == [False]
+    assert frame["text"].tolist() == ["good"]

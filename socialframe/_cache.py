@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from datetime import UTC, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
@@ -220,6 +220,12 @@ _KEYS: dict[tuple[Any, ...], str] = {}
 MAX_KEYS = 20_000
 
 
+#: What ``requests_cache.create_key`` reads of its keyword arguments besides ``verify``
+#: (requests-cache 1.3; pinned). The rest of what ``send`` passes on (proxies, timeout,
+#: stream, cert) is not in a key: left in the memo, a dict of proxies made every call miss.
+_KEY_ARGUMENTS: Final = ("ignored_parameters", "serializer", "content_root_key")
+
+
 def _memo(request: Any, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     """Everything a key is made of, hashable; None where headers or odd values are in it."""
     if isinstance(request, requests.Request) or kwargs.get("match_headers"):
@@ -227,15 +233,16 @@ def _memo(request: Any, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     body = request.body
     if body is not None:
         return None  # a body is normalised by its Content-Type: socialframe sends none
-    parts: list[tuple[str, Any]] = []
-    for name, value in sorted(kwargs.items()):  # verify, ignored parameters, serializer
+    parts: list[Any] = [bool(kwargs.get("verify", True))]  # the key holds it as a bool
+    for name in _KEY_ARGUMENTS:
+        value = kwargs.get(name)
         if name == "serializer":
             value = str(value)  # what the key holds of it
         elif isinstance(value, list | tuple):
             value = tuple(value)
         if not isinstance(value, str | bytes | int | float | bool | tuple | None):
             return None
-        parts.append((name, value))
+        parts.append(value)
     try:
         memo = (request.method, request.url, tuple(parts))
         hash(memo)

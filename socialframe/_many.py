@@ -284,11 +284,11 @@ def keyed(
     if key is None:
         return frame
     import numpy as np
-    import pandas as pd
 
     keyed = frame.copy(deep=False)
-    texts = np.array([str(value) for value in values], dtype=object)
-    column = pd.array(np.repeat(texts, counts).tolist(), dtype="string")
+    # each item's text once, then taken row by row in Arrow
+    column = frames.strings([str(value) for value in values])
+    column = column.take(np.repeat(np.arange(len(values), dtype=np.intp), counts))
     if key in keyed.columns:  # only "query": checked before any call
         keyed[key] = column
     else:

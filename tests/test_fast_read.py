@@ -22,6 +22,7 @@ import pytest
 import requests
 
 import socialframe as sf
+from socialframe import _cache
 from socialframe._cache import _cache_key
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
@@ -346,6 +347,10 @@ def test_a_remembered_key_is_requests_caches_and_follows_verify(
         {"match_headers": True},
         {"match_headers": ["Accept"]},
         {"serializer": "pickle"},
+        {"content_root_key": "data", "ignored_parameters": ["page"]},
+        # what requests' send passes on besides verify is not in a key
+        {"verify": "/etc/ssl/ca.pem", "proxies": {"https": "http://p:3128"}, "timeout": 5.0},
+        {"stream": False, "cert": None, "proxies": {}},
     ],
 )
 def test_remembered_cache_keys_are_requests_caches(kwargs: dict[str, Any]) -> None:
@@ -481,3 +486,25 @@ def test_a_stored_page_of_the_wrong_shape_is_fetched_again(tmp_path: Path, body:
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 0)
     assert read == [False]
     assert frame["text"].tolist() == ["good"]
+
+
+def test_a_page_key_is_computed_once_per_page(
+    sandbox: Sandbox, cache_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold call needs its page's key three times (the fast read's miss, requests-cache's
+    look-up and its store): requests-cache's normalisation runs once, not per look-up."""
+    import requests_cache
+
+    computed: list[str] = []
+    original = requests_cache.create_key
+
+    def counting(*args: Any, **kwargs: Any) -> str:
+        computed.append(original(*args, **kwargs))
+        return computed[-1]
+
+    monkeypatch.setattr(requests_cache, "create_key", counting)
+    monkeypatch.setattr(_cache, "_KEYS", {})  # remembered by earlier tests: forgotten
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        c.post_comments(P82)  # two pages, paid
+        assert c.ledger.paid_calls == 2
+    assert len(computed) == len(set(computed)) == 2

@@ -15,6 +15,6 @@ from __future__ import annotations
 
 from .ads import ads_frame, untyped_ads_frame
 from .comments import comments_frame
-from .values import retype_extras
+from .values import retype_extras, strings
 
-__all__ = ["ads_frame", "comments_frame", "retype_extras", "untyped_ads_frame"]
+__all__ = ["ads_frame", "comments_frame", "retype_extras", "strings", "untyped_ads_frame"]

@@ -19,7 +19,7 @@ import threading
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, NamedTuple, TypeAlias
 
 import numpy as np
@@ -277,9 +277,15 @@ def _per_row(per_page: list[int], counted: list[tuple[Page, int]]) -> np.ndarray
     return np.repeat(np.array(per_page, dtype=np.int64), [n for _, n in counted])
 
 
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_US: Final = timedelta(microseconds=1)
+
+
 def _epoch_us(at: datetime | None) -> int | None:
     if at is None:
         return None
+    if type(at) is datetime and at.tzinfo is not None:  # exact, in integers
+        return (at - _EPOCH) // _US
     ts = pd.Timestamp(at)
     ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
     return int(ts.value // 1000)

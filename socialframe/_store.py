@@ -240,8 +240,8 @@ class Store(SQLiteCache):
 
         Raises:
             LookupError: the value cannot be read this way (a serializer without a
-                cattrs first stage, or a key that is not the hex of a hash): read
-                it with ``get_response``.
+                cattrs first stage, or a key that is not the hex of a hash, as
+                requests-cache's are): read it with ``get_response``.
             sqlite3.Error: the file cannot be read.
         """
         from requests_cache.serializers.cattrs import CattrStage
@@ -251,9 +251,15 @@ class Store(SQLiteCache):
         if not stages or not isinstance(stages[0], CattrStage) or not _HEX.fullmatch(key):
             raise LookupError(key)
         with table._lock, table.connection() as con:  # reads wait for writes: __getitem__
-            # requests-cache puts the key in the text too (placeholders misbehave
-            # on a connection threads share); a key of hex digits is safe there.
-            row = con.execute(f"SELECT value FROM {table.table_name} WHERE key='{key}'").fetchone()
+            # A placeholder, so SQLite compiles the statement once: requests-cache puts
+            # the key in the text (placeholders misbehaved on a connection threads
+            # use at once), but only this statement uses this text, always under the
+            # lock, and its cursor is closed before the lock is let go.
+            cursor = con.execute(f"SELECT value FROM {table.table_name} WHERE key=?", (key,))
+            try:
+                row = cursor.fetchone()
+            finally:
+                cursor.close()
         if row is None:
             return None
         value = row[0]

@@ -216,7 +216,8 @@ def _ids(permalinks: list[str | None]) -> tuple[list[Any], list[Any], list[Any]]
         if link is not None and found is not None:
             kind, post, comment, reply_at, reply = found.groups()
             if link.find("replyUrn=", searched) == (-1 if reply_at is None else found.start(4)):
-                prefix = link[:start]
+                if not searched:  # matched whole (after the prefix, it is the same one)
+                    prefix = link[:start]
                 if post != last[1] or kind != last[0]:  # comments of a post come together
                     urn = urns.get((kind, post))
                     if urn is None:

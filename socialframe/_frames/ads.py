@@ -13,6 +13,9 @@ import pandas as pd
 from .._pages import Page, ad_groups, checked
 from .._schema import AD_COLUMNS, AD_DTYPES, INT
 from .values import (
+    INT64 as _INT64,
+)
+from .values import (
     Payloads,
     Unfit,
     extra_array,
@@ -195,7 +198,8 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     impressions = ad.get("impressions_with_index")
     start = ad.get("start_date")
     end = ad.get("end_date")
-    # Plain text, the usual case, is taken as it is: fit() is for the rest.
+    # Plain text and in-range whole numbers, the usual case, are taken as they are:
+    # fit() is for the rest (what it gives them is the same).
     row = {
         "ad_archive_id": v
         if type(v := ad.get("ad_archive_id")) is str and v
@@ -203,13 +207,23 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
         "collation_id": v
         if type(v := ad.get("collation_id")) is str and v
         else fit("collation_id", v, text),
-        "collation_count": fit("collation_count", ad.get("collation_count"), whole),
+        "collation_count": v
+        if type(v := ad.get("collation_count")) is int and _INT64[0] <= v < _INT64[1]
+        else fit("collation_count", v, whole),
         "page_id": fit("page_id", ad.get("page_id"), text) or text(snap.get("page_id")),
         "page_name": fit("page_name", ad.get("page_name"), text) or text(snap.get("page_name")),
-        "is_active": fit("is_active", ad.get("is_active"), flag),
+        "is_active": v if type(v := ad.get("is_active")) is bool else fit("is_active", v, flag),
         # 0 is the service's "no date"
-        "start_date": None if start == 0 else fit("start_date", start, whole, *_SECONDS),
-        "end_date": None if end == 0 else fit("end_date", end, whole, *_SECONDS),
+        "start_date": None
+        if start == 0
+        else start
+        if type(start) is int and _SECONDS[0] <= start < _SECONDS[1]
+        else fit("start_date", start, whole, *_SECONDS),
+        "end_date": None
+        if end == 0
+        else end
+        if type(end) is int and _SECONDS[0] <= end < _SECONDS[1]
+        else fit("end_date", end, whole, *_SECONDS),
         "publisher_platforms": _list(ad.get("publisher_platform")),
         "countries": _list(ad.get("targeted_or_reached_countries")),
         "display_format": v
@@ -221,7 +235,9 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
         "link_url": v if type(v := snap.get("link_url")) is str and v else fit("link_url", v, text),
         "cta_text": v if type(v := snap.get("cta_text")) is str and v else fit("cta_text", v, text),
         "cta_type": v if type(v := snap.get("cta_type")) is str and v else fit("cta_type", v, text),
-        "page_like_count": fit("page_like_count", snap.get("page_like_count"), whole),
+        "page_like_count": v
+        if type(v := snap.get("page_like_count")) is int and _INT64[0] <= v < _INT64[1]
+        else fit("page_like_count", v, whole),
         "page_profile_uri": v
         if type(v := snap.get("page_profile_uri")) is str and v
         else fit("page_profile_uri", v, text),
@@ -232,9 +248,9 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
         "impressions_text": fit("impressions_text", impressions.get("impressions_text"), text)
         if isinstance(impressions, Mapping)
         else None,
-        "total_active_time": fit(
-            "total_active_time", ad.get("total_active_time"), whole, *_RUN_TIME
-        ),
+        "total_active_time": v
+        if type(v := ad.get("total_active_time")) is int and _RUN_TIME[0] <= v < _RUN_TIME[1]
+        else fit("total_active_time", v, whole, *_RUN_TIME),
     }
     return row, extras
 

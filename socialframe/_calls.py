@@ -326,12 +326,15 @@ class Caller:
         path: str,
         params: Mapping[str, str],
         stop: threading.Event | None = None,
+        authors: dict[bytes, Any] | None = None,
     ) -> Fetched:
         """GET ``{base_url}/{path}?params`` for ``operation``, with retries.
 
         ``stop`` is the run's: once set (the user interrupted it), nothing more is
         sent, whatever the call was waiting for (the budget, the rate limit, a
         cooldown): Ctrl-C reaches the main thread only, and workers would go on.
+        ``authors`` is the run's too: the author texts of the comment pages read
+        from the cache so far, parsed once each.
 
         Raises:
             NotCachedError, BudgetExceededError, APIError (and subclasses),
@@ -340,7 +343,7 @@ class Caller:
         url = f"{self.settings.base_urls[operation]}/{path}"
         if not self.cached:
             return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
-        hit = self._read(operation, url, params)
+        hit = self._read(operation, url, params, authors)
         if hit is not None:
             return hit
         # One page, one payment: a thread (or, through lock files beside a SQLite
@@ -350,7 +353,13 @@ class Caller:
         with self._pages.held(key), self._files.held(key, wait=2 * self.timeout):
             return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
 
-    def _read(self, operation: str, url: str, params: Mapping[str, str]) -> Fetched | None:
+    def _read(
+        self,
+        operation: str,
+        url: str,
+        params: Mapping[str, str],
+        authors: dict[bytes, Any] | None = None,
+    ) -> Fetched | None:
         """The page straight from the cache backend, or None to take the full path.
 
         A warm re-run spent most of its time in requests and requests-cache before
@@ -381,7 +390,7 @@ class Caller:
             or not self._vary_matches(page)
         ):
             return None
-        body = body_of(operation, page)
+        body = body_of(operation, page, authors)
         if body is NOT_PARSED or problem(operation, body) is not None:
             return None  # the full path decodes it as requests does, or drops it and refetches
         self.ledger.record("cached")

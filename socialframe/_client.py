@@ -477,9 +477,10 @@ class Client:
     ) -> tuple[Callable[[Mapping[str, str]], Fetched], threading.Event]:
         """A fetch of one run, and the run's stop (set when it is interrupted)."""
         stop = threading.Event()
+        authors: dict[bytes, Any] = {}  # the run's comment authors, parsed once each
 
         def fetch(params: Mapping[str, str]) -> Fetched:
-            return self._caller.get(operation, path, params, stop)
+            return self._caller.get(operation, path, params, stop, authors)
 
         return fetch, stop
 

@@ -55,10 +55,10 @@ def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
 
 
 def _decoded(body: Any) -> bool:
-    """Whether ``body`` is a raw body decoded into structs (a msgspec ``Struct`` that
-    reads like its dict: :class:`socialframe._frames.structs.CommentsBody`), whose
-    comments msgspec has already checked to be objects."""
-    return hasattr(type(body), "__struct_fields__") and hasattr(body, "get")
+    """Whether ``body`` is a raw body decoded into structs, which reads like its dict
+    (:class:`socialframe._frames.structs.CommentsPage`) and whose comments msgspec
+    has already checked to be objects."""
+    return getattr(type(body), "DECODED", False) is True
 
 
 def _kind(value: Any) -> str:

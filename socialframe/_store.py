@@ -240,8 +240,9 @@ class Store(SQLiteCache):
 
         Raises:
             LookupError: the value cannot be read this way (a serializer without a
-                cattrs first stage, or a key that is not the hex of a hash, as
-                requests-cache's are): read it with ``get_response``.
+                cattrs first stage, a key that is not the hex of a hash, as
+                requests-cache's are, a value the serializer cannot read): read
+                it with ``get_response``.
             sqlite3.Error: the file cannot be read.
         """
         from requests_cache.serializers.cattrs import CattrStage
@@ -262,9 +263,14 @@ class Store(SQLiteCache):
                 cursor.close()
         if row is None:
             return None
+        from requests_cache.backends.base import DESERIALIZE_ERRORS
+
         value = row[0]
-        for stage in reversed(stages[1:]):
-            value = stage.loads(value)
+        try:
+            for stage in reversed(stages[1:]):
+                value = stage.loads(value)
+        except DESERIALIZE_ERRORS:
+            raise LookupError(key) from None  # requests-cache's read decides: a miss
         if not isinstance(value, dict):
             raise LookupError(key)
         return value

@@ -105,16 +105,24 @@ def _lower(headers: Mapping[str, Any]) -> dict[str, Any]:
     return {str(name).lower(): value for name, value in headers.items()}
 
 
-def body_of(operation: str, page: Stored) -> Any:
+def body_of(operation: str, page: Stored, authors: dict[bytes, Any] | None = None) -> Any:
     """The page's JSON body: comments straight into structs (what the frame builder
     reads fastest), else a dict; :data:`NOT_PARSED` where only requests' own
-    decoding can say (another charset, JSON msgspec refuses)."""
+    decoding can say (another charset, JSON msgspec refuses, an author that is
+    not JSON). ``authors``: the run's author texts parsed so far (see
+    :func:`socialframe._frames.structs.decode_comments`), at most
+    :data:`MAX_AUTHORS` of them."""
     if (page.encoding or "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8"):
         return NOT_PARSED
     if operation == "comments":
         from ._frames.structs import decode_comments
 
-        body = decode_comments(page.content)
-        if body is not None:
-            return body
+        if authors is not None and len(authors) >= MAX_AUTHORS:
+            authors.clear()  # bounded: each page keeps the values of its own authors
+        body = decode_comments(page.content, authors)
+        return NOT_PARSED if body is None else body
     return fast_json(page.content)
+
+
+MAX_AUTHORS = 50_000
+"""Author texts a run remembers (parsed once each) before it starts again."""

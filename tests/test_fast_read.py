@@ -11,6 +11,7 @@ though they are now resolved when the client is built rather than per call.
 from __future__ import annotations
 
 import http.server
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -508,3 +509,105 @@ def test_a_page_key_is_computed_once_per_page(
         c.post_comments(P82)  # two pages, paid
         assert c.ledger.paid_calls == 2
     assert len(computed) == len(set(computed)) == 2
+
+
+# -- pages the struct decoding cannot take: decided as requests-cache and requests do --------
+
+
+class _Fixed(http.server.ThreadingHTTPServer):
+    """A loopback service answering every GET with one fixed body; counts them."""
+
+    def __init__(self, body: bytes, content_type: str = "application/json") -> None:
+        self.body, self.content_type, self.calls = body, content_type, 0
+        super().__init__(("127.0.0.1", 0), _FixedHandler)
+
+
+class _FixedHandler(http.server.BaseHTTPRequestHandler):
+    server: _Fixed
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.server.calls += 1
+        self.send_response(200)
+        self.send_header("Content-Type", self.server.content_type)
+        self.send_header("Content-Length", str(len(self.server.body)))
+        self.end_headers()
+        self.wfile.write(self.server.body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    """Starts loopback services that answer every GET with one fixed body."""
+    started: list[tuple[_Fixed, threading.Thread]] = []
+
+    def start(body: bytes, content_type: str = "application/json") -> _Fixed:
+        server = _Fixed(body, content_type)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01})
+        thread.start()
+        started.append((server, thread))
+        return server
+
+    yield start
+    for server, thread in started:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+# A comments page whose author name holds a byte that is not UTF-8 (a service bug
+# seen in the wild: Latin-1 bytes pasted into a UTF-8 body). requests decodes it with
+# U+FFFD, as the cold run does; the warm run decodes it into structs, whose author
+# msgspec keeps as raw text without checking it.
+BAD_AUTHOR = (
+    b'{"success": true, "totalPage": 1, "paginationToken": "t", "data": ['
+    b'{"text": "hi", "createdAt": 1760584641073, "author": {"id": "1", "name": "Ren\xe9"}}]}'
+)
+
+
+def test_a_warm_rerun_gives_the_cold_frame_for_an_author_that_is_not_utf8(
+    serve: Any, tmp_path: Path
+) -> None:
+    server = serve(BAD_AUTHOR)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    cache = tmp_path / "c.sqlite"
+    with sf.Client("key", base_url=base, cache=cache, progress=False) as c:
+        cold = c.post_comments("123")
+        assert c.ledger.paid_calls == 1
+    assert cold["author_name"].tolist() == ["Ren\ufffd"]  # requests' own decoding
+    with sf.Client("key", base_url=base, cache=cache, progress=False) as c:
+        warm = c.post_comments("123")  # the page is decoded as requests does, as cold
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 1)
+    pd.testing.assert_frame_equal(warm, cold)
+    assert server.calls == 1
+
+
+def test_a_stored_page_that_cannot_be_unpickled_is_fetched_again(
+    sandbox: Sandbox, cache_path: Path
+) -> None:
+    """requests-cache counts a value it cannot deserialize as a miss (it logs it and
+    returns None); the fast read must too, not crash the run."""
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        first = c.post_comments(P82)
+    with sqlite3.connect(cache_path) as con:
+        (key,) = con.execute("SELECT key FROM responses LIMIT 1").fetchone()
+        con.execute("UPDATE responses SET value=? WHERE key=?", (b"not a pickle", key))
+    with sandbox.client(cache=cache_path, progress=False) as c:
+        again = c.post_comments(P82)  # requests-cache: a miss
+        assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 1)
+    pd.testing.assert_frame_equal(
+        again.drop(columns="fetched_at"), first.drop(columns="fetched_at")
+    )
+
+
+def test_on_error_skip_survives_a_warm_page_the_cold_run_took(serve: Any, tmp_path: Path) -> None:
+    server = serve(BAD_AUTHOR)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    cache = tmp_path / "c.sqlite"
+    with sf.Client("key", base_url=base, cache=cache, progress=False) as c:
+        cold = c.post_comments(["1", "2", "3"], on_error="skip")
+    with sf.Client("key", base_url=base, cache=cache, progress=False) as c:
+        warm = c.post_comments(["1", "2", "3"], on_error="skip")
+    pd.testing.assert_frame_equal(warm, cold)
+    assert len(cold) == 3 and server.calls == 3

@@ -449,3 +449,19 @@ def test_raw_and_dict_bodies_mixed_give_the_frame_of_the_dicts() -> None:
     mixed = sf.comments_frame([raw, json.loads(raw), raw])
     dicts = sf.comments_frame([json.loads(raw)] * 3)
     pd.testing.assert_frame_equal(mixed, dicts)
+
+
+def test_the_first_page_that_is_not_json_is_named() -> None:
+    bad = b'{"data": [{"text": "x", "author": {"name": "\xff"}}]}'
+    with pytest.raises(sf.SchemaError, match="page 1 is not JSON"):
+        sf.comments_frame([bad, b"not json"])
+    with pytest.raises(sf.SchemaError, match="page 1 is not JSON"):
+        sf.comments_frame([bad, b'{"data": {}}'])
+
+
+def test_the_position_of_a_byte_that_is_not_utf8_is_in_its_page() -> None:
+    bad = b'{"data": [{"text": "x", "author": {"name": "\xff"}}]}'
+    with pytest.raises(
+        sf.SchemaError, match="position 44"
+    ):  # in the page, as the generic path says
+        sf.comments_frame([bad])

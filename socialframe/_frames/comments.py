@@ -11,7 +11,6 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._errors import SchemaError
 from .._pages import Page, checked
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
 from .values import (
@@ -63,7 +62,6 @@ class Ids(NamedTuple):
 
 
 _NO_IDS: Final = Ids(None, None, None)
-_AUTHOR: Final = attrgetter("author")
 
 
 def comments_frame(payloads: Payloads) -> pd.DataFrame:
@@ -108,7 +106,8 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     raw: dict[str, list[Any]] = {name: [] for name in _FIELDS}
     fallbacks: list[str | None] = []
     counted: list[tuple[Page, int]] = []
-    for page in pages(payloads, fast=_decode):
+    parsed: dict[bytes, Any] = {}  # each author text's value (texts repeat from page to page)
+    for page in pages(payloads, fast=lambda content: _decode(content, parsed)):
         if isinstance(page.body, Mapping):
             checked("comments", page.body, page.page, paging=False)
             data = page.body["data"]
@@ -119,7 +118,8 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
             for name, values in raw.items():
                 if name != "author":
                     values.extend(map(attrgetter(name), data))
-            raw["author"].extend(map(bytes, map(_AUTHOR, data)))  # its JSON text: see _authors
+            raw["author"].extend(page.body.texts)  # each one's JSON text: see _authors
+            parsed.update(page.body.authors)
         fallbacks.extend([f"urn:li:activity:{page.key}" if page.key else None] * len(data))
         counted.append((page, len(data)))
 
@@ -128,12 +128,7 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     permalinks = texts(raw["permalink"], unfit, "permalink")
     post_urns, comment_ids, parent_ids = _ids(permalinks)
     created = _created(raw["createdAt"], comment_ids, unfit)
-    try:
-        authors, rows = _authors(raw["author"])
-    except _NotJSON as error:  # a raw author text that is not JSON: the page is not
-        row, ends = raw["author"].index(error.text), np.cumsum([n for _, n in counted])
-        page = counted[int(np.searchsorted(ends, row, side="right"))][0]
-        raise SchemaError(f"page {page.page} is not JSON: {error.reason}") from None
+    authors, rows = _authors(raw["author"], parsed)
     for author, n in zip(authors, np.bincount(rows, minlength=len(authors)).tolist(), strict=True):
         for column in author["unfit"]:
             unfit.counts[column] += n
@@ -160,16 +155,17 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     return frame
 
 
-def _decode(content: Raw) -> Any:
+def _decode(content: Raw, parsed: dict[bytes, Any]) -> Any:
     """A raw comments body as :mod:`.structs`, or None where the generic path must decide.
 
     A body of another shape (no ``data`` list, a comment that is not an object,
-    ``success: false``, JSON msgspec refuses) is left to the generic path and
-    its errors.
+    ``success: false``, JSON msgspec refuses, an author that is not JSON) is
+    left to the generic path and its errors. ``parsed``: the author texts
+    parsed so far, and their values.
     """
     from .structs import decode_comments
 
-    body = decode_comments(content)
+    body = decode_comments(content, parsed)
     return None if body is None or body.success is False else body
 
 
@@ -308,25 +304,16 @@ def _ms(value: int | None) -> int | None:
     return value if value is not None and _MS_RANGE[0] <= value < _MS_RANGE[1] else None
 
 
-class _NotJSON(Exception):
-    """An author's JSON text (from a raw body) that is not JSON after all."""
-
-    def __init__(self, text: bytes, reason: str) -> None:
-        super().__init__(reason)
-        self.text, self.reason = text, reason
-
-
-def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]]:
+def _authors(
+    raw: list[Any], parsed: Mapping[bytes, Any]
+) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]]:
     """:func:`author_fields` of each distinct author (authors repeat), and each row's.
 
     An author of a raw body comes as its JSON text (``bytes``, which no JSON
-    value is): equal texts parse the same, so each distinct text is parsed
-    once. Any other author is looked up by its id and reused when the whole
-    object is equal and any equal object parses the same (see :func:`_reusable`).
-
-    Raises:
-        _NotJSON: an author's text is not JSON (invalid UTF-8 inside a raw body:
-            msgspec does not check what it keeps as text).
+    value is), its value in ``parsed``: equal texts parse the same, so each
+    distinct text is read once. Any other author is looked up by its id and
+    reused when the whole object is equal and any equal object parses the same
+    (see :func:`_reusable`).
     """
     seen: dict[str, tuple[dict[str, Any], int]] = {}
     by_text: dict[bytes, int] = {}
@@ -338,7 +325,7 @@ def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]
             code = by_text.get(author)
             if code is None:
                 code = by_text[author] = len(distinct)
-                distinct.append(author_fields(_author_value(author)))
+                distinct.append(author_fields(parsed[author]))
             add(code)
             continue
         ident = author.get("id") if type(author) is dict else None
@@ -353,15 +340,6 @@ def _authors(raw: list[Any]) -> tuple[list[dict[str, Any]], np.ndarray[Any, Any]
             seen[ident] = (author, code)
         add(code)
     return distinct, np.array(codes, dtype=np.intp)
-
-
-def _author_value(text: bytes) -> Any:
-    from .structs import author_value
-
-    try:
-        return author_value(text)
-    except (ValueError, RecursionError) as error:
-        raise _NotJSON(text, str(error)) from None
 
 
 def _reusable(author: dict[str, Any]) -> bool:

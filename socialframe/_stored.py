@@ -124,5 +124,6 @@ def body_of(operation: str, page: Stored, authors: dict[bytes, Any] | None = Non
     return fast_json(page.content)
 
 
-MAX_AUTHORS = 50_000
-"""Author texts a run remembers (parsed once each) before it starts again."""
+MAX_AUTHORS = 10_000
+"""Author texts a run remembers (parsed once each) before it starts again: about
+11 MB of sandbox-shaped authors."""

@@ -465,3 +465,22 @@ def test_the_position_of_a_byte_that_is_not_utf8_is_in_its_page() -> None:
         sf.SchemaError, match="position 44"
     ):  # in the page, as the generic path says
         sf.comments_frame([bad])
+
+
+@pytest.mark.parametrize("author", [b'{"name": "Ada"}', b"\x00\x01", b""])
+def test_a_dict_comment_whose_author_is_bytes_has_no_author(author: bytes) -> None:
+    """Dict bodies are Python values: ``bytes`` is not an author object, so the row has
+    no author, not a KeyError from the JSON-text path of raw bodies (only SchemaError
+    may leave comments_frame, whatever the values)."""
+    raw = json.dumps({"data": [{"text": "y", "author": {"id": "1", "name": "Ada"}}]}).encode()
+    body = {"data": [{"text": "x", "author": author}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = sf.comments_frame([body, raw, {"data": [{"text": "z", "author": author}]}])
+    assert frame["text"].tolist() == ["x", "y", "z"]
+    assert frame["author_name"].isna().tolist() == [True, False, True]
+    assert frame["author_name"].iloc[1] == "Ada"
+    assert frame["author_type"].isna().tolist() == [True, False, True]
+    alone = sf.comments_frame([body])
+    expected = sf.comments_frame([{"data": [{"text": "x", "author": None}]}])
+    pd.testing.assert_frame_equal(alone, expected)

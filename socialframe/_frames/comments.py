@@ -112,7 +112,10 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
             checked("comments", page.body, page.page, paging=False)
             data = page.body["data"]
             for name, values in raw.items():
-                values.extend([c.get(name) for c in data])
+                if name != "author":
+                    values.extend([c.get(name) for c in data])
+            # bytes in a dict is no author object: it must not pass for a raw body's text
+            raw["author"].extend([None if type(a := c.get("author")) is bytes else a for c in data])
         else:  # decoded straight into structs, the shape checked by msgspec
             data = page.body.data
             for name, values in raw.items():

@@ -33,7 +33,7 @@ from requests.adapters import BaseAdapter
 from . import _config as config
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import ConfigError
-from ._json import NOT_PARSED
+from ._json import NOT_PARSED, is_utf8
 from ._json import fast as fast_json
 from ._operations import OPERATION_OF_PATH
 from ._pages import problem
@@ -70,7 +70,7 @@ def decoded(response: requests.Response) -> Any:
     """
     if "_socialframe_body" not in vars(response):
         body: Any = NOT_PARSED
-        if (response.encoding or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8"):
+        if is_utf8(response.encoding):
             body = fast_json(response.content)
         if body is NOT_PARSED:
             try:
@@ -207,10 +207,16 @@ def _cache_key(request: Any, **kwargs: Any) -> str:
     if key is None:
         key = str(create_key(request, **kwargs))
         if memo is not None:
-            if len(_KEYS) >= MAX_KEYS:
-                _KEYS.clear()  # bounded: a run of 20k pages costs the keys again
-            _KEYS[memo] = key
+            remember(_KEYS, memo, key)
     return key
+
+
+def remember(keys: dict[Any, str], memo: Any, key: str) -> None:
+    """Keep ``key`` in a memo of cache keys, bounded at :data:`MAX_KEYS`: past it the
+    memo starts again (a run of 20k pages costs the keys again)."""
+    if len(keys) >= MAX_KEYS:
+        keys.clear()
+    keys[memo] = key
 
 
 #: Cache keys by what they are made of: requests-cache computes a page's key two or three

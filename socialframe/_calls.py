@@ -32,7 +32,7 @@ import tenacity
 from requests.adapters import BaseAdapter
 
 from . import _transport as transport
-from ._cache import FETCHED_AT, MAX_KEYS, CacheSetting, decoded, make_session
+from ._cache import FETCHED_AT, CacheSetting, decoded, make_session, remember
 from ._clock import SYSTEM_CLOCK, Clock
 from ._config import Secret, Settings
 from ._errors import (
@@ -114,8 +114,8 @@ def _retry_after(response: requests.Response, now: datetime | None = None) -> fl
 
 def _fetched_at(headers: Mapping[str, str], clock: Clock) -> datetime:
     """When the service answered: stamped on arrival and kept with the cached copy
-    (``headers``: a response's, or a stored page's with names in lower case)."""
-    stamp = headers.get(FETCHED_AT.lower()) or headers.get(FETCHED_AT)
+    (``headers``: a response's, case-insensitive, or a stored page's, in lower case)."""
+    stamp = headers.get(FETCHED_AT.lower())
     if stamp:
         try:
             return datetime.fromisoformat(stamp)
@@ -412,9 +412,7 @@ class Caller:
         request.body = None
         key = str(backend.create_key(request, verify=verify))
         if memo is not None:
-            if len(self._keys) >= MAX_KEYS:
-                self._keys.clear()  # bounded: a run of 20k pages costs the keys again
-            self._keys[memo] = key
+            remember(self._keys, memo, key)
         return key
 
     def _vary_matches(self, page: Stored) -> bool:

@@ -26,6 +26,12 @@ def fast(content: bytes | bytearray | memoryview | str) -> Any:
         return NOT_PARSED
 
 
+def is_utf8(encoding: str | None) -> bool:
+    """Whether a response's declared ``encoding`` is UTF-8 (none declared counts as
+    UTF-8, JSON's default): only then may msgspec parse its bytes."""
+    return (encoding or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
+
+
 def loads(content: bytes | bytearray | memoryview | str) -> Any:
     """``content`` parsed as JSON.
 

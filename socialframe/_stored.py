@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from ._json import NOT_PARSED
+from ._json import NOT_PARSED, is_utf8
 from ._json import fast as fast_json
 
 
@@ -61,14 +61,14 @@ def _from_dict(value: dict[str, Any]) -> Stored | None:
     (fields at their default are left out of it), or None where it is not as expected."""
     content, status = value.get("_content"), value.get("status_code", 0)
     headers, request = value.get("headers", {}), value.get("request", {})
+    sent = request.get("headers", {}) if isinstance(request, dict) else None  # left out when empty
     expires = value.get("expires")
     if (
         type(content) is not bytes
         or type(status) is not int
         or "_decoded_content" in value
         or not isinstance(headers, dict)
-        or not isinstance(request, dict)
-        or not isinstance(request.get("headers", {}), dict)
+        or not isinstance(sent, dict)
         or not (expires is None or isinstance(expires, str))
     ):
         return None
@@ -83,7 +83,7 @@ def _from_dict(value: dict[str, Any]) -> Stored | None:
         status,
         expires,
         _lower(headers),
-        _lower(request.get("headers", {})),  # left out when empty
+        _lower(sent),
         content,
         value.get("encoding"),
     )
@@ -112,7 +112,7 @@ def body_of(operation: str, page: Stored, authors: dict[bytes, Any] | None = Non
     not JSON). ``authors``: the run's author texts parsed so far (see
     :func:`socialframe._frames.structs.decode_comments`), at most
     :data:`MAX_AUTHORS` of them."""
-    if (page.encoding or "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8"):
+    if not is_utf8(page.encoding):
         return NOT_PARSED
     if operation == "comments":
         from ._frames.structs import decode_comments

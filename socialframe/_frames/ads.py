@@ -13,9 +13,7 @@ import pandas as pd
 from .._pages import Page, ad_groups, checked
 from .._schema import AD_COLUMNS, AD_DTYPES, INT
 from .values import (
-    INT64 as _INT64,
-)
-from .values import (
+    INT64,
     Payloads,
     Unfit,
     extra_array,
@@ -208,7 +206,7 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
         if type(v := ad.get("collation_id")) is str and v
         else fit("collation_id", v, text),
         "collation_count": v
-        if type(v := ad.get("collation_count")) is int and _INT64[0] <= v < _INT64[1]
+        if type(v := ad.get("collation_count")) is int and INT64[0] <= v < INT64[1]
         else fit("collation_count", v, whole),
         "page_id": fit("page_id", ad.get("page_id"), text) or text(snap.get("page_id")),
         "page_name": fit("page_name", ad.get("page_name"), text) or text(snap.get("page_name")),
@@ -236,7 +234,7 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
         "cta_text": v if type(v := snap.get("cta_text")) is str and v else fit("cta_text", v, text),
         "cta_type": v if type(v := snap.get("cta_type")) is str and v else fit("cta_type", v, text),
         "page_like_count": v
-        if type(v := snap.get("page_like_count")) is int and _INT64[0] <= v < _INT64[1]
+        if type(v := snap.get("page_like_count")) is int and INT64[0] <= v < INT64[1]
         else fit("page_like_count", v, whole),
         "page_profile_uri": v
         if type(v := snap.get("page_profile_uri")) is str and v

@@ -197,6 +197,11 @@ def _set_content(response: requests.Response, content: bytes, body: Any) -> None
 def _cache_key(request: Any, **kwargs: Any) -> str:
     from requests_cache import create_key
 
+    from ._serializer import KEY_SERIALIZER
+
+    # requests-cache puts the serializer's name in every key: the pages paid for
+    # before the data-only format keep theirs.
+    kwargs["serializer"] = KEY_SERIALIZER
     parts = urlsplit(request.url or "")
     if parts.hostname in _LOOPBACK and parts.port is not None:
         request = request.copy()
@@ -279,6 +284,12 @@ def cache_location(cache: CacheSetting) -> str | Path | None:
             f"cache={shown(cache)!r} looks like a URL, but only {', '.join(SCHEMES)} name a team"
             " cache: fix the URL (redis://host:6379/0), or give a folder or file path"
         )
+    if isinstance(cache, str | os.PathLike) and not os.fspath(cache).strip():
+        # Path("") is the current folder: a cache would appear wherever the code ran.
+        raise ConfigError(
+            "cache='' names no place: pass a folder or file path, True for the default"
+            " cache, or False for none"
+        )
     if cache is True:
         path = default_cache_path()
     elif isinstance(cache, str | os.PathLike):
@@ -298,8 +309,17 @@ def open_backend(cache: CacheSetting) -> Any:
         TypeError: ``cache`` is none of the accepted kinds.
     """
     from requests_cache.backends.base import BaseCache
+    from requests_cache.serializers import init_serializer
 
     if isinstance(cache, BaseCache):
+        from requests_cache.backends.sqlite import SQLiteCache
+
+        from ._serializer import PageFormat
+
+        # Whatever backend it is, pages are written and read as data only; pickled
+        # pages of an earlier version are read (as data only) from a local file alone.
+        legacy = isinstance(cache, SQLiteCache)
+        cache.responses.serializer = init_serializer(PageFormat(legacy=legacy), False)
         return cache
     where = cache_location(cache)
     if isinstance(where, str):

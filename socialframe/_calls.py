@@ -305,6 +305,11 @@ class Caller:
             return
         count, reason = failures.take()
         where = getattr(backend, "where", None) or backend.db_path
+        unreadable = failures.take_unreadable()
+        if unreadable:
+            from ._store import unreadable_message  # (a cache is open: requests-cache is in)
+
+            warnings.warn(CacheWarning(unreadable_message(unreadable, where)), stacklevel=4)
         if count:
             warnings.warn(
                 CacheWarning(
@@ -526,10 +531,18 @@ class Caller:
         if cache_only and response.status_code == 504:
             raise self._refuse(operation, params)
         if getattr(response, "from_cache", False):
-            if problem(operation, decoded(response)) is not None and not refetched:
-                # Stored by an older version that did not check shapes: drop it and
-                # fetch again, rather than fail every re-run from the cache.
-                self.session.cache.delete(response.cache_key)  # type: ignore[attr-defined]
+            if not refetched and (
+                response.status_code != 200 or problem(operation, decoded(response)) is not None
+            ):
+                # Not a page of its operation (stored by an older version that did not
+                # check shapes, or by someone else): drop it and fetch it again, rather
+                # than fail every re-run from the cache.
+                cache: Any = self.session.cache  # type: ignore[attr-defined]
+                key = str(getattr(response, "cache_key", ""))
+                failures = getattr(cache, "failures", None)
+                if failures is not None:
+                    failures.unreadable(key)
+                cache.delete(key)
                 return self._send(operation, url, params, cache_only=cache_only, refetched=True)
             self._count("cached")
             return Fetched(decoded(response), _fetched_at(response.headers, self.clock), True)

@@ -19,7 +19,6 @@ with no word). :class:`Store` keeps the backend and changes only that:
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -31,8 +30,10 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
 from ._errors import ConfigError
+from ._serializer import MAGIC, PageFormat, legacy
+from ._serializer import plain as plain_page
+from ._serializer import response as read_response
 
-_HEX = re.compile(r"[0-9a-f]{1,128}")
 LOCK_WAIT = 3.0
 """Seconds a write waits for another process's lock before giving up on storing."""
 
@@ -49,6 +50,7 @@ class Failures:
         self.count = 0
         self.reason = ""
         self.locked = False  # the last write found the lock held: the next does not wait
+        self._unreadable: set[str] = set()
 
     def add(self, reason: str) -> None:
         """One more page not stored."""
@@ -63,17 +65,67 @@ class Failures:
             self.count, self.reason = 0, ""
             return taken
 
+    def unreadable(self, key: str) -> None:
+        """An entry that is not a page socialframe can read (each key counted once)."""
+        with self._lock:
+            self._unreadable.add(key)
+
+    def take_unreadable(self) -> int:
+        """How many entries were unreadable since the last call; start again from zero."""
+        with self._lock:
+            taken = len(self._unreadable)
+            self._unreadable.clear()
+            return taken
+
+
+class NotACache(Exception):
+    """The file holds a table of the cache's name with other columns (internal)."""
+
+
+def unreadable_message(count: int, where: object, then: str = "") -> str:
+    """The :class:`~socialframe.CacheWarning` text for ``count`` entries of a cache that
+    are not pages socialframe can read; ``then`` says what became of them."""
+    entries = "1 entry" if count == 1 else f"{count:,} entries"
+    return (
+        f"{entries} of the cache at {where} could not be read as a page (junk, another"
+        " program's data, or a page pickled by an earlier version, which is never read from"
+        " a team cache) and counted as not cached"
+        + (f": {then}" if then else "; a fetch pays for such a page again and stores it anew.")
+    )
+
 
 class _Table(SQLiteDict):
-    """One table of the cache file, with bounded lock waits and counted failures."""
+    """One table of the cache file: bounded lock waits, counted failures, and values read
+    as data only (:mod:`socialframe._serializer`), an unreadable one counted as a miss.
 
-    def __init__(self, path: Path, *, failures: Failures, **kwargs: Any) -> None:
+    Args:
+        path: The SQLite file.
+        failures: Counts pages not stored and entries not readable, for both tables.
+        lock: Serialises this table's connection: reads, writes and the fast read.
+        form: How pages are written and read; ``None`` keeps values as they are (the
+            redirects table, which socialframe never uses but requests-cache opens).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        failures: Failures,
+        lock: threading.RLock,
+        form: PageFormat | None,
+        table_name: str,
+    ) -> None:
         self.failures = failures
         self.read_only = False
-        super().__init__(path, timeout=LOCK_WAIT, wal=True, **kwargs)
+        self.lock = lock
+        self.form = form
+        super().__init__(
+            path, table_name=table_name, timeout=LOCK_WAIT, wal=True, lock=lock, serializer=form
+        )
 
     def init_db(self) -> None:
         try:
+            self._refuse_other_schema()
             super().init_db()  # type: ignore[no-untyped-call]
         except (StoreFailed, sqlite3.OperationalError) as exc:
             # Locked, or read-only: fine if the table is already there to read.
@@ -89,17 +141,30 @@ class _Table(SQLiteDict):
                     check_same_thread=False,
                 )
             try:
+                self._refuse_other_schema()
                 with self.connection() as con:
                     con.execute(f"SELECT key FROM {self.table_name} LIMIT 1").fetchall()
             except sqlite3.Error:
                 self.close()  # type: ignore[no-untyped-call]
                 raise StoreFailed(_reason(exc)) from None
 
+    def _refuse_other_schema(self) -> None:
+        """Refuse a table of this name made by another program, before anything is
+        written to it (requests-cache would add a column to it, then fail on every read)."""
+        with self.connection() as con:
+            rows = con.execute(f"PRAGMA table_info({self.table_name})").fetchall()
+        columns = sorted(str(row[1]) for row in rows)
+        if columns and not {"key", "value"} <= set(columns):
+            raise NotACache(
+                f"its table {self.table_name!r} was made by another program"
+                f" (columns {', '.join(columns)[:200]})"
+            )
+
     @contextmanager
     def _acquire_sqlite_lock(self) -> Iterator[None]:
         # requests-cache retries BEGIN forever and hides a failed COMMIT; here the
         # wait is bounded (the connection's busy timeout) and a failure raises.
-        with self._lock:
+        with self.lock:
             assert self._connection is not None
             # Wait once per stretch of a held lock, not once per page.
             wait = 0 if self.failures.locked else int(LOCK_WAIT * 1000)
@@ -120,13 +185,39 @@ class _Table(SQLiteDict):
             finally:
                 self._active_transaction = False
 
+    def raw(self, key: str) -> Any:
+        """The value stored under ``key`` as it is in the file, or None.
+
+        Reads wait for writes: requests-cache reads without its lock, on the
+        connection the writers share, so a read while another thread's write
+        transaction is open would run inside it and miss a page another process
+        stored since, which would then be paid again. The key is a parameter:
+        requests-cache puts it in the statement's text, where a key read from a
+        file someone else wrote could be SQL.
+        """
+        with self.lock, self.connection() as con:
+            cursor = con.execute(f"SELECT value FROM {self.table_name} WHERE key=?", (key,))
+            try:
+                row = cursor.fetchone()
+            finally:
+                cursor.close()
+        return None if row is None else row[0]
+
     def __getitem__(self, key: str) -> Any:
-        # requests-cache reads without its lock, on the connection the writers share:
-        # a read while another thread's write transaction is open runs inside it and
-        # sees the file as it was when that transaction began, missing a page another
-        # process stored since, which would then be paid again. Reads wait for writes.
-        with self._lock:
-            return super().__getitem__(key)  # type: ignore[no-untyped-call]
+        value = self.raw(key)
+        if value is None:
+            raise KeyError(key)
+        return self.deserialize(key, value)
+
+    def deserialize(self, key: str, value: Any) -> Any:
+        if self.form is None:
+            return value
+        response = read_response(value, legacy=self.form.legacy)
+        if response is None:
+            self.failures.unreadable(str(key))
+            return None
+        response.cache_key = key
+        return response
 
     def _write(self, key: str, value: Any) -> None:
         try:
@@ -217,68 +308,98 @@ class Store(SQLiteCache):
     def __init__(self, path: Path) -> None:
         BaseCache.__init__(self, cache_name=str(path))
         self.failures = Failures()
+        self.responses: _Table
+        lock = threading.RLock()
         try:
             _folder(path)
-            self.responses = _Table(path, table_name="responses", failures=self.failures)
-            self.redirects = _Table(
+            self.responses = _Table(
                 path,
-                table_name="redirects",
-                lock=self.responses._lock,
-                serializer=None,
+                table_name="responses",
                 failures=self.failures,
+                lock=lock,
+                form=PageFormat(legacy=True),
             )
-        except (StoreFailed, sqlite3.Error, OSError) as exc:
+            self.redirects = _Table(
+                path, table_name="redirects", failures=self.failures, lock=lock, form=None
+            )
+        except (StoreFailed, NotACache, sqlite3.Error, OSError) as exc:
             raise ConfigError(_unusable(path, exc)) from None
+        if not self.read_only:
+            _migrate(self.responses)
 
-    def unstructured(self, key: str) -> dict[str, Any] | None:
-        """The response stored under ``key`` as requests-cache's serializer has it just
-        before its cattrs stage builds a ``CachedResponse``: a dict of plain values.
+    def get_response(self, key: str, default: Any = None) -> Any:
+        """The page stored under ``key``, or ``default``: a miss, or a value that is not
+        a page (counted in :attr:`failures`). Redirect aliases are not followed:
+        socialframe stores none, and one written by someone else could point a page's
+        key at another page."""
+        try:
+            response = self.responses[key]
+        except KeyError:
+            return default
+        return default if response is None else response
 
-        Structuring a ``CachedResponse`` (two case-insensitive header dicts, the
-        request, the cookies) was most of a warm read; the fast read needs five of
-        its fields. ``None`` when nothing is stored under ``key``.
+    def page(self, key: str) -> dict[str, Any] | None:
+        """The page stored under ``key`` as the plain dict of
+        :func:`socialframe._serializer.plain`, for the fast read; ``None`` when nothing
+        is stored under ``key``.
 
         Raises:
-            LookupError: the value cannot be read this way (a serializer without a
-                cattrs first stage, a key that is not the hex of a hash, as
-                requests-cache's are, a value the serializer cannot read): read
-                it with ``get_response``.
+            LookupError: the value is not a page: the full read counts it, and the
+                page is fetched again.
             sqlite3.Error: the file cannot be read.
         """
-        from requests_cache.serializers.cattrs import CattrStage
-
-        table = self.responses
-        stages = getattr(table.serializer, "stages", None)
-        if not stages or not isinstance(stages[0], CattrStage) or not _HEX.fullmatch(key):
-            raise LookupError(key)
-        with table._lock, table.connection() as con:  # reads wait for writes: __getitem__
-            # A placeholder, so SQLite compiles the statement once: requests-cache puts
-            # the key in the text (placeholders misbehaved on a connection threads
-            # use at once), but only this statement uses this text, always under the
-            # lock, and its cursor is closed before the lock is let go.
-            cursor = con.execute(f"SELECT value FROM {table.table_name} WHERE key=?", (key,))
-            try:
-                row = cursor.fetchone()
-            finally:
-                cursor.close()
-        if row is None:
+        value = self.responses.raw(key)
+        if value is None:
             return None
-        from requests_cache.backends.base import DESERIALIZE_ERRORS
-
-        value = row[0]
-        try:
-            for stage in reversed(stages[1:]):
-                value = stage.loads(value)
-        except DESERIALIZE_ERRORS:
-            raise LookupError(key) from None  # requests-cache's read decides: a miss
-        if not isinstance(value, dict):
+        page = plain_page(value, legacy=True)
+        if page is None:
             raise LookupError(key)
-        return value
+        return page
 
     @property
     def read_only(self) -> bool:
         """Whether pages cannot be written (a read-only file, or locked at open)."""
         return bool(getattr(self.responses, "read_only", False))
+
+
+#: ``PRAGMA user_version`` of a cache file whose pages are all in the data-only format
+#: (requests-cache leaves it at 0).
+FORMAT_VERSION = 1
+
+
+def _migrate(table: _Table) -> None:
+    """Rewrite, once per file, the pages an earlier version pickled, in the data-only
+    format; an entry that is not a good page (a planted object, junk) is removed and
+    counted as unreadable. Skipped (old pages are still read, as data only, one by one)
+    where another process holds the file's lock or it cannot be written."""
+    name = table.table_name
+    with table.connection() as reader:
+        if reader.execute("PRAGMA user_version").fetchone()[0] >= FORMAT_VERSION:
+            return
+    try:
+        with table._acquire_sqlite_lock():
+            con = table._connection
+            assert con is not None
+            if con.execute("PRAGMA user_version").fetchone()[0] >= FORMAT_VERSION:
+                return  # another process did it while this one waited
+            keys = [
+                row[0]
+                for row in con.execute(
+                    f"SELECT key FROM {name} WHERE substr(value, 1, ?) IS NOT ?",
+                    (len(MAGIC), MAGIC),
+                )
+            ]
+            for key in keys:
+                row = con.execute(f"SELECT value FROM {name} WHERE key=?", (key,)).fetchone()
+                value = legacy(row[0])
+                if value is None:
+                    con.execute(f"DELETE FROM {name} WHERE key=?", (key,))
+                    table.failures.unreadable(str(key))
+                else:
+                    con.execute(f"UPDATE {name} SET value=? WHERE key=?", (value, key))
+            con.execute(f"PRAGMA user_version={FORMAT_VERSION}")
+    except StoreFailed:
+        pass
 
 
 def _folder(path: Path) -> None:
@@ -295,7 +416,10 @@ def _folder(path: Path) -> None:
 
 def _unusable(path: Path, exc: BaseException) -> str:
     what = str(exc)
-    if isinstance(exc, sqlite3.DatabaseError) and "not a database" in what:
+    if isinstance(exc, NotACache):
+        what = f"it is not a socialframe cache: {what}"
+        todo = f"choose another cache= path (or move {path} away)"
+    elif isinstance(exc, sqlite3.DatabaseError) and "not a database" in what:
         what = "it is not a SQLite database (corrupt, or another kind of file)"
         todo = f"move or delete {path} (pages in it are lost)"
     elif isinstance(exc, NotADirectoryError | IsADirectoryError):

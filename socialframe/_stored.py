@@ -3,9 +3,10 @@
 A warm re-run reads every page from the cache. requests-cache's own read builds
 a whole ``CachedResponse`` (two case-insensitive header dicts, the request, the
 cookies): at 1,000 pages that was as long as parsing the bodies. From the
-SQLite store the fast read takes the serializer's plain dict instead
-(:meth:`socialframe._store.Store.unstructured`); from any other backend (Redis,
-one passed in) it takes the ``CachedResponse``. Either way it gets a
+SQLite store the fast read takes the stored page's plain dict instead
+(:meth:`socialframe._store.Store.page`, read as data only by
+:func:`socialframe._serializer.plain`); from any other backend (Redis, one passed
+in) it takes the ``CachedResponse``. Either way it gets a
 :class:`Stored`, and anything unexpected sends the call down the full path,
 which decides as requests-cache does.
 """
@@ -47,7 +48,7 @@ def stored(backend: Any, key: str) -> Stored | None:
 
     if isinstance(backend, Store):
         try:
-            value = backend.unstructured(key)
+            value = backend.page(key)
         except LookupError:
             pass
         else:

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from ._errors import ConfigError
 
@@ -31,13 +31,59 @@ def is_team_url(cache: object) -> bool:
 
 
 def shown(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    """A team cache's URL as every message shows it: no password, whatever its form.
+
+    Read the way redis-py reads it (``urllib.parse``): what is shown is built from the
+    scheme, host, port and database alone (a socket's path for ``unix://``), with
+    ``***@`` where the URL holds a user part. A password in the user part or as
+    ``?password=`` is never shown, nor any other query argument (``ssl_password``...),
+    nor what follows an unencoded ``#``, ``/`` or ``?`` in a password (which redis-py
+    would read as the path, query or fragment): such a URL gets a hint instead.
+
+    Example:
+        >>> shown("redis://:s3cret@cache.local:6379/0?password=x")
+        'redis://***@cache.local:6379/0'
+        >>> shown("redis://user:pa#ss@cache.local:6379/0")
+        'redis://***@?:? (a # / or ? in the password must be percent-encoded)'
+    """
+    scheme = url.split("://", 1)[0] if "://" in url else "redis"
+    try:
+        parts = urlsplit(url)
+        if "@" in parts.path + parts.query + parts.fragment:
+            # An unencoded # / ? in the password ended the user part early: what
+            # follows it (some of the password) would be read as the path or query.
+            return f"{scheme}://***@?:? (a # / or ? in the password must be percent-encoded)"
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # (a port that is no number: it may be a piece of the password)
+        return f"{scheme}://*** (the URL cannot be read: check the host and port)"
+    user = "***@" if "@" in parts.netloc else ""
+    if scheme == "unix":
+        return f"unix://{user}{parts.path}"
+    db = next((v for k, v in parse_qsl(parts.query) if k == "db"), parts.path.strip("/"))
+    host = f"[{host}]" if ":" in host else host
+    where = host if port is None else f"{host}:{port}"
+    return f"{scheme}://{user}{where}" + (f"/{db}" if db.isdigit() else "")
+
+
+def _password_free(text: str, url: str) -> str:
+    """``text`` (a library's message about ``url``) with every part of the URL that
+    could hold a password replaced by ``***``."""
+    secrets = set()
+    try:
+        parts = urlsplit(url)
+        for value in (parts.password, parts.username, parts.netloc, parts.fragment):
+            if value:
+                secrets.add(value)
+        for key, value in parse_qsl(parts.query):
+            if value and key != "db":
+                secrets.add(value)
+    except ValueError:
+        return "the URL cannot be read"
+    for secret in sorted(secrets, key=len, reverse=True):
+        for form in {secret, unquote(secret), quote(secret, safe="")}:
+            if len(form) >= 2:
+                text = text.replace(form, "***")
+    return text
 
 
 def team_cache(url: str) -> Any:
@@ -53,26 +99,63 @@ def team_cache(url: str) -> Any:
             f"cache={shown(url)!r} needs redis-py: pip install 'socialframe[redis]'"
         ) from None
 
+    problem = ""
     try:
         connection = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30)
         connection.ping()
-    except (redis.RedisError, ValueError) as exc:
+    except redis.RedisError as exc:
+        problem = _password_free(f"{type(exc).__name__}: {exc}", url)
+    except Exception:  # a URL redis-py cannot read; its message may quote the password
+        problem = "the URL cannot be read (percent-encode special characters in the password)"
+    if problem:
         raise ConfigError(
-            f"cannot reach the team cache at {shown(url)}: {exc}. Start the Redis server"
+            f"cannot reach the team cache at {shown(url)}: {problem}. Start the Redis server"
             " (see the README: 'A team cache'), fix the URL, or pass cache=True for the"
             " local cache."
-        ) from None
+        )
     return _team_cache_class()(url, connection)
 
 
+NAMESPACE = "socialframe"
+"""The prefix of every key socialframe writes in the team's Redis."""
+
+
 def _team_cache_class() -> type:
-    """:class:`RedisCache` whose failures are reported, not raised raw (built lazily:
-    requests-cache and redis-py load only for a team cache)."""
+    """:class:`RedisCache` whose pages are data only and whose failures are reported,
+    not raised raw (built lazily: requests-cache and redis-py load only for a team cache)."""
     import redis
-    from requests_cache.backends.redis import RedisCache
+    from requests_cache.backends.redis import RedisCache, RedisDict
 
     from ._errors import NetworkError
+    from ._serializer import PageFormat
+    from ._serializer import response as read_response
     from ._store import Failures
+
+    class TeamTable(RedisDict):
+        """The pages: written and read as data only (a pickled value, as earlier versions
+        wrote, is never unpickled here: it is a miss), an unreadable one counted."""
+
+        def __init__(self, connection: Any, failures: Failures) -> None:
+            super().__init__(NAMESPACE, connection=connection, ttl=False, serializer=PageFormat())
+            self.failures = failures
+
+        def deserialize(self, key: str, value: Any) -> Any:
+            response = read_response(value)
+            if response is None:
+                self.failures.unreadable(str(key))
+                return None
+            response.cache_key = key
+            return response
+
+        def keys(self) -> Iterator[str]:  # type: ignore[override]
+            # requests-cache decodes every key as UTF-8 (one that is not stops the
+            # listing) and cuts the namespace out wherever it occurs in the key.
+            prefix = f"{NAMESPACE}:".encode()
+            for raw in self.connection.scan_iter(match=prefix + b"*"):
+                try:
+                    yield bytes(raw)[len(prefix) :].decode()
+                except UnicodeDecodeError:
+                    continue  # not a key socialframe wrote
 
     class TeamCache(RedisCache):
         """The team cache: a read that fails stops the call before anything is sent
@@ -81,24 +164,30 @@ def _team_cache_class() -> type:
         client warns (CacheWarning), as with the local file."""
 
         def __init__(self, url: str, connection: Any) -> None:
-            super().__init__(namespace="socialframe", connection=connection, ttl=False)
+            super().__init__(namespace=NAMESPACE, connection=connection, ttl=False)
             self.failures = Failures()
+            self.responses = TeamTable(connection, self.failures)
             self.where = shown(url)
 
         def get_response(self, key: str, default: Any = None) -> Any:
+            # Redirect aliases are not followed (socialframe stores none; one planted
+            # by someone else could point a page's key at another page).
             try:
-                return super().get_response(key, default)
+                response = self.responses[key]
+            except KeyError:
+                return default
             except redis.RedisError as exc:
                 raise NetworkError(
                     f"the team cache at {self.where} stopped answering"
                     f" ({type(exc).__name__}); nothing was sent"
                 ) from None
+            return default if response is None else response
 
         def save_response(self, response: Any, cache_key: Any = None, expires: Any = None) -> None:
             try:
                 super().save_response(response, cache_key, expires)
             except redis.RedisError as exc:
-                self.failures.add(f"the team cache refused it ({exc})")
+                self.failures.add(f"the team cache refused it ({type(exc).__name__})")
 
     return TeamCache
 

@@ -45,13 +45,17 @@ def fast_reads(client: sf.Client) -> list[bool]:
 
 
 def plain_session(path: Path, client: sf.Client) -> Any:
-    """A plain requests-cache session on the same file, with the same settings."""
+    """A plain requests-cache session on the same file, with the same settings and
+    socialframe's data-only serializer (a requests-cache serializer stage)."""
     import requests_cache
+
+    from socialframe._serializer import PageFormat
 
     settings = client.session.settings  # type: ignore[attr-defined]
     return requests_cache.CachedSession(
         str(path),
         backend="sqlite",
+        serializer=PageFormat(),
         allowable_codes=(200,),
         ignored_parameters=settings.ignored_parameters,
         key_fn=_cache_key,  # socialframe's: the loopback port is not part of a key
@@ -355,15 +359,18 @@ def test_a_remembered_key_is_requests_caches_and_follows_verify(
     ],
 )
 def test_remembered_cache_keys_are_requests_caches(kwargs: dict[str, Any]) -> None:
-    """``_cache_key`` remembers keys; each is what requests-cache computes, and whatever
-    goes into a key (verify, ignored parameters, headers when matched) tells them apart."""
+    """``_cache_key`` remembers keys; each is what requests-cache computes with its pickle
+    serializer's name (whatever the serializer: pages paid for before the data-only format
+    keep their keys), and whatever goes into a key (verify, ignored parameters, headers
+    when matched) tells them apart."""
     import requests_cache
 
     url = "https://api.example/get-profile-posts-comments"
     for headers in ({"Accept": "a"}, {"Accept": "b"}):
         for params in ({"urn": "1", "page": "1"}, {"urn": "1", "page": "2"}):
             request = requests.Request("GET", url, params=params, headers=headers).prepare()
-            expected = requests_cache.create_key(request, **kwargs)
+            pickled = {**kwargs, "serializer": requests_cache.serializers.pickle_serializer}
+            expected = requests_cache.create_key(request, **pickled)
             assert _cache_key(request, **kwargs) == expected  # computed
             assert _cache_key(request, **kwargs) == expected  # remembered
     one = requests.Request("GET", url, params={"page": "1"}).prepare()
@@ -412,27 +419,23 @@ def test_the_lean_read_sees_what_requests_cache_reads(sandbox: Sandbox, cache_pa
 def test_a_store_read_another_way_goes_through_requests_cache(
     sandbox: Sandbox, cache_path: Path
 ) -> None:
-    """A serializer without a cattrs first stage, or a key that is not hex: the
-    lean read says so (LookupError) and the page is read by requests-cache."""
-    from requests_cache.serializers.preconf import utf8_serializer
-
+    """A key that is no hex digest is a parameter of the query, never SQL; a value that is
+    not a page: the lean read says so (LookupError) and requests-cache's read counts it."""
     from socialframe._stored import stored
 
     with sandbox.client(cache=cache_path, progress=False) as c:
         c.post_comments(P82)
         store: Any = c.session.cache  # type: ignore[attr-defined]
         key = next(iter(store.responses.keys()))
-        with pytest.raises(LookupError):
-            store.unstructured("not hex; DROP TABLE responses")
-        assert stored(store, "not hex") is None  # read by requests-cache: a miss
-        pipeline = store.responses.serializer
-        store.responses.serializer = utf8_serializer
-        try:
-            with pytest.raises(LookupError):
-                store.unstructured(key)
-        finally:
-            store.responses.serializer = pipeline
+        assert store.page("x' OR '1'='1") is None  # (as SQL text it would match every row)
+        assert stored(store, "not hex; DROP TABLE responses") is None
         assert stored(store, key) is not None
+        with sqlite3.connect(cache_path) as con:
+            con.execute("UPDATE responses SET value=? WHERE key=?", (b"junk", key))
+        with pytest.raises(LookupError):
+            store.page(key)
+        assert stored(store, key) is None  # read by requests-cache: a miss, counted
+        assert store.failures.take_unreadable() == 1
 
 
 def test_warm_frames_are_the_cold_frames(sandbox: Sandbox, cache_path: Path) -> None:
@@ -483,7 +486,8 @@ def test_a_stored_page_of_the_wrong_shape_is_fetched_again(tmp_path: Path, body:
         progress=False,
     ) as c:
         read = fast_reads(c)
-        frame = c.post_comments("123")
+        with pytest.warns(sf.CacheWarning, match="1 entry of the cache at .* could not be read"):
+            frame = c.post_comments("123")
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 0)
     assert read == [False]
     assert frame["text"].tolist() == ["good"]
@@ -586,15 +590,15 @@ def test_a_warm_rerun_gives_the_cold_frame_for_an_author_that_is_not_utf8(
 def test_a_stored_page_that_cannot_be_unpickled_is_fetched_again(
     sandbox: Sandbox, cache_path: Path
 ) -> None:
-    """requests-cache counts a value it cannot deserialize as a miss (it logs it and
-    returns None); the fast read must too, not crash the run."""
+    """A value that is not a page is a miss (fetched again, one warning), never a crash."""
     with sandbox.client(cache=cache_path, progress=False) as c:
         first = c.post_comments(P82)
     with sqlite3.connect(cache_path) as con:
         (key,) = con.execute("SELECT key FROM responses LIMIT 1").fetchone()
         con.execute("UPDATE responses SET value=? WHERE key=?", (b"not a pickle", key))
     with sandbox.client(cache=cache_path, progress=False) as c:
-        again = c.post_comments(P82)  # requests-cache: a miss
+        with pytest.warns(sf.CacheWarning, match="1 entry"):
+            again = c.post_comments(P82)  # a miss
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 1)
     pd.testing.assert_frame_equal(
         again.drop(columns="fetched_at"), first.drop(columns="fetched_at")

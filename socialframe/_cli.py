@@ -589,21 +589,19 @@ def _cache(args: argparse.Namespace) -> int:
             paid = usd(pages * PRICE_CENTS)
             _say(f"{len(frame):,} items, {pages:,} pages, {paid} paid, in {where}")
             return EXIT_OK
-        chosen = (
-            []
-            if backend is None
-            else (
-                inventory.expired_pages(backend) if args.expired else list(inventory.pages(backend))
-            )
-        )
+        found = inventory.scan(backend) if backend is not None else inventory.Scan([], [])
+        chosen = [page for page in found.pages if page.expired or not args.expired]
         kind = "expired pages" if args.expired else "pages"
-        if not chosen:
+        if not chosen and not found.unreadable:
             _say(f"no {kind} to remove in {where}")
             return EXIT_OK
-        what = f"{len(chosen):,} {kind} ({usd(len(chosen) * PRICE_CENTS)} paid) from {where}"
+        what = f"{len(chosen):,} {kind} ({usd(len(chosen) * PRICE_CENTS)} paid)"
+        if found.unreadable:  # not pages: worth nothing, whichever pages are chosen
+            what += f" and {len(found.unreadable):,} unreadable entries"
+        what += f" from {where}"
         if not args.yes and not _confirm(f"remove {what}?"):
             raise Usage(f"cache clear would remove {what}: add --yes to do it")
-        inventory.remove(backend, chosen)
+        inventory.remove(backend, chosen, found.unreadable)
         _say(f"removed {what}")
         return EXIT_OK
     finally:

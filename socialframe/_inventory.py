@@ -16,7 +16,8 @@ removes them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +59,7 @@ _FILTER_NAMES: Final = {
 # not pages: page locks (``lock:...``), the rate limit's bucket (``rate:...``) and the
 # redirects hash; reading them as responses would fail.
 _PAGE_KEY: Final = re.compile(r"[0-9a-f]+")
+_INTERNAL: Final = ("lock:", "rate:")
 _LOOPBACK: Final = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -85,36 +87,116 @@ class _Item:
     expired: int = 0
 
 
+@dataclass(frozen=True)
+class Scan:
+    """What a cache holds: its pages, and the keys of entries that are not pages
+    socialframe can read (junk, another program's, a page pickled by an earlier version
+    in a team cache, a body not of its operation's shape)."""
+
+    pages: list[CachedPage]
+    unreadable: list[str]
+
+
+def scan(backend: Any) -> Scan:
+    """Every entry of a requests-cache backend, read as data only.
+
+    Args:
+        backend: The backend (``client.session.cache``, or one opened by
+            ``socialframe._cache.open_backend``).
+
+    Raises:
+        NetworkError: the team cache stopped answering.
+        OSError: the cache file cannot be read.
+    """
+    import sqlite3
+
+    found: list[CachedPage] = []
+    unreadable: list[str] = []
+    try:
+        for key in list(backend.responses.keys()):
+            key = str(key)
+            if key.startswith(_INTERNAL):
+                continue
+            response = backend.get_response(key) if _PAGE_KEY.fullmatch(key) else None
+            page = _page(key, response) if response is not None else None
+            if page is not None:
+                found.append(page)
+            elif response is not None or key in backend.responses:  # (not gone meanwhile)
+                unreadable.append(key)
+    except sqlite3.Error as exc:
+        raise OSError(f"cannot read the cache file: {exc}") from None
+    except Exception as exc:
+        _raise_if_redis(backend, exc)
+        raise
+    failures = getattr(backend, "failures", None)
+    if failures is not None:
+        failures.take_unreadable()  # (counted here, said once by the caller)
+    return Scan(found, unreadable)
+
+
+def _raise_if_redis(backend: Any, exc: BaseException) -> None:
+    """A team cache that stopped answering, as the one error a fetch raises for it."""
+    if type(exc).__module__.split(".")[0] == "redis":  # (redis-py loads with a team cache)
+        from ._errors import NetworkError
+
+        where = getattr(backend, "where", "the team cache")
+        raise NetworkError(
+            f"the team cache at {where} stopped answering ({type(exc).__name__})"
+        ) from None
+
+
 def pages(backend: Any) -> Iterator[CachedPage]:
-    """Every page of either operation in a requests-cache backend.
+    """Every page of either operation in a requests-cache backend; one
+    :class:`~socialframe.CacheWarning` if some entries could not be read as pages.
 
     Args:
         backend: The backend (``client.session.cache``, or one opened by
             ``socialframe._cache.open_backend``).
 
     Yields:
-        One :class:`CachedPage` per stored page; other entries are skipped.
+        One :class:`CachedPage` per stored page; other entries are left out.
     """
-    for key in list(backend.responses.keys()):
-        if not _PAGE_KEY.fullmatch(str(key)):
-            continue
-        response = backend.get_response(key)
-        if response is None:  # gone meanwhile, or unreadable by this requests-cache
-            continue
-        operation = operation_of(response.url)
-        if not operation:
-            continue
-        parts = urlsplit(response.url)
-        params = parse_qsl(parts.query, keep_blank_values=True)
-        yield CachedPage(
-            key=str(key),
-            operation=operation,
-            base_url=_base_url(parts),
-            item=tuple(sorted((k, v) for k, v in params if k not in PAGING)),
-            fetched_at=_fetched_at(response),
-            expired=bool(response.is_expired),
-            **_rows(operation, response),
-        )
+    found = scan(backend)
+    warn_unreadable(backend, found)
+    yield from found.pages
+
+
+def warn_unreadable(backend: Any, found: Scan) -> None:
+    """One :class:`~socialframe.CacheWarning` naming how many entries could not be read."""
+    if not found.unreadable:
+        return
+    from ._errors import CacheWarning
+    from ._store import unreadable_message
+
+    where = getattr(backend, "where", None) or getattr(backend, "db_path", "?")
+    message = unreadable_message(
+        len(found.unreadable),
+        where,
+        then="left out; a fetch of such a page pays for it again and stores it anew,"
+        " and `socialframe cache clear` removes them.",
+    )
+    warnings.warn(CacheWarning(message), stacklevel=3)
+
+
+def _page(key: str, response: Any) -> CachedPage | None:
+    """The page a stored response is, or None where it is no page of an operation."""
+    operation = operation_of(response.url)
+    if not operation:
+        return None
+    rows = _rows(operation, response)
+    if rows is None:
+        return None
+    parts = urlsplit(response.url)
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    return CachedPage(
+        key=key,
+        operation=operation,
+        base_url=_base_url(parts),
+        item=tuple(sorted((k, v) for k, v in params if k not in PAGING)),
+        fetched_at=_fetched_at(response),
+        expired=bool(response.is_expired),
+        **rows,
+    )
 
 
 def _base_url(parts: Any) -> str:
@@ -136,16 +218,15 @@ def _fetched_at(response: Any) -> datetime:
     return created if created.tzinfo else created.replace(tzinfo=UTC)
 
 
-def _rows(operation: str, response: Any) -> dict[str, Any]:
-    """The rows a page brings: comments, or ads (by id: pages of a search may repeat)."""
+def _rows(operation: str, response: Any) -> dict[str, Any] | None:
+    """The rows a page brings: comments, or ads (by id: pages of a search may repeat);
+    None for a body that is not a page of ``operation``."""
+    from ._cache import decoded
     from ._pages import ad_groups, problem
 
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
+    body = decoded(response)
     if problem(operation, body, paging=False) is not None:
-        return {"rows": 0, "ad_ids": ()}
+        return None
     if operation == "comments":
         return {"rows": len(body["data"]), "ad_ids": ()}
     ads, _ = ad_groups(body)
@@ -314,8 +395,12 @@ def size_of(backend: Any) -> int | None:
     if connection is None or namespace is None:
         return None
     total = 0
-    for key in connection.scan_iter(f"{namespace}:*"):
-        total += int(connection.memory_usage(key) or 0)
+    try:
+        for key in connection.scan_iter(f"{namespace}:*"):
+            total += int(connection.memory_usage(key) or 0)
+    except Exception as exc:
+        _raise_if_redis(backend, exc)
+        raise
     return total
 
 
@@ -324,15 +409,16 @@ def expired_pages(backend: Any) -> list[CachedPage]:
     return [page for page in pages(backend) if page.expired]
 
 
-def remove(backend: Any, chosen: list[CachedPage]) -> None:
-    """Delete these pages through the backend (a SQLite file is vacuumed after).
+def remove(backend: Any, chosen: list[CachedPage], unreadable: Iterable[str] = ()) -> None:
+    """Delete these pages, and the ``unreadable`` entries (keys of :attr:`Scan.unreadable`),
+    through the backend (a SQLite file is vacuumed after).
 
     Raises:
         OSError: some of them are still there (the file is read-only, another
             process held its lock too long, the team cache stopped answering);
             the backend's own failures are reported, never passed over.
     """
-    keys = [page.key for page in chosen]
+    keys = [page.key for page in chosen] + list(unreadable)
     if not keys:
         return
     reason = ""

@@ -31,8 +31,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """A real redis-server on a free loopback port (skips, or fails on CI, without one)."""
+def _start_redis(folder: Path, *options: str) -> tuple[subprocess.Popen[bytes], str]:
+    """A real redis-server on a free loopback port (skips, or fails on CI, without one);
+    ``options`` are more of its command line (``--requirepass``, ...)."""
     exe = shutil.which("redis-server")
     if exe is None:
         if os.environ.get("CI") == "true":
@@ -54,6 +55,7 @@ def _start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
             "no",
             "--dir",
             str(folder),
+            *options,
         ],
         stdout=subprocess.DEVNULL,
     )
@@ -63,6 +65,8 @@ def _start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
         try:
             redis.Redis.from_url(url).ping()
             break
+        except redis.AuthenticationError:
+            break  # (it answers: a password is asked)
         except redis.ConnectionError:
             if time.monotonic() > deadline or server.poll() is not None:
                 server.kill()

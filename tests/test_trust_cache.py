@@ -1,0 +1,432 @@
+"""A cache no one can turn into code execution, and what it does with what it cannot read.
+
+Every test here goes through real parts: the sandbox over HTTP, real SQLite files, a
+real redis-server on a free loopback port, the real console script.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pandas as pd
+import pytest
+import requests
+
+import socialframe as sf
+from socialframe._serializer import MAGIC
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from test_team_cache import _start_redis
+
+P82 = EXAMPLE_POSTS[82]  # two pages
+NAMESPACE = "socialframe:"
+
+
+class Planted:
+    """What an attacker writes into a shared cache: unpickling it runs a command."""
+
+    def __init__(self, proof: Path) -> None:
+        self.proof = proof
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.proof}",))
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server, url = _start_redis(tmp_path_factory.mktemp("redis"))
+    try:
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture
+def team(redis_url: str) -> str:
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    return redis_url
+
+
+def _page_keys_sqlite(path: Path) -> list[str]:
+    with sqlite3.connect(path) as con:
+        return [row[0] for row in con.execute("SELECT key FROM responses ORDER BY key")]
+
+
+def _set_sqlite(path: Path, key: str, value: Any) -> None:
+    with sqlite3.connect(path) as con:
+        con.execute("UPDATE responses SET value=? WHERE key=?", (value, key))
+
+
+def _page_keys_redis(url: str) -> list[str]:
+    import redis
+
+    r = redis.Redis.from_url(url)
+    found = r.scan_iter(match=f"{NAMESPACE}*")
+    keys = [k.decode(errors="replace")[len(NAMESPACE) :] for k in found]
+    return sorted(k for k in keys if not k.startswith(("lock:", "rate:")))
+
+
+def _fetch(sandbox: Sandbox, cache: Any, **kwargs: Any) -> tuple[pd.DataFrame, sf.Client]:
+    with sandbox.client(cache=cache, progress=False, **kwargs) as client:
+        frame = client.post_comments(P82)
+    return frame, client
+
+
+def _stored_page(value: dict[str, Any]) -> bytes:
+    return MAGIC + msgspec.msgpack.encode(value)
+
+
+def _good_plain(path_or_url: Any, key: str) -> dict[str, Any]:
+    """The plain dict of a good stored page (to make bad ones from)."""
+    if isinstance(path_or_url, Path):
+        with sqlite3.connect(path_or_url) as con:
+            (raw,) = con.execute("SELECT value FROM responses WHERE key=?", (key,)).fetchone()
+    else:
+        import redis
+
+        raw = redis.Redis.from_url(path_or_url).get(NAMESPACE + key)
+    decoded: dict[str, Any] = msgspec.msgpack.decode(bytes(raw)[len(MAGIC) :])
+    return decoded
+
+
+# -- 1. nothing read from a cache runs code ---------------------------------------------------
+
+
+def test_a_planted_object_in_the_team_cache_runs_nothing(team: str, tmp_path: Path) -> None:
+    import redis
+
+    proof = tmp_path / "owned"
+    with Sandbox(seed=0) as sandbox:
+        first, _ = _fetch(sandbox, team)
+        keys = _page_keys_redis(team)
+        assert len(keys) == 2
+        r = redis.Redis.from_url(team)
+        for key in keys:  # the issue's attack, on every page
+            r.set(NAMESPACE + key, pickle.dumps(Planted(proof)))
+        with pytest.warns(sf.CacheWarning, match="2 entries of the cache at redis://"):
+            again, client = _fetch(sandbox, team)
+    assert not proof.exists()
+    assert (client.ledger.paid_calls, client.ledger.cached_calls) == (2, 0)  # fetched again
+    pd.testing.assert_frame_equal(again.drop(columns="fetched_at"), first.drop(columns="fetched_at"))
+    assert all(r.get(NAMESPACE + key).startswith(MAGIC) for key in keys)  # stored anew
+
+
+def test_a_page_pickled_in_the_team_cache_is_never_unpickled(team: str, tmp_path: Path) -> None:
+    """A good page as earlier versions wrote it (pickle): a team cache never unpickles,
+    even a harmless-looking value; it is fetched again and stored in the data format."""
+    import redis
+
+    with Sandbox(seed=0) as sandbox:
+        _fetch(sandbox, team)
+        r = redis.Redis.from_url(team)
+        key = _page_keys_redis(team)[0]
+        r.set(NAMESPACE + key, pickle.dumps(_good_plain(team, key)))
+        with pytest.warns(sf.CacheWarning, match="1 entry"):
+            _, client = _fetch(sandbox, team)
+    assert (client.ledger.paid_calls, client.ledger.cached_calls) == (1, 1)
+
+
+def test_a_planted_object_in_a_local_cache_file_runs_nothing(tmp_path: Path) -> None:
+    """A shared cache folder: the local file's pickles go through an unpickler that
+    admits no class, so the planted object is refused and the page fetched again."""
+    proof = tmp_path / "owned"
+    cache = tmp_path / "c.sqlite"
+    with Sandbox(seed=0) as sandbox:
+        _fetch(sandbox, cache)
+        for key in _page_keys_sqlite(cache):
+            _set_sqlite(cache, key, pickle.dumps(Planted(proof)))
+        with sqlite3.connect(cache) as con:  # as an older file: not yet migrated
+            con.execute("PRAGMA user_version=0")
+        with pytest.warns(sf.CacheWarning, match="2 entries"):
+            _, client = _fetch(sandbox, cache)
+        assert not proof.exists()
+        assert (client.ledger.paid_calls, client.ledger.cached_calls) == (2, 0)
+        # planted after the file was migrated: refused all the same
+        _set_sqlite(cache, _page_keys_sqlite(cache)[0], pickle.dumps(Planted(proof)))
+        with pytest.warns(sf.CacheWarning, match="1 entry"):
+            _, client = _fetch(sandbox, cache)
+    assert not proof.exists()
+    assert (client.ledger.paid_calls, client.ledger.cached_calls) == (1, 1)
+
+
+# -- pages paid for before this version keep serving, for free ----------------------------------
+
+
+def _legacy_cache(sandbox: Sandbox, path: Path) -> list[str]:
+    """A cache file as the earlier version wrote it: socialframe's whole pipeline (its
+    hooks, filter and keys) with requests-cache's default pickle serializer, pages fetched
+    over HTTP, and the file's format version left at requests-cache's 0."""
+    from requests_cache.serializers import init_serializer
+
+    with sandbox.client(cache=path, progress=False) as old:
+        old.session.cache.responses.serializer = init_serializer("pickle", False)  # type: ignore[attr-defined]
+        old.post_comments(P82)
+    with sqlite3.connect(path) as con:
+        con.execute("PRAGMA user_version=0")
+        values = [row[0] for row in con.execute("SELECT value FROM responses")]
+    assert len(values) == 2 and all(v.startswith(b"\x80") for v in values)  # pickles
+    return _page_keys_sqlite(path)
+
+
+def test_pages_an_earlier_version_paid_for_keep_serving_for_free(tmp_path: Path) -> None:
+    cache = tmp_path / "old.sqlite"
+    with Sandbox(seed=0) as sandbox:
+        keys = _legacy_cache(sandbox, cache)
+        paid_before = sandbox.charges
+        frame, client = _fetch(sandbox, cache)
+        assert sandbox.charges == paid_before
+    assert (client.ledger.paid_calls, client.ledger.cached_calls) == (0, 2)
+    assert len(frame) == 82
+    assert _page_keys_sqlite(cache) == keys  # the same keys
+    with sqlite3.connect(cache) as con:  # migrated once, in place
+        values = [row[0] for row in con.execute("SELECT value FROM responses")]
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert all(v.startswith(MAGIC) for v in values)
+
+
+def test_old_pages_are_read_as_data_where_the_file_cannot_be_migrated(tmp_path: Path) -> None:
+    """Another process holds the file's write lock while the client opens it: the pages
+    stay pickled, and are read one by one by the unpickler that admits no class."""
+    cache = tmp_path / "old.sqlite"
+    with Sandbox(seed=0) as sandbox:
+        _legacy_cache(sandbox, cache)
+        holder = sqlite3.connect(cache, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            with sandbox.client(cache=cache, progress=False, offline=True) as client:
+                frame = client.post_comments(P82)
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+    assert (client.ledger.paid_calls, client.ledger.cached_calls) == (0, 2) and len(frame) == 82
+    with sqlite3.connect(cache) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 0  # not migrated
+
+
+# -- anything that is not a good page is a miss: fetched again, one warning, no raw error --------
+
+
+def _bad_values(good: dict[str, Any]) -> dict[str, bytes]:
+    import json
+
+    wrong_shape = dict(good, _content=b'{"success": true, "data": "no list", "totalPage": 1}')
+    return {
+        "empty": b"",
+        "junk bytes": b"\x00\xff junk",
+        "pickled int": pickle.dumps(5),
+        "pickled list": pickle.dumps([1, 2]),
+        "pickled dict": pickle.dumps({"a": 1}),
+        "JSON": json.dumps({"status_code": 200}).encode(),
+        "format prefix, junk": MAGIC + b"\xc1\xc1",
+        "format prefix, a list": MAGIC + msgspec.msgpack.encode([1, 2]),
+        "an HTTP 500": _stored_page(dict(good, status_code=500)),
+        "a body not of the page's shape": _stored_page(wrong_shape),
+        "headers that are no text": _stored_page(dict(good, headers={"a": 1})),
+        "a redirect chain": _stored_page(dict(good, history=[good])),
+        "a body that is text": _stored_page(dict(good, _content="text")),
+    }
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_every_unreadable_value_is_a_miss_with_one_warning(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    cache: Any = tmp_path / "c.sqlite" if backend == "sqlite" else request.getfixturevalue("team")
+    with Sandbox(seed=0) as sandbox:
+        first, _ = _fetch(sandbox, cache)
+        keys = _page_keys_sqlite(cache) if backend == "sqlite" else _page_keys_redis(cache)
+        good = _good_plain(cache, keys[0])
+        for name, value in _bad_values(good).items():
+            if backend == "sqlite":
+                _set_sqlite(cache, keys[0], value)
+            else:
+                import redis
+
+                redis.Redis.from_url(cache).set(NAMESPACE + keys[0], value)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                again, client = _fetch(sandbox, cache)
+            said = [str(w.message) for w in caught if w.category is sf.CacheWarning]
+            assert len(said) == 1 and said[0].startswith("1 entry of the cache at"), name
+            assert (client.ledger.paid_calls, client.ledger.cached_calls) == (1, 1), name
+            pd.testing.assert_frame_equal(
+                again.drop(columns="fetched_at"), first.drop(columns="fetched_at")
+            )
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_the_cache_report_and_commands_survive_junk(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Junk values and junk keys: the report leaves them out with one warning; `cache
+    info` and `cache report` exit 0; `cache clear` removes them."""
+    cache: Any = tmp_path / "c.sqlite" if backend == "sqlite" else request.getfixturevalue("team")
+    with Sandbox(seed=0) as sandbox:
+        _fetch(sandbox, cache)
+        keys = _page_keys_sqlite(cache) if backend == "sqlite" else _page_keys_redis(cache)
+        if backend == "sqlite":
+            _set_sqlite(cache, keys[0], b"")
+            with sqlite3.connect(cache) as con:
+                for junk_key in ("x' OR '1'='1", None, 42, b"\xff\xfe"):
+                    con.execute("INSERT INTO responses (key, value) VALUES (?, ?)", (junk_key, b"x"))
+            expected = 3  # (a NULL or a blob key names no entry: nothing can ask for it)
+        else:
+            import redis
+
+            r = redis.Redis.from_url(cache)
+            r.set(NAMESPACE + keys[0], b"")
+            r.set(NAMESPACE.encode() + b"\xff\xfe", b"junk")  # a key that is no UTF-8
+            r.set(NAMESPACE + "0123abcd", pickle.dumps({"a": 1}))
+            expected = 2  # (the key that is no text is no entry of socialframe's)
+        with sandbox.client(cache=cache, progress=False) as client:
+            with pytest.warns(sf.CacheWarning, match=f"{expected} entries .* left out"):
+                report = client.cache_report()
+        assert report[["item", "pages"]].values.tolist() == [[P82, 1]]
+        env = dict(os.environ, SOCIALFRAME_CACHE_DIR=str(tmp_path / "none"))
+        setting = ["--cache", str(cache)]
+        for action in (["info"], ["report"]):
+            done = subprocess.run(
+                [sys.executable, "-m", "socialframe", "cache", *action, *setting],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+            assert f"{expected} entries" in done.stderr and "Traceback" not in done.stderr
+        done = subprocess.run(
+            [sys.executable, "-m", "socialframe", "cache", "clear", "--yes", *setting],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert f"removed 1 pages ($0.01 paid) and {expected} unreadable entries" in done.stderr
+        if backend == "sqlite":
+            assert _page_keys_sqlite(cache) == [None, b"\xff\xfe"]
+        else:
+            assert _page_keys_redis(cache) == ["\ufffd\ufffd"]  # (no key of socialframe's)
+
+
+def test_a_table_of_another_program_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    cache = tmp_path / "other.sqlite"
+    with sqlite3.connect(cache) as con:
+        con.execute("CREATE TABLE responses (id INTEGER, data TEXT)")
+        con.execute("INSERT INTO responses VALUES (1, 'theirs')")
+    with Sandbox(seed=0) as sandbox:
+        with pytest.raises(sf.ConfigError, match="not a socialframe cache.*columns data, id"):
+            sandbox.client(cache=cache)
+        assert sandbox.charges == 0
+    with sqlite3.connect(cache) as con:
+        columns = [row[1] for row in con.execute("PRAGMA table_info(responses)")]
+    assert columns == ["id", "data"]  # no column added to someone else's table
+    done = subprocess.run(
+        [sys.executable, "-m", "socialframe", "cache", "info", "--cache", str(cache)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "not a socialframe cache" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_team_cache_that_dies_gives_one_clear_error(tmp_path: Path) -> None:
+    server, url = _start_redis(tmp_path)
+    try:
+        with Sandbox(seed=0) as sandbox, sandbox.client(cache=url, progress=False) as client:
+            client.post_comments(P82)
+            server.kill()
+            server.wait(timeout=10)
+            with pytest.raises(sf.NetworkError, match="stopped answering"):
+                client.cache_report()
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+def test_cache_keys_do_not_depend_on_the_serializer(tmp_path: Path) -> None:
+    """Requests-cache puts its serializer's name in every key; socialframe's keys keep the
+    name of the pickle serializer earlier versions used, so old pages keep their keys."""
+    import requests_cache
+
+    from socialframe._cache import _cache_key
+
+    request = requests.Request("GET", "https://api.example/x", params={"urn": "1"}).prepare()
+    old = requests_cache.create_key(request, serializer=requests_cache.serializers.pickle_serializer)
+    with sf.Client("k", base_url="https://api.example", cache=tmp_path / "c.sqlite") as client:
+        cache: Any = client.session.cache  # type: ignore[attr-defined]
+        assert cache.create_key(request) == old
+    assert _cache_key(request, serializer="json") == old
+
+
+# -- 3. a Redis password is never shown ------------------------------------------------------------
+
+
+PASSWORD = "Zq7#Kx/Wv?Ty@9"
+PIECES = ("Zq7", "Kx", "Wv", "Ty@9", "Zq7%23")
+
+
+@pytest.fixture(scope="module")
+def locked_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server, url = _start_redis(tmp_path_factory.mktemp("redis-pw"), "--requirepass", PASSWORD)
+    try:
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _forms(url: str) -> list[str]:
+    from urllib.parse import quote
+
+    host = url.split("://", 1)[1].rsplit("/", 1)[0]
+    encoded = quote(PASSWORD, safe="")
+    return [
+        f"redis://:{encoded}@{host}/0",  # good
+        f"redis://{host}/0?password={encoded}",  # good
+        f"redis://:{PASSWORD}@{host}/0",  # unencoded # / ? @: redis-py misreads it
+        f"redis://user:{PASSWORD}@{host}/0",
+        f"redis://:wrong{encoded}@{host}/0",  # refused by the server
+        f"redis://{host}/0?password=wrong{encoded}",
+        f"redis://:{encoded}@127.0.0.1:1/0",  # nothing listens
+    ]
+
+
+def test_a_redis_password_is_never_shown(locked_redis: str, tmp_path: Path) -> None:
+    worked = []
+    for url in _forms(locked_redis):
+        shown: list[str] = []
+        try:
+            with Sandbox(seed=0) as sandbox, sandbox.client(cache=url, progress=False) as client:
+                client.post_comments(P82)
+                shown.append(repr(client.cache_report()))
+                worked.append(url)
+        except sf.SocialFrameError as exc:
+            shown.append(str(exc) + repr(exc))
+        env = dict(os.environ, SOCIALFRAME_CACHE_DIR=str(tmp_path / "none"))
+        for action in (["info"], ["report"], ["clear", "--yes"]):
+            done = subprocess.run(
+                [sys.executable, "-m", "socialframe", "cache", *action, "--cache", url],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=120,
+            )
+            assert "Traceback" not in done.stderr
+            shown.append(done.stdout + done.stderr)
+        for text in shown:
+            for piece in PIECES:
+                assert piece not in text, (url, text)
+    assert worked == _forms(locked_redis)[:2]  # the well-formed URLs reach the server

@@ -20,11 +20,11 @@ import msgspec
 import pandas as pd
 import pytest
 import requests
+from test_team_cache import _start_redis
 
 import socialframe as sf
 from socialframe._serializer import MAGIC
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
-from test_team_cache import _start_redis
 
 P82 = EXAMPLE_POSTS[82]  # two pages
 NAMESPACE = "socialframe:"
@@ -118,7 +118,9 @@ def test_a_planted_object_in_the_team_cache_runs_nothing(team: str, tmp_path: Pa
             again, client = _fetch(sandbox, team)
     assert not proof.exists()
     assert (client.ledger.paid_calls, client.ledger.cached_calls) == (2, 0)  # fetched again
-    pd.testing.assert_frame_equal(again.drop(columns="fetched_at"), first.drop(columns="fetched_at"))
+    pd.testing.assert_frame_equal(
+        again.drop(columns="fetched_at"), first.drop(columns="fetched_at")
+    )
     assert all(r.get(NAMESPACE + key).startswith(MAGIC) for key in keys)  # stored anew
 
 
@@ -279,7 +281,9 @@ def test_the_cache_report_and_commands_survive_junk(
             _set_sqlite(cache, keys[0], b"")
             with sqlite3.connect(cache) as con:
                 for junk_key in ("x' OR '1'='1", None, 42, b"\xff\xfe"):
-                    con.execute("INSERT INTO responses (key, value) VALUES (?, ?)", (junk_key, b"x"))
+                    con.execute(
+                        "INSERT INTO responses (key, value) VALUES (?, ?)", (junk_key, b"x")
+                    )
             expected = 3  # (a NULL or a blob key names no entry: nothing can ask for it)
         else:
             import redis
@@ -289,9 +293,11 @@ def test_the_cache_report_and_commands_survive_junk(
             r.set(NAMESPACE.encode() + b"\xff\xfe", b"junk")  # a key that is no UTF-8
             r.set(NAMESPACE + "0123abcd", pickle.dumps({"a": 1}))
             expected = 2  # (the key that is no text is no entry of socialframe's)
-        with sandbox.client(cache=cache, progress=False) as client:
-            with pytest.warns(sf.CacheWarning, match=f"{expected} entries .* left out"):
-                report = client.cache_report()
+        with (
+            sandbox.client(cache=cache, progress=False) as client,
+            pytest.warns(sf.CacheWarning, match=f"{expected} entries .* left out"),
+        ):
+            report = client.cache_report()
         assert report[["item", "pages"]].values.tolist() == [[P82, 1]]
         env = dict(os.environ, SOCIALFRAME_CACHE_DIR=str(tmp_path / "none"))
         setting = ["--cache", str(cache)]
@@ -364,7 +370,9 @@ def test_cache_keys_do_not_depend_on_the_serializer(tmp_path: Path) -> None:
     from socialframe._cache import _cache_key
 
     request = requests.Request("GET", "https://api.example/x", params={"urn": "1"}).prepare()
-    old = requests_cache.create_key(request, serializer=requests_cache.serializers.pickle_serializer)
+    old = requests_cache.create_key(
+        request, serializer=requests_cache.serializers.pickle_serializer
+    )
     with sf.Client("k", base_url="https://api.example", cache=tmp_path / "c.sqlite") as client:
         cache: Any = client.session.cache  # type: ignore[attr-defined]
         assert cache.create_key(request) == old

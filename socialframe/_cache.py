@@ -141,7 +141,10 @@ def _scrub_body(response: requests.Response, secrets: list[str], raw: list[bytes
     key) would put it in the cache file and the frame. JSON may spell it escaped
     (``\\/``, ``\\u002b``), so the check is made on the decoded body, written out
     again in one canonical spelling; only string values change, never the JSON
-    around them. A body that is not JSON has the secret's bytes replaced.
+    around them nor an object's keys (the names of the service's schema: a key
+    that happens to be spelled inside ``paginationToken`` must not rename it). A
+    body that is not JSON has the secret's bytes replaced. Secrets shorter than
+    ``MIN_SECRET`` never come here (see :mod:`socialframe._calls`).
     """
     if vars(response).get("_socialframe_scrubbed"):
         return  # (requests and requests-cache both run the response hooks)
@@ -182,8 +185,8 @@ def _without(value: Any, secrets: list[str]) -> Any:
         return value
     if isinstance(value, list):
         return [_without(item, secrets) for item in value]
-    if isinstance(value, dict):
-        return {_without(k, secrets): _without(v, secrets) for k, v in value.items()}
+    if isinstance(value, dict):  # values only: a key is a name of the service's schema
+        return {k: _without(v, secrets) for k, v in value.items()}
     return value
 
 

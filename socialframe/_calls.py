@@ -60,7 +60,10 @@ from ._version import __version__
 _SECRET_NAME: Final = re.compile(r"key|token|secret|auth|password|cookie", re.IGNORECASE)
 MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
 MAX_RETRY_AFTER: Final = 120.0  # a longer Retry-After is not waited for
-MIN_SECRET: Final = 8  # characters a header value needs to be scrubbed as a secret
+#: Characters the key (or a secret header's value) needs to be scrubbed from what the
+#: service sends back and from messages: a shorter one ("k", "2") is no secret worth the
+#: name, and replacing it would cut ordinary words and headers apart.
+MIN_SECRET: Final = 8
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,7 @@ class Caller:
         ]
         # Their values are scrubbed from what is stored; a short one ("2" of a version
         # header) is no secret, and scrubbing it would cut ordinary text apart.
-        secret_values = [key or ""] + [
+        secret_values = [key if key and len(key) >= MIN_SECRET else ""] + [
             value
             for name in secret_headers
             if len(value := settings.headers.get(name, "")) >= MIN_SECRET
@@ -444,7 +447,9 @@ class Caller:
 
     def _scrub(self, text: str) -> str:
         key = self.settings.api_key
-        return text.replace(key.reveal(), "***") if key else text
+        if key is None or len(key.reveal()) < MIN_SECRET:
+            return text
+        return text.replace(key.reveal(), "***")
 
     def _refuse(self, operation: str, params: Mapping[str, str]) -> SocialFrameError:
         if self.offline:

@@ -177,33 +177,25 @@ class KeyedLocks:
                     del self._locks[key]
 
 
-class _NoLocks:
-    """Stands for :class:`PageLocks` where the cache is not a file (or there is none)."""
-
-    @contextlib.contextmanager
-    def held(self, key: str, wait: float) -> Iterator[bool]:
-        yield False
-
-
-_NO_LOCKS: Final = _NoLocks()
-
-
 def _is_redis(backend: Any) -> bool:
     """requests-cache's Redis backend (ours or a user's), without importing redis-py."""
     return any(cls.__name__ == "RedisCache" for cls in type(backend).__mro__)
 
 
 def _page_locks(backend: Any) -> Any:
-    """Locks that make one payment per page hold across processes (and machines)."""
-    from ._store import PageLocks, Store  # with the cache: requests-cache is heavy
+    """Locks that make one payment per page hold across processes (and machines).
+
+    Raises:
+        ConfigError: the place of a SQLite cache's lock folder is taken by a file.
+    """
+    from ._locks import FileLocks, NoLocks, RedisLocks
+    from ._store import Store  # with the cache: requests-cache is heavy
 
     if isinstance(backend, Store):
-        return PageLocks(Path(backend.db_path))
+        return FileLocks(Path(backend.db_path))
     if _is_redis(backend):
-        from ._team import RedisLocks
-
         return RedisLocks(backend.responses.connection)
-    return _NO_LOCKS
+    return NoLocks()
 
 
 class Caller:
@@ -281,6 +273,11 @@ class Caller:
         self._pages = KeyedLocks()
         backend: Any = getattr(self.session, "cache", None)
         self._files = _page_locks(backend)
+        from ._locks import LockWaits
+
+        # A page waits for another process's fetch of it: one call may take its whole
+        # deadline twice (a retry after a cooldown); past that, see LockWaits.
+        self._lock_waits = LockWaits(2 * timeout)
         if _is_redis(backend):
             self.pacer.share(backend.responses.connection)
         # How long a call waits for the calls in flight that hold the rest of the
@@ -302,6 +299,9 @@ class Caller:
         notice = self.pacer.take_notice()
         if notice:
             warnings.warn(CacheWarning(notice[:1].upper() + notice[1:] + "."), stacklevel=4)
+        waited = self._lock_waits.take()
+        if waited:
+            warnings.warn(CacheWarning(waited), stacklevel=4)
         backend: Any = getattr(self.session, "cache", None)
         failures = getattr(backend, "failures", None)
         if failures is None:
@@ -358,7 +358,10 @@ class Caller:
         # cache, a process) asking for a page another one is fetching waits for
         # it, then reads it from the cache.
         key = f"{url}?{sorted(params.items())}"
-        with self._pages.held(key), self._files.held(key, wait=2 * self.timeout):
+        wait = self._lock_waits.current()
+        with self._pages.held(key), self._files.held(key, wait=wait) as holder:
+            if holder is not None:
+                self._lock_waits.ran_out(holder)
             return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
 
     def _read(

@@ -18,7 +18,6 @@ with no word). :class:`Store` keeps the backend and changes only that:
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -243,50 +242,6 @@ def _reason(exc: BaseException) -> str:
     if "readonly" in text or "read-only" in text:
         return "the cache file is read-only"
     return text
-
-
-class PageLocks:
-    """Lock files beside the cache, so processes sharing it pay for a page once.
-
-    A process about to fetch a page holds the lock of the page's stripe (page
-    keys hash onto :data:`STRIPES` files in ``<cache file>.locks/``); another
-    process asking for the same page waits, then finds it in the cache. The
-    wait is bounded: past it the call goes on without the lock (it may pay
-    again, it never hangs). No lock at all where the folder cannot be written.
-
-    Args:
-        cache_file: The SQLite file of the cache.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> locks = PageLocks(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
-        >>> with locks.held("https://api.example/x?page=1", wait=1.0) as locked:
-        ...     locked
-        True
-    """
-
-    STRIPES = 1024
-
-    def __init__(self, cache_file: Path) -> None:
-        self.folder = Path(f"{cache_file}.locks")
-
-    @contextmanager
-    def held(self, key: str, wait: float) -> Iterator[bool]:
-        """Hold ``key``'s lock for the block; yields whether it is held."""
-        from filelock import FileLock, Timeout
-
-        stripe = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % self.STRIPES
-        lock = FileLock(self.folder / f"{stripe:04d}.lock", timeout=wait)
-        try:
-            self.folder.mkdir(exist_ok=True)
-            lock.acquire()
-        except (Timeout, OSError):
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            lock.release()
 
 
 class Store(SQLiteCache):

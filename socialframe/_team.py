@@ -13,10 +13,7 @@ asking for it waits and then reads it: one payment per page for the whole team.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
@@ -190,36 +187,3 @@ def _team_cache_class() -> type:
                 self.failures.add(f"the team cache refused it ({type(exc).__name__})")
 
     return TeamCache
-
-
-class RedisLocks:
-    """Page locks in the team's Redis (see :class:`socialframe._store.PageLocks`).
-
-    Args:
-        connection: The team cache's Redis connection.
-    """
-
-    def __init__(self, connection: Any) -> None:
-        self.connection = connection
-
-    @contextmanager
-    def held(self, key: str, wait: float) -> Iterator[bool]:
-        """Hold ``key``'s lock for the block; yields whether it is held.
-
-        The lock expires by itself after ``2 * wait`` seconds, so a machine that
-        died holding it cannot block the team.
-        """
-        import redis
-
-        name = "socialframe:lock:" + hashlib.sha256(key.encode()).hexdigest()[:32]
-        lock = self.connection.lock(name, timeout=2 * wait, blocking_timeout=wait)
-        try:
-            held = bool(lock.acquire())
-        except redis.RedisError:
-            held = False
-        try:
-            yield held
-        finally:
-            if held:  # (expired meanwhile: nothing to give back)
-                with contextlib.suppress(redis.RedisError):
-                    lock.release()

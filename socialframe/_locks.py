@@ -1,0 +1,241 @@
+"""Page locks: processes (and machines) sharing a cache pay for a page once.
+
+A process about to fetch a page holds that page's lock; another one asking for the
+same page waits, then finds it in the cache. Two kinds, one interface
+(``held(key, wait)``, yielding ``None`` when the call may go on under the lock, or a
+text naming who held it when the wait ran out):
+
+- :class:`FileLocks`: lock files beside a SQLite cache (``<cache file>.locks/``), page
+  keys hashed onto :data:`FileLocks.STRIPES` files. The system lets go of a lock when
+  its process ends, however it ends; beside each held lock a small file names the
+  holder (process, host, since when), for the message of a wait that ran out.
+- :class:`RedisLocks`: locks in a team cache's Redis, each with a short time to live
+  (:data:`RedisLocks.TTL`) that a thread of the holder renews while it fetches: the
+  lock of a machine that died frees itself within seconds. The lock's token names
+  the holder.
+
+Waits are bounded, and :class:`LockWaits` bounds them again across a run: the first
+wait that runs out (a holder that hangs, or fetches for longer than a call may take)
+is counted, and every later page of the run waits at most
+:data:`LockWaits.AFTER_TIMEOUT` for its lock, so a held lock costs one long wait per
+fetch, not one per page; the client then warns once, naming the holder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from ._errors import ConfigError
+
+
+def _me() -> str:
+    """This process, as a holder's description names it."""
+    since = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"process {os.getpid()} on {socket.gethostname()}, holding it since {since}"
+
+
+class NoLocks:
+    """Where the cache is neither a file nor a team cache (or there is none)."""
+
+    @contextmanager
+    def held(self, key: str, wait: float) -> Iterator[str | None]:
+        """Nothing to hold: the call goes on."""
+        yield None
+
+
+class FileLocks:
+    """Lock files beside a SQLite cache (see the module's doc).
+
+    Args:
+        cache_file: The SQLite file of the cache.
+
+    Raises:
+        ConfigError: ``<cache_file>.locks`` is there and is not a folder (locking
+            would be off, and every process sharing the cache would pay again).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> locks = FileLocks(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
+        >>> with locks.held("https://api.example/x?page=1", wait=1.0) as holder:
+        ...     holder is None
+        True
+    """
+
+    STRIPES: Final = 1024
+
+    def __init__(self, cache_file: Path) -> None:
+        self.folder = Path(f"{cache_file}.locks")
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ConfigError(
+                f"{self.folder} is a file: the cache keeps its page locks in a folder of"
+                " that name, so that processes sharing the cache pay for a page once."
+                " Move the file away."
+            )
+
+    @contextmanager
+    def held(self, key: str, wait: float) -> Iterator[str | None]:
+        """Hold ``key``'s lock for the block; yields None, or who held it past ``wait``."""
+        from filelock import FileLock, Timeout
+
+        stripe = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % self.STRIPES
+        path = self.folder / f"{stripe:04d}.lock"
+        who = self.folder / f"{stripe:04d}.holder"
+        lock = FileLock(path, timeout=wait)
+        try:
+            self.folder.mkdir(exist_ok=True)
+        except OSError:
+            yield None  # a folder no one can write: no process can store a page either
+            return
+        try:
+            lock.acquire()
+        except Timeout:
+            yield _read_holder(who)
+            return
+        except OSError as exc:
+            yield f"nobody: the lock file could not be opened ({exc.strerror or exc})"
+            return
+        try:
+            with contextlib.suppress(OSError):
+                who.write_text(_me(), encoding="utf-8")
+            yield None
+        finally:
+            with contextlib.suppress(OSError):
+                who.unlink()
+            lock.release()
+
+
+def _read_holder(who: Path) -> str:
+    try:
+        text = who.read_text(encoding="utf-8", errors="replace").strip()[:200]
+    except OSError:
+        text = ""
+    return text or "another process (it did not say which)"
+
+
+class RedisLocks:
+    """Page locks in the team's Redis (see the module's doc).
+
+    Args:
+        connection: The team cache's Redis connection.
+    """
+
+    TTL: Final = 10.0
+    """Seconds a lock lives unless its holder renews it (every third of that)."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self._held: set[Any] = set()
+        self._guard = threading.Lock()
+        self._renewer: threading.Thread | None = None
+
+    @contextmanager
+    def held(self, key: str, wait: float) -> Iterator[str | None]:
+        """Hold ``key``'s lock for the block; yields None, or who held it past ``wait``."""
+        import redis
+
+        name = "socialframe:lock:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+        # (not thread-local: the renewing thread renews it with the holder's token)
+        lock = self.connection.lock(
+            name, timeout=self.TTL, blocking_timeout=wait, thread_local=False
+        )
+        try:
+            held = bool(lock.acquire(token=f"{_me()} [{uuid.uuid4().hex[:8]}]"))
+        except redis.RedisError:
+            yield None  # the page's read meets the same failure and reports it
+            return
+        if not held:
+            yield self._holder(name)
+            return
+        self._renew(lock)
+        try:
+            yield None
+        finally:
+            with self._guard:
+                self._held.discard(lock)
+            with contextlib.suppress(redis.RedisError):
+                lock.release()
+
+    def _holder(self, name: str) -> str:
+        try:
+            token = self.connection.get(name)
+        except Exception:  # (redis-py's errors: any of them means "unknown")
+            token = None
+        if isinstance(token, bytes):
+            token = token.decode("utf-8", "replace")
+        return str(token)[:200] if token else "a machine of the team (it did not say which)"
+
+    def _renew(self, lock: Any) -> None:
+        with self._guard:
+            self._held.add(lock)
+            if self._renewer is None or not self._renewer.is_alive():
+                self._renewer = threading.Thread(
+                    target=self._renew_forever, name="socialframe-lock-renewer", daemon=True
+                )
+                self._renewer.start()
+
+    def _renew_forever(self) -> None:
+        """Renew every held lock each third of :data:`TTL`; end when none is held."""
+        stop = threading.Event()
+        while not stop.wait(self.TTL / 3):
+            with self._guard:
+                held = list(self._held)
+                if not held:
+                    self._renewer = None
+                    return
+            for lock in held:
+                try:
+                    lock.reacquire()
+                except Exception:  # released meanwhile, or Redis gone: its TTL decides
+                    with self._guard:
+                        self._held.discard(lock)
+
+
+class LockWaits:
+    """How long a page waits for its lock in this run, and who held the locks that
+    ran out (see the module's doc)."""
+
+    AFTER_TIMEOUT: Final = 1.0
+    """Seconds a page waits for its lock once a wait of the run has run out."""
+
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
+        self._guard = threading.Lock()
+        self._pages = 0
+        self._holder = ""
+
+    def current(self) -> float:
+        """The wait for the next page's lock."""
+        with self._guard:
+            return min(self.wait, self.AFTER_TIMEOUT) if self._pages else self.wait
+
+    def ran_out(self, holder: str) -> None:
+        """A page's wait ran out with ``holder`` holding the lock."""
+        with self._guard:
+            self._pages += 1
+            self._holder = holder
+
+    def take(self) -> str:
+        """The warning for the waits that ran out since the last call ("" if none), and
+        start again: the next fetch waits the whole time again."""
+        with self._guard:
+            pages, holder = self._pages, self._holder
+            self._pages, self._holder = 0, ""
+        if not pages:
+            return ""
+        were = "it was" if pages == 1 else "they were"
+        return (
+            f"The cache's lock of {pages:,} page{'s' * (pages != 1)} was held past the"
+            f" {self.wait:g} s a page waits for it, by {holder}: {were} fetched without"
+            " it (if the holder was fetching the same page, it was paid twice), and later"
+            f" pages waited at most {self.AFTER_TIMEOUT:g} s."
+        )

@@ -104,11 +104,11 @@ class Pacer:
         machine of the team (with the same ``rate_limit``)."""
         if self.rate is None:
             return
-        from pyrate_limiter import Limiter, Rate, RedisBucket
+        from pyrate_limiter import Limiter, Rate
 
         key = f"socialframe:rate:{self.rate[0]}/{self.rate[1]}ms"
         try:
-            bucket = RedisBucket.init([Rate(self.rate[0], self.rate[1])], redis, key)
+            bucket = _quiet_bucket().init([Rate(self.rate[0], self.rate[1])], redis, key)
         except Exception as exc:
             if not _from_redis(exc):
                 raise
@@ -171,6 +171,35 @@ class Pacer:
         with self._lock:
             notice, self.notice = self.notice, ""
             return notice
+
+
+def _quiet_bucket() -> Any:
+    """pyrate-limiter's Redis bucket, whose background leaking never raises.
+
+    pyrate-limiter leaks its buckets from a thread of its own ("PyrateLimiter's
+    Leaker"); a Redis that stopped answering made that thread die with a traceback
+    printed to standard error. Leaking is housekeeping (the next permit leaks what
+    is due anyway): a failed one is skipped, and the failure is met, and said once,
+    where a permit is taken (:meth:`Pacer.wait`).
+    """
+    import time
+
+    from pyrate_limiter import RedisBucket
+
+    class QuietBucket(RedisBucket):
+        def now(self) -> Any:
+            try:
+                return super().now()  # type: ignore[no-untyped-call]
+            except Exception:
+                return int(time.time() * 1000)
+
+        def leak(self, current_timestamp: int | None = None) -> Any:
+            try:
+                return super().leak(current_timestamp)
+            except Exception:
+                return 0
+
+    return QuietBucket
 
 
 def _refusal(exc: BaseException) -> str:

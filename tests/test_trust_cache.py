@@ -470,3 +470,47 @@ def test_a_long_key_echoed_in_a_value_is_still_scrubbed(tmp_path: Path) -> None:
     assert frame["text"].tolist() == ["my key is ***"]
     assert frame["author_name"].tolist() == ["***"]
     assert key.encode() not in (tmp_path / "c.sqlite").read_bytes()
+
+
+DYING = """
+import os, sys, time
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS
+with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["TEAM"],
+               rate_limit=50, backoff=0.01, progress=False) as client:
+    client.post_comments(EXAMPLE_POSTS[82])
+    print("fetched", flush=True)
+    sys.stdin.readline()  # the team's Redis is gone now
+    time.sleep(11)  # pyrate-limiter's thread leaks its bucket every 10 s
+    for name, call in (("report", client.cache_report),
+                       ("fetch", lambda: client.post_comments(EXAMPLE_POSTS[50]))):
+        try:
+            call()
+            print(name, "answered")
+        except sf.NetworkError as exc:
+            print(name, type(exc).__name__, "stopped answering" in str(exc))
+"""
+
+
+def test_a_team_cache_dying_mid_run_prints_no_thread_traceback(tmp_path: Path) -> None:
+    server, url = _start_redis(tmp_path)
+    try:
+        with Sandbox(seed=0) as sandbox:
+            env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, TEAM=url)
+            child = subprocess.Popen(
+                [sys.executable, "-c", DYING],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            assert child.stdout is not None and child.stdout.readline() == "fetched\n"
+            server.kill()
+            server.wait(timeout=10)
+            out, err = child.communicate("go\n", timeout=120)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert out.splitlines() == ["report NetworkError True", "fetch NetworkError True"], err
+    assert "Traceback" not in err and "Exception in thread" not in err, err

@@ -93,16 +93,14 @@ class FileLocks:
         lock = FileLock(path, timeout=wait)
         try:
             self.folder.mkdir(exist_ok=True)
-        except OSError:
-            yield None  # a folder no one can write: no process can store a page either
-            return
-        try:
             lock.acquire()
         except Timeout:
             yield _read_holder(who)
             return
-        except OSError as exc:
-            yield f"nobody: the lock file could not be opened ({exc.strerror or exc})"
+        except OSError:
+            # A lock folder (or file) this process may not write: nor may it write the
+            # cache beside it, which the client reports when a page is not stored.
+            yield None
             return
         try:
             with contextlib.suppress(OSError):

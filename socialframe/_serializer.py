@@ -59,7 +59,7 @@ class PageFormat(Stage):
     Example:
         >>> from requests_cache import CachedResponse
         >>> form = PageFormat()
-        >>> stored = form.dumps(CachedResponse(status_code=200, _content=b'{"a": 1}'))
+        >>> stored = form.dumps(CachedResponse(status_code=200, content=b'{"a": 1}'))
         >>> stored.startswith(MAGIC), form.loads(stored).json()
         (True, {'a': 1})
         >>> form.loads(b"junk") is None

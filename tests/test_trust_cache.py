@@ -514,3 +514,57 @@ def test_a_team_cache_dying_mid_run_prints_no_thread_traceback(tmp_path: Path) -
             server.kill()
     assert out.splitlines() == ["report NetworkError True", "fetch NetworkError True"], err
     assert "Traceback" not in err and "Exception in thread" not in err, err
+
+
+@pytest.mark.parametrize("cache", ["", "   ", "\t\n"])
+def test_a_cache_that_names_no_place_is_refused(
+    cache: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cache=""`` used to put the cache wherever the code ran (the current folder)."""
+    monkeypatch.chdir(tmp_path)
+    with Sandbox(seed=0) as sandbox:
+        with pytest.raises(sf.ConfigError, match="names no place"):
+            sandbox.client(cache=cache)
+        assert sandbox.charges == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+READER = """
+import os, sys
+import socialframe as sf
+with sf.Client(offline=True, base_url=sys.argv[3], cache=sys.argv[1],
+               progress=False) as client:
+    frame = client.post_comments(sys.argv[2].split(","))
+print(len(frame), client.ledger.paid_calls, client.ledger.cached_calls)
+"""
+
+
+def test_processes_opening_an_old_cache_at_once_all_read_it_for_free(tmp_path: Path) -> None:
+    """Several processes meet an old (pickled) cache at once: one migrates it in a
+    transaction, the others wait or read the old pages as data; none loses a page."""
+    from requests_cache.serializers import init_serializer
+
+    cache = tmp_path / "old.sqlite"
+    posts = [EXAMPLE_POSTS[n] for n in (50, 51, 82, 2345)]
+    with Sandbox(seed=0) as sandbox, sandbox.client(cache=cache, progress=False) as old:
+        old.session.cache.responses.serializer = init_serializer("pickle", False)  # type: ignore[attr-defined]
+        expected = len(old.post_comments(posts))
+        pages = old.ledger.paid_calls
+    with sqlite3.connect(cache) as con:
+        con.execute("PRAGMA user_version=0")
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", READER, str(cache), ",".join(posts), sandbox.url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    for reader in readers:
+        out, err = reader.communicate(timeout=120)
+        assert reader.returncode == 0, err
+        assert out.split() == [str(expected), "0", str(pages)]
+    with sqlite3.connect(cache) as con:
+        values = [row[0] for row in con.execute("SELECT value FROM responses")]
+    assert len(values) == pages and all(v.startswith(MAGIC) for v in values)

@@ -66,7 +66,7 @@ def test_a_lock_held_by_a_hung_process_costs_one_wait_and_one_warning(tmp_path: 
                 frame = client.post_comments(P82)
         finally:
             holder.kill()
-            holder.wait()
+            holder.communicate()
     said = [str(w.message) for w in caught if w.category is sf.CacheWarning]
     assert len(said) == 1, said
     assert said[0].startswith("The cache's lock of 2 pages was held past the 2 s")

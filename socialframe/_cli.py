@@ -16,10 +16,13 @@ import argparse
 import logging
 import os
 import re
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ._client import Client
+    from ._export import Target
 
 PROG: Final = "socialframe"
 
@@ -36,6 +40,8 @@ EXIT_BUDGET: Final = 3
 EXIT_AUTH: Final = 4
 EXIT_FAILED: Final = 5
 EXIT_INTERRUPTED: Final = 130
+EXIT_HANGUP: Final = 128 + 1  # SIGHUP
+EXIT_TERMINATED: Final = 128 + 15  # SIGTERM
 
 EXIT_CODES: Final = f"""\
 exit codes:
@@ -45,7 +51,9 @@ exit codes:
   {EXIT_BUDGET}  stopped by --max-cost; the rows fetched before the stop are written
   {EXIT_AUTH}  no API key, or the service refused it
   {EXIT_FAILED}  the service, the network or the output failed; rows fetched before are written
+  {EXIT_HANGUP}  the terminal hung up (SIGHUP; not under nohup): stopped as by Ctrl-C
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C): no new call starts; the pages paid are in the cache
+  {EXIT_TERMINATED}  stopped by SIGTERM (timeout, docker stop, systemd), as by Ctrl-C
 """
 
 CACHE_EXIT_CODES: Final = f"""\
@@ -69,7 +77,30 @@ environment:
 OUTPUT_HELP: Final = (
     "write to FILE; its suffix picks the format: .csv (ids as text, lists as JSON),"
     " .jsonl (one row per line), .parquet, .xlsx (if openpyxl is installed);"
-    " without it, CSV to standard output"
+    " without it (or -), CSV to standard output; /dev/null discards the rows"
+)
+
+#: The most --max-cost takes: more is no budget (leave the option out).
+MAX_COST_USD: Final = Decimal(1_000_000)
+
+#: Keys shorter than this are not hidden in messages: no service issues one, and
+#: hiding a few common characters would cut ordinary words apart (the floor the
+#: library sets for secret header values, socialframe._calls.MIN_SECRET).
+MIN_SECRET: Final = 8
+
+_ENV_NAME: Final = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
+
+#: The key(s) of this run, never shown: set by :func:`main` from the environment.
+_secrets: list[str] = []
+
+#: Options whose value is a file name: given to the system as the bytes typed, so
+#: they need not be UTF-8 (every other value is text sent or shown).
+_PATH_OPTIONS: Final = ("-o", "--output", "--cache", "--out")
+
+#: Settings from the environment that are text (SOCIALFRAME_CACHE_DIR is a file name).
+_TEXT_SETTINGS: Final = tuple(
+    f"SOCIALFRAME_{n}"
+    for n in ("BASE_URL", "ADS_URL", "COMMENTS_URL", "AUTH_HEADER", "CACHE_URL", "CACHE_EXPIRE")
 )
 
 
@@ -79,6 +110,20 @@ class Usage(Exception):
 
 class NoKey(Exception):
     """No API key where one is needed (exit 4)."""
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: the run stops as on Ctrl-C (exit 128 + the signal).
+
+    A KeyboardInterrupt, so that everything that stops a run on Ctrl-C (no new
+    call, the calls in flight finished and stored, the ledger printed, a file
+    half-written removed) does the same.
+    """
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.name = signal.Signals(number).name
+        super().__init__(self.name)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,13 +151,78 @@ def _refuse_key_options(argv: Sequence[str]) -> None:
     command = next((a for a in argv if not a.startswith("-")), None)
     if command == "sandbox":
         return
-    if any(_KEY_OPTION.fullmatch(a) for a in argv):
+    holding = next(
+        (n for n, a in enumerate(argv, 1) if any(s.lower() in a.lower() for s in _secrets)), None
+    )
+    if holding is not None or any(_KEY_OPTION.fullmatch(a) for a in argv):
+        where = "" if holding is None else f"argument {holding} holds the API key: "
         _say(
-            "error: never put the API key on the command line (it stays in shell"
+            f"error: {where}never put the API key on the command line (it stays in shell"
             " history): set SOCIALFRAME_API_KEY, or name another variable with"
             f" --key-env NAME (see '{PROG} --help')"
         )
         raise SystemExit(EXIT_USAGE)
+
+
+def _refuse_bytes(argv: Sequence[str]) -> None:
+    """Exit 2 on an argument or a setting that is not UTF-8 (Python keeps its bytes as lone
+    surrogates, which no request, cache key or file format can carry), file names excepted."""
+    for name in _TEXT_SETTINGS:
+        if not _is_utf8(os.environ.get(name, "")):
+            # (its value not shown: a URL may carry a password)
+            _say(f"error: {name} is not UTF-8 text: set it again, as UTF-8 (see '{PROG} --help')")
+            raise SystemExit(EXIT_USAGE)
+    path_value = False
+    for position, token in enumerate(argv, 1):
+        is_path = path_value or token.startswith(tuple(f"{o}=" for o in _PATH_OPTIONS[1:]))
+        is_path = is_path or (token.startswith("-o") and not token.startswith("--"))
+        path_value = token in _PATH_OPTIONS
+        if is_path or _is_utf8(token):
+            continue
+        _say(
+            f"error: argument {position} ({_printable(token)}) is not UTF-8 text: type it,"
+            " or save the script or list holding it, as UTF-8"
+            f" (see '{PROG} --help')"
+        )
+        raise SystemExit(EXIT_USAGE)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _printable(text: str) -> str:
+    """``text`` with the bytes that were not UTF-8 as ``\\xff`` (never a raw surrogate)."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate of another origin
+        return text.encode("utf-8", "backslashreplace").decode("ascii", "replace")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def _keys(argv: Sequence[str]) -> list[str]:
+    """The keys this run could use: ``SOCIALFRAME_API_KEY`` and the ``--key-env``
+    variable's, longest first (so that a key inside another is hidden whole)."""
+    names = {"SOCIALFRAME_API_KEY"}
+    for token, following in zip(argv, [*argv[1:], ""], strict=True):
+        if token == "--key-env":
+            names.add(following)
+        elif token.startswith("--key-env="):
+            names.add(token.partition("=")[2])
+    values = {os.environ.get(n, "").strip() for n in names if _ENV_NAME.fullmatch(n)}
+    return sorted((v for v in values if len(v) >= MIN_SECRET), key=len, reverse=True)
+
+
+def _shown(text: str) -> str:
+    """``text`` as it may be shown: each key of the run as ``***`` (whatever its case),
+    bytes that were not UTF-8 escaped."""
+    for secret in _secrets:
+        text = re.sub(re.escape(secret), "***", text, flags=re.IGNORECASE)
+    return _printable(text)
 
 
 class _RefuseKey(argparse.Action):
@@ -136,15 +246,19 @@ def _count(text: str) -> int:
 
 
 def _usd(text: str) -> float:
+    """A budget in USD: whole cents (each call costs one), from 0 to :data:`MAX_COST_USD`."""
+    allowed = f"an amount of USD in whole cents from 0 to {MAX_COST_USD:,}, such as 1.50"
     try:
-        value = float(text.strip().lstrip("$"))
-    except ValueError:
+        value = Decimal(text.strip().removeprefix("$"))
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+    if not value.is_finite() or value < 0 or value > MAX_COST_USD:
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+    if value * 100 != int(value * 100):
         raise argparse.ArgumentTypeError(
-            f"expected an amount of USD such as 1.50, got {text!r}"
-        ) from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected an amount of USD >= 0, got {text!r}")
-    return value
+            f"expected {allowed} (a call costs $0.01: no fraction of a cent), got {text!r}"
+        )
+    return float(abs(value))  # (abs: "-0" is 0, never shown as $-0.00)
 
 
 def _env_name(text: str) -> str:
@@ -333,7 +447,61 @@ def main(argv: Sequence[str] | None = None) -> int:
         0
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    _secrets[:] = _keys(argv)
+    with _stop_on_signals():
+        try:
+            return _run(argv)
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, Stopped):
+                return _fail(
+                    128 + exc.number,
+                    f"stopped by {exc.name}: no new call was started;"
+                    " the pages paid so far are in the cache",
+                )
+            return _fail(EXIT_INTERRUPTED, "interrupted; the pages paid so far are in the cache")
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Stopped`, as Ctrl-C raises KeyboardInterrupt.
+
+    Their default is to end the process on the spot: no ledger, a temporary file
+    left behind, and the calls in flight paid but never stored (paid again by the
+    next run). One such signal stops the run; more while it winds down are let
+    pass, since the sender's next step is SIGKILL anyway. A signal ignored when
+    the run began (``nohup`` ignores SIGHUP) stays ignored. Only the main thread
+    can set handlers: elsewhere (main() called from a thread) nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stopping = False
+
+    def stop(number: int, frame: object) -> None:
+        nonlocal stopping
+        if stopping:
+            return
+        stopping = True
+        raise Stopped(number)
+
+    numbers = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    previous = {
+        number: signal.signal(number, stop)
+        for number in numbers
+        if signal.getsignal(number) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        stopping = True  # (one arriving while the handlers are put back is let pass)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _run(argv: list[str]) -> int:
+    """Parse ``argv`` and run its command; every failure but an interrupt as an exit code."""
     _refuse_key_options(argv)
+    _refuse_bytes(argv)
     args = build_parser().parse_args(argv)
     command: Callable[[argparse.Namespace], int] = {
         "comments": _comments,
@@ -349,8 +517,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(EXIT_USAGE, str(exc))
         except NoKey as exc:
             return _fail(EXIT_AUTH, str(exc))
-        except KeyboardInterrupt:
-            return _fail(EXIT_INTERRUPTED, "interrupted; the pages paid so far are in the cache")
         except BrokenPipeError:
             # The reader left (`| head`): not an error of ours. Point stdout at nothing
             # so that Python's own flush at exit does not complain again.
@@ -368,8 +534,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _say(line: str) -> None:
-    """One line to standard error."""
-    print(f"{PROG}: {line}", file=sys.stderr, flush=True)
+    """One line to standard error, the run's keys hidden (every message goes through here).
+
+    A terminal that hung up (SIGHUP) cannot be written: the line is lost, the run
+    goes on to its exit code.
+    """
+    if sys.stderr is None:  # (pythonw, a service: print() would go to standard output)
+        return
+    with suppress(OSError, ValueError):  # (closed, or gone with the terminal)
+        print(f"{PROG}: {_shown(line)}", file=sys.stderr, flush=True)
 
 
 def _fail(code: int, message: str) -> int:
@@ -421,6 +594,12 @@ def _items(given: list[str], what: str) -> list[str]:
                 f"standard input is not UTF-8 (line {line}): save it as UTF-8 first"
             ) from None
         lines = [line.strip() for line in text.splitlines()]
+        for number, line in enumerate(lines, 1):
+            if any(secret.lower() in line.lower() for secret in _secrets):
+                raise Usage(
+                    f"line {number} of standard input holds the API key: nothing was sent"
+                    " (a list of items never needs the key)"
+                )
         # '#' starts a comment in a list of posts; a query may be a hashtag.
         comment = what == "POST"
         items.extend(line for line in lines if line and not (comment and line[0] == "#"))
@@ -508,11 +687,15 @@ def _collect(
     from ._cache import cache_location
     from ._errors import AuthError, BudgetExceededError, FetchError
 
-    # Before paying for anything: where it goes, and that it is not the cache itself.
+    # Before paying for anything: where it goes, and that it is neither the cache nor
+    # the list of items piped in.
     location = cache_location(args.cache or True)
     cache_file = [location] if isinstance(location, Path) else []
-    target = export.check_target(args.output, protect=cache_file)
-    where = str(target) if target is not None else "standard output"
+    given = getattr(args, "posts", None) or getattr(args, "queries", None) or []
+    target = export.check_target(
+        args.output, protect=cache_file, inputs=[0] if "-" in given else []
+    )
+    where = str(target)
     failure: FetchError | None = None
     with _client(args) as client:
         try:
@@ -534,7 +717,9 @@ def _collect(
         _say(str(client.ledger))
     if failure is None:
         assert frame is not None
-        export.write(frame, target, excel=args.excel)
+        unwritten = _write(frame, target, excel=args.excel)
+        if unwritten:
+            return _fail(EXIT_FAILED, unwritten)
         skipped = frame.attrs.get("failed") or []
         _say(
             f"wrote {len(frame):,} {noun} to {where}"
@@ -542,19 +727,41 @@ def _collect(
         )
         return EXIT_OK
     if frame is not None and len(frame):
-        export.write(frame, target, excel=args.excel)
-        kept = f"wrote the {len(frame):,} {noun} fetched before it to {where} (partial)"
+        unwritten = _write(frame, target, excel=args.excel)
+        written = f"wrote the {len(frame):,} {noun} fetched before it to {where} (partial)"
+        kept = unwritten or written
     else:
         kept = "nothing was fetched before it, so nothing was written"
     if isinstance(failure, BudgetExceededError):
+        from ._ledger import usd
+
         return _fail(
             EXIT_BUDGET,
-            f"stopped by --max-cost ${failure.max_cost:.2f} before the next paid call"
-            f" (spent ${failure.spent_usd:.2f}); {kept}. Run again with a higher"
-            " --max-cost: the pages paid so far come from the cache.",
+            f"stopped by --max-cost {usd(round(failure.max_cost * 100))} before the next paid"
+            f" call (spent {usd(round(failure.spent_usd * 100))}); {kept}. Run again with a"
+            " higher --max-cost: the pages paid so far come from the cache.",
         )
     code = EXIT_AUTH if isinstance(failure, AuthError) else EXIT_FAILED
     return _fail(code, f"{type(failure).__name__}: {str(failure).rstrip('.')}; {kept}.")
+
+
+def _write(frame: pd.DataFrame, target: Target, *, excel: bool) -> str:
+    """Write the rows paid for; what went wrong, or ``""``.
+
+    The target was checked before the fetch and is checked again now (it may have
+    become a pipe, or a link to the cache, meanwhile): a failure now is the
+    output's (exit 5), not a bad argument, since the calls are paid.
+    """
+    from . import _export as export
+
+    try:
+        export.write(frame, target, excel=excel)
+    except (ValueError, OSError) as exc:
+        return (
+            f"{exc}; nothing was written. The pages paid are in the cache:"
+            " run again with another -o, they cost nothing then"
+        )
+    return ""
 
 
 # -- the cache -----------------------------------------------------------------------------
@@ -580,7 +787,7 @@ def _cache(args: argparse.Namespace) -> int:
     try:
         if args.action == "info":
             total = inventory.summary(backend, where + (" (absent)" if missing else ""))
-            sys.stdout.write("\n".join(total.lines()) + "\n")
+            sys.stdout.write("\n".join(_shown(line) for line in total.lines()) + "\n")
             return EXIT_OK
         if args.action == "report":
             frame = inventory.report(backend)
@@ -613,7 +820,7 @@ def _confirm(question: str) -> bool:
     """Ask on a terminal; without one (cron, a pipe) the answer is no."""
     if sys.stdin is None or not sys.stdin.isatty():
         return False
-    print(f"{PROG}: {question} [y/N] ", end="", file=sys.stderr, flush=True)
+    print(f"{PROG}: {_shown(question)} [y/N] ", end="", file=sys.stderr, flush=True)
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 

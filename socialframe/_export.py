@@ -1,18 +1,25 @@
 """Files that survive spreadsheets and pipelines: CSV (ids as text, lists as JSON,
-newlines quoted), JSON lines, Parquet and Excel, chosen by the file's suffix."""
+newlines quoted), JSON lines, Parquet and Excel, chosen by the suffix of the name
+given; written whole or not at all, and only over a regular file that is neither
+the cache nor an input (see :func:`check_target`)."""
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
 import json
 import os
 import re
+import shutil
+import signal
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -108,24 +115,69 @@ FORMATS: Final = {
 }
 
 
-def check_target(path: str | Path | None, *, protect: Iterable[str | Path] = ()) -> Path | None:
-    """The file :func:`write` will write (``None``/``-``: standard output), checked now.
+@dataclass(frozen=True)
+class Target:
+    """Where :func:`write` puts a frame, as :func:`check_target` found it.
+
+    Attributes:
+        given: The name as the user gave it (``None``: standard output).
+        path: The file (``None``: standard output, or discarded).
+        suffix: The format: the suffix of the name as given (``.csv`` for standard
+            output), never that of the file a link points to.
+        discard: The null device (``-o /dev/null``): nothing is written.
+        protect: The files it must never be (checked again when writing).
+        inputs: File descriptors the run reads from (checked again when writing).
+    """
+
+    given: str | None
+    path: Path | None
+    suffix: str = ".csv"
+    discard: bool = False
+    protect: tuple[Path, ...] = ()
+    inputs: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        if self.discard:
+            return f"{self.given} (discarded)"
+        return "standard output" if self.path is None else str(self.path)
+
+
+def check_target(
+    path: str | Path | Target | None,
+    *,
+    protect: Iterable[str | Path] = (),
+    inputs: Iterable[int] = (),
+) -> Target:
+    """Where :func:`write` will write (``None``/``-``: standard output), checked now.
 
     Called before anything is fetched (and paid): an unknown suffix, a missing
-    writer or a missing folder would otherwise surface after the money is spent.
+    writer, a missing folder or a target that is no file would otherwise surface
+    after the money is spent.
+
+    The rules: the suffix of the name as given picks the format (a link is
+    followed to the file it names, whose own suffix plays no part); what exists
+    there must be a regular file (a pipe, a device, a socket or a folder would be
+    replaced by a file, or never hold one whole); it must not be one of
+    ``protect`` or an input, compared as files (device and inode), so that no
+    hard or symbolic link gets around it. Two names are accepted for what they
+    mean in a shell: the null device (``/dev/null``) discards, and standard
+    output under another name (``/dev/stdout``, ``/dev/fd/1``) is ``-``.
 
     Args:
-        path: The file, or ``None`` / ``"-"`` for CSV to standard output.
-        protect: Files it must never be (the cache file: writing over it would
-            lose every page paid for), through any link.
+        path: The file, or ``None`` / ``"-"`` for CSV to standard output (a
+            :class:`Target` is checked again, as given).
+        protect: Cache files it must never be (writing over one would lose every
+            page paid for): each with its ``-wal``, ``-shm`` and ``-journal``
+            files and the lock files in its ``.locks`` folder.
+        inputs: Open file descriptors read as input (standard input is ``0``).
 
     Returns:
-        The path, or ``None`` for standard output.
+        The checked :class:`Target`.
 
     Raises:
         ValueError: the suffix is not in :data:`FORMATS`, its writer is not
-            installed, the folder does not exist or cannot be written, the path
-            is a folder, or it is one of ``protect``.
+            installed, the folder does not exist or cannot be written, what is
+            there is not a regular file, or it is one of ``protect`` or ``inputs``.
 
     Example:
         >>> check_target("ads.txt")  # doctest: +ELLIPSIS
@@ -133,13 +185,27 @@ def check_target(path: str | Path | None, *, protect: Iterable[str | Path] = ())
         ...
         ValueError: cannot write 'ads.txt': the suffix chooses the format: .csv, ...
     """
+    if isinstance(path, Target):
+        return check_target(path.given, protect=path.protect, inputs=path.inputs)
+    kept = tuple(Path(p) for p in protect)
+    read = tuple(inputs)
     if path is None or str(path) == "-":
-        return None
+        return Target(None, None, protect=kept, inputs=read)
+    given = str(path)
     target = Path(path).expanduser()
+    found = _existing(target)
+    if found is not None and _same(found, _stat(Path(os.devnull))):
+        return Target(given, None, discard=True, protect=kept, inputs=read)
     suffix = target.suffix.lower()
+    # /dev/stdout, /dev/fd/1: as "-" (a file by that name with a format's suffix is a file)
+    regular = found is None or stat.S_ISREG(found.st_mode)
+    if _same(found, _fstat(1)) and (not regular or suffix not in FORMATS):
+        return Target(given, None, protect=kept, inputs=read)
+    if found is not None and not regular:
+        raise ValueError(_not_a_file(target, found))
     if suffix not in FORMATS:
         known = ", ".join(list(FORMATS)[:-1]) + f" or {list(FORMATS)[-1]}"
-        raise ValueError(f"cannot write {str(path)!r}: the suffix chooses the format: {known}")
+        raise ValueError(f"cannot write {given!r}: the suffix chooses the format: {known}")
     if suffix == ".parquet" and not _installed("pyarrow", "fastparquet"):
         raise ValueError(
             f"writing {target.name} needs pyarrow: pip install pyarrow (or write .csv / .jsonl)"
@@ -150,29 +216,110 @@ def check_target(path: str | Path | None, *, protect: Iterable[str | Path] = ())
             " (or write .csv, which Excel opens)"
         )
     check_place(target)
-    real = target.resolve()
-    for kept in protect:
-        kept = Path(kept).resolve()
-        if real in (kept, Path(f"{kept}-wal"), Path(f"{kept}-shm"), Path(f"{kept}-journal")):
-            raise ValueError(f"cannot write {target}: it is the cache file {kept}")
-    return target
+    real = Path(os.path.realpath(target))
+    for cache in kept:
+        what = _part_of_cache(real, found, cache)
+        if what:
+            raise ValueError(f"cannot write {target}: it is {what} {cache}")
+    for fd in read:
+        if _same(found, _fstat(fd)):
+            name = "standard input" if fd == 0 else f"the input file (descriptor {fd})"
+            raise ValueError(f"cannot write {target}: it is {name}, read by this run")
+    return Target(given, target, suffix=suffix, protect=kept, inputs=read)
+
+
+def _existing(target: Path) -> os.stat_result | None:
+    """What is at ``target``, links followed; ``None`` when nothing is (yet)."""
+    try:
+        return os.stat(target)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValueError(f"cannot write {target}: its symbolic links form a loop") from None
+        if exc.errno == errno.ENOTDIR:
+            raise ValueError(f"cannot write {target}: a part of it is not a folder") from None
+        raise ValueError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _fstat(fd: int) -> os.stat_result | None:
+    try:
+        return os.fstat(fd)
+    except OSError:
+        return None
+
+
+def _same(one: os.stat_result | None, other: os.stat_result | None) -> bool:
+    """The same file: the same device and inode (what a link, hard or symbolic, shares)."""
+    if one is None or other is None:
+        return False
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+
+
+def _part_of_cache(real: Path, found: os.stat_result | None, cache: Path) -> str:
+    """What of the SQLite ``cache`` the file at ``real`` is (its ``found`` stat):
+    the file, its journal, a page lock; ``""`` for none."""
+    for name in (cache, *(Path(f"{cache}{end}") for end in ("-wal", "-shm", "-journal"))):
+        if real == Path(os.path.realpath(name)) or _same(found, _stat(name)):
+            return "the cache file" if name == cache else "a file of the cache"
+    locks = Path(f"{cache}.locks")
+    if real.parent == Path(os.path.realpath(locks)):
+        return "a file of the cache"
+    if found is not None and found.st_nlink > 1:  # a hard link to a lock file, elsewhere
+        with contextlib.suppress(OSError), os.scandir(locks) as entries:
+            if any(_same(found, _stat(Path(entry.path))) for entry in entries):
+                return "a file of the cache"
+    return ""
+
+
+def _not_a_file(target: Path, found: os.stat_result) -> str:
+    mode = found.st_mode
+    if stat.S_ISDIR(mode):
+        return f"cannot write {target}: it is a folder"
+    kind = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a character device"
+        if stat.S_ISCHR(mode)
+        else "a block device"
+        if stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
+    return (
+        f"cannot write {target}: it is {kind}, not a regular file; name a file"
+        " (.csv, .jsonl, .parquet, .xlsx), or - for standard output"
+    )
 
 
 def check_place(target: Path) -> None:
-    """Check that ``target`` can be written: its folder exists, it is no folder, we may write.
+    """Check that ``target`` can be written: its folder exists, it is a regular file
+    (or nothing yet), we may write.
 
     Shared by every writer of files (exports, the HTML report), before any work.
 
     Raises:
-        ValueError: there is no such folder, ``target`` is a folder, or there is
-            no permission to write it.
+        ValueError: there is no such folder, ``target`` is a folder, a pipe, a
+            device or a socket, or there is no permission to write it.
     """
     folder = target.parent
     if not folder.is_dir():
         raise ValueError(f"cannot write {target}: there is no folder {folder}")
-    if target.is_dir():
-        raise ValueError(f"cannot write {target}: it is a folder")
-    writable = os.access(target, os.W_OK) if target.exists() else os.access(folder, os.W_OK)
+    real = Path(os.path.realpath(target))
+    if not real.parent.is_dir():  # a link to a file in a folder that is gone
+        raise ValueError(f"cannot write {target}: it links to {real}, in no folder")
+    found = _existing(target)
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        raise ValueError(_not_a_file(target, found))
+    writable = os.access(target, os.W_OK) if found is not None else os.access(folder, os.W_OK)
     if not writable:
         raise ValueError(f"cannot write {target}: no permission to write there")
 
@@ -190,7 +337,9 @@ def _installed(*modules: str) -> str | None:
     return None
 
 
-def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> Path | None:
+def write(
+    df: pd.DataFrame, path: str | Path | Target | None, *, excel: bool = False
+) -> Path | None:
     """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout.
 
     ``.csv`` follows :func:`to_csv` (``excel=True``: the BOM and id cells Excel keeps
@@ -201,11 +350,13 @@ def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> 
 
     Args:
         df: The frame.
-        path: The file (checked by :func:`check_target`), or ``None`` / ``"-"``.
+        path: The file, ``None`` / ``"-"``, or the :class:`Target` that
+            :func:`check_target` returned before the fetch (checked again now:
+            what is there may have changed meanwhile).
         excel: CSV only: write it for Excel.
 
     Returns:
-        The path written, or ``None`` for standard output.
+        The path written, or ``None`` for standard output (or the null device).
 
     Raises:
         ValueError: see :func:`check_target`.
@@ -219,46 +370,103 @@ def write(df: pd.DataFrame, path: str | Path | None, *, excel: bool = False) -> 
         '{"id":"1","tags":["a","b"]}\\n'
     """
     target = check_target(path)
-    if target is None:
+    if target.discard:
+        return None
+    if target.path is None:
         if sys.stdout is None:
             raise OSError("standard output is closed: nothing could be written")
         _to_stream(df, sys.stdout.buffer, excel=excel)
         return None
-    replace_atomically(target, lambda into: _to_file(df, into, excel=excel))
-    return target
+    suffix = target.suffix
+    replace_atomically(target.path, lambda into: _to_file(df, into, suffix, excel=excel))
+    return target.path
 
 
 def replace_atomically(target: Path, fill: Callable[[Path], object]) -> None:
     """Write ``target`` through ``fill(path)``: into a file beside it, moved into place once whole.
 
-    A full disk or a failure half-way leaves the file as it was (never a fragment
-    that looks complete) and no temporary file behind. A link is followed (the
-    file it names is replaced, keeping its mode); a file with other hard links,
-    or in a folder that cannot be written, is written in place.
+    A full disk, a failure or an interrupt (Ctrl-C, SIGTERM) half-way leaves the
+    file as it was (never a fragment that looks complete) and no temporary file
+    behind. A link is followed (the file it names is replaced, keeping its mode).
+    A file with other hard links, or in a folder that cannot be written, keeps its
+    inode: it is filled elsewhere first, then copied over with interrupts held
+    back until the copy is whole (only a full disk during that copy can still
+    cut it short).
 
     Args:
         target: The file to write (checked beforehand by :func:`check_place`).
-        fill: Writes the whole content to the path it is given.
+        fill: Writes the whole content to the path it is given (a temporary file
+            with ``target``'s suffix).
 
     Raises:
+        ValueError: what is there is not a regular file (a pipe or a device would
+            be replaced by a file).
         OSError: the file could not be written; whatever ``fill`` raises.
     """
     real = Path(os.path.realpath(target))
-    old = real.stat() if real.exists() else None
-    if (old is not None and old.st_nlink > 1) or not os.access(real.parent, os.W_OK):
-        fill(real)
-        return
-    handle, name = tempfile.mkstemp(prefix=".sf-", suffix=real.suffix, dir=real.parent)
+    old = _existing(real)
+    if old is not None and not stat.S_ISREG(old.st_mode):
+        raise ValueError(_not_a_file(target, old))
+    beside = os.access(real.parent, os.W_OK)
+    in_place = (old is not None and old.st_nlink > 1) or not beside
+    handle, name = tempfile.mkstemp(
+        prefix=".sf-", suffix=target.suffix, dir=real.parent if beside else None
+    )
     os.close(handle)
     partial = Path(name)
     try:
         fill(partial)
-        os.chmod(partial, stat.S_IMODE(old.st_mode) if old is not None else _new_file_mode())
-        os.replace(partial, real)
+        if in_place:
+            with interrupts_held():
+                shutil.copyfile(partial, real)  # (opens it for writing: same inode, same links)
+                partial.unlink()
+        else:
+            os.chmod(partial, stat.S_IMODE(old.st_mode) if old is not None else _new_file_mode())
+            os.replace(partial, real)
     except BaseException:
         with contextlib.suppress(OSError):
             partial.unlink()
         raise
+
+
+#: The signals that ask a run to stop, as Ctrl-C does (SIGHUP: not on Windows).
+INTERRUPTS: Final = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP back during the block; deliver them after it.
+
+    For a step that must not stop half-way (a file rewritten in place). The
+    handlers they had are put back first, so each is then handled as it would
+    have been. Python runs handlers in the main thread only: elsewhere nothing
+    can interrupt the block this way, and nothing is held.
+
+    Example:
+        >>> with interrupts_held():
+        ...     pass
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+
+    def hold(number: int, frame: object) -> None:
+        came.append(number)
+
+    held: dict[int, Any] = {}
+    for number in INTERRUPTS:
+        if signal.getsignal(number) not in (signal.SIG_IGN, None):
+            held[number] = signal.signal(number, hold)
+    try:
+        yield
+    finally:
+        for number, handler in held.items():
+            signal.signal(number, handler)
+        for number in came:
+            signal.raise_signal(number)
 
 
 def _new_file_mode() -> int:
@@ -268,8 +476,8 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def _to_file(df: pd.DataFrame, target: Path, *, excel: bool) -> None:
-    suffix = target.suffix.lower()
+def _to_file(df: pd.DataFrame, target: Path, suffix: str, *, excel: bool) -> None:
+    """Write ``target`` in the format of ``suffix`` (the name the user gave, not the file's)."""
     if suffix == ".csv":
         to_csv(df, target, excel=excel)
     elif suffix == ".jsonl":

@@ -262,7 +262,8 @@ def test_a_budget_stop_before_anything_writes_nothing(sandbox: Sandbox, tmp_path
         ),
         (
             ["comments", P82, "--max-cost", "-1"],
-            "argument --max-cost: expected an amount of USD >= 0, got '-1' (see 'socialframe comments --help')",
+            "argument --max-cost: expected an amount of USD in whole cents from 0 to 1,000,000,"
+            " such as 1.50, got '-1' (see 'socialframe comments --help')",
         ),
     ],
 )

@@ -444,10 +444,12 @@ def test_a_redis_password_is_never_shown(locked_redis: str, tmp_path: Path) -> N
 def test_a_key_spelled_inside_the_services_names_renames_nothing(key: str) -> None:
     """The scrub replaces the key in string values only, never in an object's keys; a key
     too short to scrub safely (under 8 characters) is not scrubbed at all."""
-    with Sandbox(seed=0, api_key=key) as sandbox:
-        with sandbox.client(cache=False, progress=False) as client:
-            frame = client.post_comments(EXAMPLE_POSTS[2345])
-            ads = client.search_ads("running shoes", max_ads=60)
+    with (
+        Sandbox(seed=0, api_key=key) as sandbox,
+        sandbox.client(cache=False, progress=False) as client,
+    ):
+        frame = client.post_comments(EXAMPLE_POSTS[2345])
+        ads = client.search_ads("running shoes", max_ads=60)
     assert len(frame) == 2345 and len(ads) == 60
     assert client.ledger.paid_calls == 47 + 3
 

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_team_cache import _start_redis
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
-from test_team_cache import _start_redis
 
 P82 = EXAMPLE_POSTS[82]  # two pages
 

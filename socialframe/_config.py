@@ -320,8 +320,8 @@ def _headers_problem(headers: Hidden, auth_header: str, keyed: bool) -> Problem 
             )
         if not isinstance(value, str):
             return TypeError, f"headers[{name!r}] must be a str, not {type(value).__name__}"
-        if value != value.strip(" \t"):
-            wrong = "starts or ends with a space or a tab (HTTP drops them)"
+        if value != value.strip():  # any space: requests refuses a leading NBSP too
+            wrong = "starts or ends with a space (HTTP drops it, or cannot send it)"
         elif "\r" in value or "\n" in value:
             wrong = "holds a line break (CR or LF)"
         elif _UNSENDABLE.search(value):

@@ -217,6 +217,7 @@ def _assert_hidden(exc: BaseException, *secrets: str) -> None:
         {"X-Team": f"{SECRET}\n"},
         {"X-Team": f" {SECRET}"},
         {"X-Team": f"{SECRET} "},
+        {"X-Team": f"\xa0{SECRET}"},  # a no-break space: requests refuses it at call time
         {"X-Team": f"{SECRET}\x00"},
         {"X-Team": f"{SECRET}€"},  # not Latin-1: http.client cannot encode it
         {f"X-Team: {SECRET}": "x"},  # a whole header line pasted as a name
@@ -243,6 +244,15 @@ def test_an_auth_header_that_is_no_header_name_is_refused_unshown(
     with pytest.raises(sf.ConfigError, match="auth_header must be a header name") as info:
         _build(sandbox, tmp_path, auth_header=auth_header)
     assert auth_header.strip() not in str(info.value)
+    _assert_hidden(info.value, KEY)
+
+
+def test_an_auth_header_from_the_environment_is_checked_and_named(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOCIALFRAME_AUTH_HEADER", f"X-Key: {KEY}")
+    with pytest.raises(sf.ConfigError, match="SOCIALFRAME_AUTH_HEADER must be") as info:
+        _build(sandbox, tmp_path)
     _assert_hidden(info.value, KEY)
 
 

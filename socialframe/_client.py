@@ -19,10 +19,10 @@ from . import _frames as frames
 from . import _many as many
 from . import _operations as endpoints
 from . import _pages as pages_
-from ._checks import count, count_or_none, seconds
+from ._checks import count_or_none, flag
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import FetchError
-from ._ledger import Ledger, to_cents
+from ._ledger import Ledger
 from ._many import OnError
 from ._operations import ActiveStatus, Sort
 from ._pace import RateLimit
@@ -55,6 +55,11 @@ class AdFilters(TypedDict, total=False):
 class Client:
     """A cached, budgeted connection to the service.
 
+    Every setting is checked here, before anything can be sent or paid; the
+    allowed values are listed in ``socialframe._config`` (e.g. ``timeout`` up
+    to an hour, ``workers`` up to 256, ``expire_after`` ``-1`` or up to a
+    century). Messages never show the key or a header's value.
+
     Args:
         api_key: The key; falls back to ``SOCIALFRAME_API_KEY``. Never stored
             on disk, never shown in reprs or errors.
@@ -65,7 +70,9 @@ class Client:
             ``Bearer <key>``, any other name the bare key (e.g. ``X-RapidAPI-Key``).
             The default, ``"Authorization"``, yields to ``SOCIALFRAME_AUTH_HEADER``
             when that is set; any other value given here wins over it.
-        headers: Extra fixed headers (e.g. ``{"X-RapidAPI-Host": "..."}``).
+        headers: Extra fixed headers (e.g. ``{"X-RapidAPI-Host": "..."}``): names
+            are header names, values Latin-1 text without control characters
+            or surrounding spaces; checked here, never shown in a message.
         cache: ``True`` (SQLite in the user cache dir, or ``SOCIALFRAME_CACHE_DIR``),
             a path to a SQLite file or folder, ``False`` for none, or a
             requests-cache backend object.
@@ -74,14 +81,19 @@ class Client:
         max_cost: USD this client may spend; a call that would go over it is
             refused before it is sent (``BudgetExceededError``). Cached pages
             are still served.
-        max_retries: Retries of 429, 5xx, connection errors and ``success: false``.
+        max_retries: Retries of 429, 5xx, connection errors and ``success: false``
+            (0 to 100).
         timeout: Seconds one call may take, from connecting to the last byte of the
             body (a slow or dripping server cannot hold a call longer); retried.
+            At most an hour. A body over 64 MB (decoded) is not read: a
+            ``NetworkError``, counted as paid when the status was 200.
         progress: A progress bar on multi-page fetches; ``None`` shows it in
             interactive sessions only.
-        expire_after: Seconds (or a timedelta) cached pages stay fresh; ``-1``
-            never expires. Falls back to ``SOCIALFRAME_CACHE_EXPIRE``, then never.
-        backoff: First retry wait in seconds; doubles on each retry, with jitter.
+        expire_after: Seconds (or a timedelta) cached pages stay fresh, more than
+            0 and at most a century; ``-1`` never expires. Falls back to
+            ``SOCIALFRAME_CACHE_EXPIRE``, then never.
+        backoff: First retry wait in seconds (0 to 600); doubles on each retry,
+            with jitter.
         transport: What sends the requests the cache cannot answer: the network
             by default; a :class:`~socialframe.MockTransport` (or a function
             ``request -> (status, body)``, or any requests adapter) answers them
@@ -93,15 +105,21 @@ class Client:
             call, each in its own thread; the pages of one item stay in order.
             The frame is the same for any value (items in the order given).
             Under any number of workers the budget holds and a page is paid once.
+            1 to 256.
         rate_limit: Most calls sent per second (``2.5``) or as ``"300/min"``,
-            shared by all workers of the client; ``None`` for no client limit.
+            shared by all workers of the client (at least one call a day);
+            ``None`` for no client limit.
             Pages answered from the cache do not count. A 429 with
             ``Retry-After`` pauses every worker until it has passed.
 
     Raises:
         ConfigError: no key (unless offline) or no base URL.
-        ValueError: a bad ``max_retries``, ``timeout``, ``backoff``, ``workers``,
-            ``rate_limit``, or ``offline`` without a cache.
+        ValueError: a setting outside what is allowed (a ``ConfigError`` too:
+            ``max_cost``, ``max_retries``, ``timeout``, ``backoff``, ``workers``,
+            ``rate_limit``, ``expire_after``, the key, the URLs, the headers), or
+            ``offline`` without a cache.
+        TypeError: a setting of the wrong type (``offline="no"``, a header
+            value that is not text, ...).
 
     Example:
         >>> import socialframe as sf
@@ -131,19 +149,29 @@ class Client:
         workers: int = 4,
         rate_limit: RateLimit = None,
     ) -> None:
+        # The key and the headers leave this frame's locals first thing: a bad
+        # setting's traceback passes through here, and crash reporters show locals.
+        key, named = config.Hidden(api_key), config.Hidden(auth_header)
+        extra = config.Hidden(headers)
+        del api_key, auth_header, headers
+        flag("offline", offline)
+        flag("progress", progress, none=True)
         if offline and (cache is False or cache is None):
             raise ValueError("offline=True needs a cache to answer from")
-        count("max_retries", max_retries)
-        self.workers = count("workers", workers, minimum=1)
-        timeout = seconds("timeout", timeout, positive=True)
-        backoff = seconds("backoff", backoff)
-        # An explicit auth_header wins; the default one yields to the environment.
-        header = None if auth_header == "Authorization" else auth_header
-        settings = config.resolve(
-            api_key, base_url=base_url, auth_header=header, headers=headers, require_key=not offline
+        limits = config.check_limits(
+            max_cost=max_cost,
+            max_retries=max_retries,
+            timeout=timeout,
+            backoff=backoff,
+            workers=workers,
+            rate_limit=rate_limit,
+            expire_after=expire_after,
         )
-        self.max_cost = None if max_cost is None else float(max_cost)
-        self.progress = progress
+        if clock is not None and not isinstance(clock, Clock):
+            raise TypeError(
+                "clock must have now(), monotonic() and sleep() (see sf.Clock),"
+                f" not {type(clock).__name__}"
+            )
         from requests.adapters import BaseAdapter  # requests loads with the first client
 
         from ._transport import MockTransport
@@ -152,17 +180,24 @@ class Client:
             if not callable(transport):
                 raise TypeError("transport must be a requests adapter or a function")
             transport = MockTransport(transport)
+        settings = config.resolve(
+            key, base_url=base_url, auth_header=named, headers=extra, require_key=not offline
+        )
+        self.workers = limits.workers
+        cents = limits.max_cost_cents
+        self.max_cost = None if cents is None else float(cents / 100)
+        self.progress = progress
         from ._calls import Caller  # with its retry library: not at import
 
         self._caller = Caller(
             settings,
             cache=cache,
             offline=offline,
-            max_cost_cents=None if max_cost is None else to_cents(max_cost),
-            max_retries=max_retries,
-            timeout=timeout,
-            backoff=backoff,
-            expire_after=config.resolve_expire(expire_after),
+            max_cost_cents=limits.max_cost_cents,
+            max_retries=limits.max_retries,
+            timeout=limits.timeout,
+            backoff=limits.backoff,
+            expire_after=limits.expire_after,
             transport=transport,
             clock=clock or SYSTEM_CLOCK,
             rate_limit=rate_limit,
@@ -261,10 +296,12 @@ class Client:
         """All comments of a post (replies included), one row per comment.
 
         Args:
-            post: A post id, ``urn:li:activity:<id>``, or a post URL containing
-                the activity id. Several posts (a list, any iterable, or a pandas
-                Series) give one combined frame whose first column holds each
-                row's post as given: named ``post``, or after the Series.
+            post: A post id (text, or an integer of any type), ``urn:li:activity:<id>``,
+                or a post URL containing the activity id; an id of more than 20
+                digits is refused, never cut. Several posts (a list, any iterable,
+                or a pandas Series) give one combined frame whose first column
+                holds each row's post as given: named ``post``, or after the
+                Series. Bytes, sets (no order), dicts and DataFrames are refused.
             sort: ``"mostRelevant"`` or ``"mostRecent"``.
             max_pages: Read at most this many pages (50 comments each) per post.
             progress: Show a progress bar for this call; ``None`` follows the
@@ -279,6 +316,7 @@ class Client:
 
         Raises:
             ValueError: bad arguments, for any post of a list (before any request).
+            TypeError: a post (or ``progress``) of the wrong type (before any request).
             FetchError: see the error tree (``BudgetExceededError``,
                 ``APIError``, ...); ``.partial`` holds the frame of the pages
                 fetched before the failure.
@@ -294,8 +332,9 @@ class Client:
             {'7384427202391592962': 1, '7384427202391592963': 50}
         """
         count_or_none("max_pages", max_pages, minimum=1)
+        flag("progress", progress, none=True)
         many.check_on_error(on_error)
-        posts = many.items_of(post)
+        posts = many.items_of(post, "post")
         items = many.validate_each(posts, post, lambda p: endpoints.comment_params(p, sort))
         fetch, stop = self._fetcher("comments", endpoints.COMMENTS_PATH)
         show = self._progress_on(progress)
@@ -337,8 +376,9 @@ class Client:
             query: Search text. Either this or ``ad_page_id``. Several queries (a
                 list, any iterable, or a pandas Series) give one combined frame
                 with the same filters, the ``query`` column telling each row's
-                query; a Series named otherwise adds that column first.
-            ad_page_id: Numeric id of an advertiser page.
+                query; a Series named otherwise adds that column first. Bytes,
+                sets, dicts and DataFrames are refused.
+            ad_page_id: Numeric id of an advertiser page (at most 20 digits).
             country: ISO-3166 alpha-2 code (``"US"``) or ``"ALL"``.
             active_status: ``"active"``, ``"inactive"``, ``"all"``, ``True`` or ``False``.
             after: Ads started on or after this day (date, datetime or ISO string).
@@ -359,6 +399,7 @@ class Client:
 
         Raises:
             ValueError: bad arguments, for any query of a list (before any request).
+            TypeError: a query (or ``progress``) of the wrong type (before any request).
             FetchError: see the error tree (``BudgetExceededError``,
                 ``APIError``, ...); ``.partial`` holds the frame of the pages
                 fetched before the failure.
@@ -372,8 +413,9 @@ class Client:
         """
         count_or_none("max_pages", max_pages, minimum=1)
         count_or_none("max_ads", max_ads, minimum=1)
+        flag("progress", progress, none=True)
         many.check_on_error(on_error)
-        queries = many.items_of(query)
+        queries = many.items_of(query, "query")
         items = many.validate_each(
             queries,
             query,

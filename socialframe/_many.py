@@ -12,8 +12,9 @@ frame is the same whatever ``workers`` is: items in the order given.
 
 from __future__ import annotations
 
+import numbers
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Set
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import _frames as frames
@@ -255,13 +256,47 @@ def check_on_error(on_error: object) -> None:
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
 
 
-def items_of(value: object) -> list[Any] | None:
-    """The items of a list-like argument, or None for a single post / query."""
-    if value is None or isinstance(value, str | bytes | int | Mapping):
+def items_of(value: object, name: str) -> list[Any] | None:
+    """The items of a list-like argument, or None for a single post / query.
+
+    A list, a tuple, a pandas Series, any other iterable (a generator too) gives
+    its items, each checked by the operation before any call. Refused at once
+    (a ``TypeError`` naming what was given), since their items are not posts or
+    queries and would be paid for as if they were:
+
+    - bytes, ``bytearray``, ``memoryview``: iterated they are small ints (``b"7384"``
+      would be posts 55, 56, 52 and 52);
+    - a dict (its keys are not the rows' items), a DataFrame (its column names);
+    - a set: it has no order, and the frame keeps the items' order.
+
+    Raises:
+        TypeError: one of the above.
+    """
+    if value is None or isinstance(value, str | numbers.Integral):
         return None
+    kind = type(value).__name__
+    if isinstance(value, bytes | bytearray | memoryview):
+        raise TypeError(
+            f"{name} must be text (str), not {kind}: decode it first, e.g. .decode('utf-8')"
+        )
+    if isinstance(value, Mapping):
+        raise TypeError(f"{name} must be text or a list of them, not a {kind}")
+    if isinstance(value, Set):
+        raise TypeError(
+            f"{name} must not be a {kind}: it has no order and the frame keeps the"
+            " order given; pass a list, e.g. sorted(...)"
+        )
+    if _is_frame(value):
+        raise TypeError(f"{name} must be text or a list of them, not a DataFrame: pass one column")
     if isinstance(value, Iterable):
         return list(value)
-    return None
+    return None  # one item of another type: the operation's check refuses it
+
+
+def _is_frame(value: object) -> bool:
+    import pandas as pd
+
+    return isinstance(value, pd.DataFrame)
 
 
 def key_name(items: object, default: str | None) -> str | None:

@@ -6,10 +6,13 @@ Everything here runs before any request: a bad argument is a ``ValueError``
 
 from __future__ import annotations
 
+import numbers
 import re
 from datetime import date, datetime
 from typing import Final, Literal, get_args
 from urllib.parse import unquote
+
+import pandas as pd
 
 from ._time import calendar_day
 
@@ -22,31 +25,58 @@ SORTS: Final = get_args(Sort)
 ActiveStatus = Literal["active", "inactive", "all"]
 ACTIVE_STATUS: Final = {"all": "ALL", "active": "Active", "inactive": "Inactive"}
 
-_ACTIVITY = re.compile(r"activity[:\-](\d{1,25})", re.ASCII)  # ids are ASCII digits
-_DIGITS = re.compile(r"\d{1,25}", re.ASCII)
+#: The most digits an id may have. The service's post ids have 19 today (64-bit
+#: numbers, see SERVICE-NOTES); 20 leaves a little room (the most an unsigned
+#: 64-bit number has). A longer run of digits is refused, never cut: a cut id
+#: names another post, and that one would be paid for.
+MAX_ID_DIGITS: Final = 20
+# Ids are ASCII digits; "activity" is a word of its own (not "inactivity-12" of a
+# URL's slug), and its id is the whole run of digits after it.
+_ACTIVITY = re.compile(r"(?<![A-Za-z0-9])activity[:\-]([0-9]+)", re.ASCII)
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
 _COUNTRY = re.compile(r"[A-Za-z]{2}")
+_POST_HELP: Final = "a post id, urn:li:activity:<id> or a post URL"
+
+
+def _too_long(digits: str, what: str) -> str | None:
+    if len(digits) <= MAX_ID_DIGITS:
+        return None
+    return (
+        f"{what} has {len(digits):,} digits: ids have 19 (at most {MAX_ID_DIGITS} are"
+        " taken); a longer one is refused, never cut to another id"
+    )
 
 
 def post_id(post: object) -> str:
     """The numeric activity id of a post given as id, ``urn:li:activity:<id>`` or URL.
 
     Raises:
-        ValueError: empty, or no activity id in it.
-        TypeError: not a string or int.
+        ValueError: empty, no activity id in it, an id of more than
+            :data:`MAX_ID_DIGITS` digits, or two different activity ids.
+        TypeError: not a string or an integer.
     """
-    if isinstance(post, bool) or not isinstance(post, str | int):
-        raise TypeError(
-            f"post must be a post id, urn:li:activity:<id> or a post URL (str),"
-            f" not {type(post).__name__}"
-        )
-    text = str(post).strip()
+    if isinstance(post, bool) or not isinstance(post, str | numbers.Integral):
+        raise TypeError(f"post must be {_POST_HELP} (str), not {type(post).__name__}")
+    text = post.strip() if isinstance(post, str) else str(int(post))
     if not text:
-        raise ValueError("post is empty: give a post id, urn:li:activity:<id> or a post URL")
+        raise ValueError(f"post is empty: give {_POST_HELP}")
     if _DIGITS.fullmatch(text):
+        wrong = _too_long(text, f"post id {text[:30]!r}...")
+        if wrong:
+            raise ValueError(wrong)
         return text
-    found = _ACTIVITY.search(unquote(text))
+    found: list[str] = list(dict.fromkeys(_ACTIVITY.findall(unquote(text))))  # distinct
+    for digits in found:
+        wrong = _too_long(digits, f"the activity id in post {text[:80]!r}")
+        if wrong:
+            raise ValueError(wrong)
+    if len(found) > 1:
+        raise ValueError(
+            f"post {text[:120]!r} holds {len(found)} different activity ids; give the"
+            " post's id, or urn:li:activity:<id>"
+        )
     if found:
-        return found.group(1)
+        return found[0]
     raise ValueError(
         f"no activity id in post {text[:120]!r}: expected digits, urn:li:activity:<id>"
         " or a URL containing 'activity:<id>' / 'activity-<id>'"
@@ -92,13 +122,32 @@ def _active_status(status: str | bool | None) -> str | None:
     )
 
 
+def _page_id(page_id: object) -> str:
+    """An ad page id: ASCII digits (as text or an integer), at most :data:`MAX_ID_DIGITS`."""
+    text = ""
+    if isinstance(page_id, str):
+        text = page_id.strip()
+    elif isinstance(page_id, numbers.Integral) and not isinstance(page_id, bool):
+        text = str(int(page_id))
+    if not _DIGITS.fullmatch(text):
+        raise ValueError(f"ad_page_id must be a numeric page id, got {page_id!r:.80}")
+    wrong = _too_long(text, "ad_page_id")
+    if wrong:
+        raise ValueError(wrong)
+    return text
+
+
 def _day(name: str, value: date | datetime | str | None) -> date | None:
     if value is None:
         return None
+    if value is pd.NaT:  # a datetime to isinstance, with no date in it
+        raise ValueError(f"{name} is NaT (no date); give a day, or None for no bound")
     try:
         return calendar_day(value, "UTC", name=name)
     except TypeError as exc:  # a wrong type here is a bad value of a search filter
         raise ValueError(str(exc)) from None
+    except (ValueError, OverflowError):  # a time zone that moves it past the calendar
+        raise ValueError(f"{name} is out of the calendar's range in UTC: {value!r:.80}") from None
 
 
 def ad_params(
@@ -121,9 +170,7 @@ def ad_params(
             raise ValueError("give query or ad_page_id, not both (the service ignores one)")
         params["query"] = query.strip()
     elif ad_page_id is not None:
-        if isinstance(ad_page_id, bool) or not _DIGITS.fullmatch(str(ad_page_id).strip()):
-            raise ValueError(f"ad_page_id must be a numeric page id, got {ad_page_id!r}")
-        params["ad_page_id"] = str(ad_page_id).strip()
+        params["ad_page_id"] = _page_id(ad_page_id)
     else:
         raise ValueError("search_ads needs a query or an ad_page_id")
     if (code := _country(country)) is not None:

@@ -19,9 +19,10 @@ of sending:
   a ``Vary`` mismatch);
 - the body is read inside the send, under one deadline for the whole call
   (``timeout``: a server dripping a byte at a time cannot hold a call longer);
-  a body that breaks (short, a bad chunk, corrupt gzip, past the deadline) is a
-  :class:`BrokenBody`, a ``requests.ConnectionError`` that knows the status the
-  service had sent (a 200 was charged).
+  a body that breaks (short, a bad chunk, corrupt gzip, past the deadline, or
+  over :data:`MAX_BODY` once decoded) is a :class:`BrokenBody`, a
+  ``requests.ConnectionError`` that knows the status the service had sent (a
+  200 was charged).
 """
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ from ._errors import NotCachedError
 
 if TYPE_CHECKING:
     from ._pace import Pacer
+
+#: The largest body read (64 MB, decoded). A page of the service is well under a
+#: megabyte (50 comments, 26 ads), so a larger body is a broken or hostile answer
+#: (an endless stream, a gzip bomb): it is cut off before it fills the memory. A
+#: 200 cut off was charged, as any 200 whose body broke (:class:`BrokenBody`).
+MAX_BODY: Final = 64 * 2**20
+_CHUNK: Final = 64 * 2**10  # read at a time: bounds what one step may inflate to
 
 Answer: TypeAlias = requests.Response | tuple[int, Any] | tuple[int, Any, Mapping[str, str]]
 """What a :class:`MockTransport` handler returns: a ``requests.Response``, or
@@ -77,6 +85,13 @@ class BrokenBody(requests.ConnectionError):
     def __init__(self, message: str, status_code: int) -> None:
         super().__init__(message)
         self.status_code = status_code
+
+
+class BodyTooLarge(BrokenBody):
+    """The body is over :data:`MAX_BODY` (as declared, or as read): it is not read.
+
+    Retrying does not help: the same request gets the same body.
+    """
 
 
 class Guard(BaseAdapter):
@@ -272,12 +287,37 @@ os.register_at_fork(after_in_child=_WATCH.reset)
 
 
 def _read_body(response: requests.Response, deadline: _Deadline) -> None:
-    """Read the whole body before the deadline, else raise :class:`BrokenBody`."""
+    """Read the whole body before the deadline and within :data:`MAX_BODY`, else raise
+    :class:`BrokenBody` (:class:`BodyTooLarge` for a body over the cap)."""
+    held = getattr(response, "_content", False)  # bytes: an in-process answer, read already
+    too_big = _declared_length(response) > MAX_BODY or (
+        isinstance(held, bytes) and len(held) > MAX_BODY
+    )
     broke = ""
-    try:
-        response.content  # noqa: B018 - reads and keeps the body
-    except (requests.RequestException, OSError) as exc:
-        broke = type(exc).__name__
+    if not too_big and not isinstance(held, bytes):
+        body = bytearray()
+        try:
+            # Decoded as it comes (gzip, deflate...): the cap holds for what a small
+            # compressed body inflates to, not only for what crossed the wire.
+            for chunk in response.iter_content(_CHUNK):
+                body += chunk
+                if len(body) > MAX_BODY:
+                    too_big = True
+                    break
+        except (requests.RequestException, OSError) as exc:
+            broke = type(exc).__name__
+        if not broke and not too_big:
+            # requests keeps a read body there (``.content`` reads it so); there is no
+            # public way to read a body in pieces and keep it.
+            response._content = bytes(body)
+        del body  # up to the cap, held no longer than needed
+    if too_big:
+        response.close()  # the rest is never read: the connection is not reused
+        raise BodyTooLarge(
+            f"HTTP {response.status_code}: the body is larger than"
+            f" {MAX_BODY // 2**20} MB, far more than any page; it was not read",
+            status_code=response.status_code,
+        )
     # A body read whole is good even if the deadline passed as it ended.
     late = bool(broke) and deadline.passed.is_set()
     if broke:
@@ -286,6 +326,14 @@ def _read_body(response: requests.Response, deadline: _Deadline) -> None:
         raise BrokenBody(
             f"HTTP {response.status_code}: the body {what}", status_code=response.status_code
         )
+
+
+def _declared_length(response: requests.Response) -> int:
+    """The body's length as the ``Content-Length`` header says (0 if it says nothing)."""
+    try:
+        return int(response.headers.get("Content-Length", "0").split(",")[0])
+    except ValueError:
+        return 0
 
 
 class _Pool(HTTPConnectionPool):

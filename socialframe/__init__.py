@@ -30,6 +30,7 @@ from ._errors import (
     SchemaError,
     SchemaWarning,
     ServerError,
+    SettingError,
     SkippedWarning,
     SocialFrameError,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "SchemaError",
     "SchemaWarning",
     "ServerError",
+    "SettingError",
     "SkippedWarning",
     "SocialFrameError",
     "__version__",

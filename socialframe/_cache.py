@@ -32,6 +32,7 @@ from requests.adapters import BaseAdapter
 
 from . import _config as config
 from ._clock import SYSTEM_CLOCK, Clock
+from ._config import Secret
 from ._errors import ConfigError
 from ._json import NOT_PARSED, is_utf8
 from ._json import fast as fast_json
@@ -99,9 +100,7 @@ def operation_of(url: str | None) -> str:
 FETCHED_AT = "X-Socialframe-Fetched-At"
 
 
-def _response_hook(
-    secret_headers: Iterable[str], secret_values: Iterable[str], clock: Clock
-) -> Any:
+def _response_hook(secret_headers: Iterable[str], secrets: Iterable[Secret], clock: Clock) -> Any:
     """Runs on each response before requests-cache stores it.
 
     Stamps the time the service answered (kept with the cached copy, so a re-run
@@ -112,10 +111,11 @@ def _response_hook(
     body that does has each secret replaced by ``***``.
     """
     secret = {h.lower() for h in secret_headers} | {"*"}
-    values = [v for v in secret_values if v]
-    secret_bytes = [v.encode() for v in values]
+    hidden = list(secrets)  # revealed per response: no frame of the client holds them
 
     def hook(response: requests.Response, *args: Any, **kwargs: Any) -> requests.Response:
+        values = [v for v in (s.reveal() for s in hidden) if v]
+        secret_bytes = [v.encode() for v in values]
         if FETCHED_AT not in response.headers:
             response.headers[FETCHED_AT] = clock.now().astimezone(UTC).isoformat()
         for name, value in list(response.headers.items()):
@@ -343,7 +343,7 @@ def make_session(
     cache: CacheSetting,
     *,
     secret_headers: Iterable[str],
-    secret_values: Iterable[str] = (),
+    secret_values: Iterable[Secret] = (),
     expire_after: float | timedelta,
     serve_stale: bool = False,
     transport: BaseAdapter | None = None,

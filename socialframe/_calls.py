@@ -54,7 +54,7 @@ from ._ledger import Ledger, Outcome
 from ._pace import Pacer, RateLimit
 from ._pages import problem
 from ._stored import Stored, body_of, stored
-from ._transport import BrokenBody, Interrupted
+from ._transport import BodyTooLarge, BrokenBody, Interrupted
 from ._version import __version__
 
 _SECRET_NAME: Final = re.compile(r"key|token|secret|auth|password|cookie", re.IGNORECASE)
@@ -151,7 +151,9 @@ def _is_success(body: Any) -> bool:
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, RateLimitError):
         return exc.retry_after is None or exc.retry_after <= MAX_RETRY_AFTER
-    return isinstance(exc, ServerError | NetworkError)
+    if isinstance(exc, NetworkError):
+        return exc.retryable
+    return isinstance(exc, ServerError)
 
 
 class KeyedLocks:
@@ -198,6 +200,30 @@ def _page_locks(backend: Any) -> Any:
     return NoLocks()
 
 
+def _secrets(settings: Settings) -> tuple[list[str], list[Secret]]:
+    """The names of the headers that carry a secret, and the secrets to scrub from what
+    the service sends back (kept as :class:`Secret`: a traceback through the client's
+    construction shows no value).
+
+    A header is a secret when its name says so, or when it carries the key. A value
+    shorter than :data:`MIN_SECRET` ("2" of a version header) is no secret worth the
+    name, and scrubbing it would cut ordinary text apart.
+    """
+    key = settings.api_key
+    names = [settings.auth_header] + [
+        name
+        for name, value in settings.headers.items()
+        if _SECRET_NAME.search(name) or (key is not None and key.reveal() in value)
+    ]
+    values = [key] if key is not None and len(key.reveal()) >= MIN_SECRET else []
+    values += [
+        Secret(settings.headers[name])
+        for name in names
+        if len(settings.headers.get(name, "")) >= MIN_SECRET
+    ]
+    return names, values
+
+
 class Caller:
     """Makes the calls of one client. Not for direct use: see :class:`~socialframe.Client`."""
 
@@ -222,26 +248,13 @@ class Caller:
         self.max_cost_cents = max_cost_cents
         self.timeout = timeout
         self.cached = cache is not False and cache is not None
-        key = settings.api_key.reveal() if settings.api_key else None
-        # A header is a secret when its name says so, or when it carries the key.
-        secret_headers = [settings.auth_header] + [
-            name
-            for name, value in settings.headers.items()
-            if _SECRET_NAME.search(name) or (key and key in value)
-        ]
-        # Their values are scrubbed from what is stored; a short one ("2" of a version
-        # header) is no secret, and scrubbing it would cut ordinary text apart.
-        secret_values = [key if key and len(key) >= MIN_SECRET else ""] + [
-            value
-            for name in secret_headers
-            if len(value := settings.headers.get(name, "")) >= MIN_SECRET
-        ]
+        secret_headers, secrets = _secrets(settings)
         self.clock = clock
         self.pacer = Pacer(rate_limit, clock)
         self.session = make_session(
             cache,
             secret_headers=secret_headers,
-            secret_values=[value for value in secret_values if value],
+            secret_values=secrets,
             expire_after=expire_after,
             serve_stale=offline,
             transport=transport,
@@ -531,7 +544,10 @@ class Caller:
             # A 200 whose body then broke was charged: the ledger says what was spent.
             charged = isinstance(exc, BrokenBody) and exc.status_code == 200
             self._count("paid" if charged else "failed")
-            failure = NetworkError(self._scrub(f"{operation}: {type(exc).__name__}: {exc}"))
+            failure = NetworkError(
+                self._scrub(f"{operation}: {type(exc).__name__}: {exc}"),
+                retryable=not isinstance(exc, BodyTooLarge),  # the same body again
+            )
         if failure is not None:
             # Raised outside the except clause: requests' exception (whose request
             # holds the key in its headers) must not ride along as __context__.

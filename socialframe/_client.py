@@ -226,6 +226,8 @@ class Client:
         return self._caller.session
 
     def __repr__(self) -> str:
+        if "_caller" not in vars(self):  # (a traceback through __init__ shows its self)
+            return "<socialframe.Client (not built)>"
         urls = self._caller.settings.base_urls
         where = urls["ads"] if urls["ads"] == urls["comments"] else dict(urls)
         return (

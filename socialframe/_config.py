@@ -57,7 +57,7 @@ from typing import Final, cast
 from urllib.parse import urlsplit
 
 from ._checks import count, seconds
-from ._errors import ConfigError
+from ._errors import ConfigError, SettingError
 
 OPERATIONS: Final = ("ads", "comments")
 
@@ -86,14 +86,6 @@ _HOW_TO = (
     " To try socialframe without a key or network, use the sandbox:"
     " `with sf.Sandbox() as sb: sb.client().post_comments(...)`."
 )
-
-
-class SettingError(ConfigError, ValueError):
-    """A setting with a value it cannot have (a ``ConfigError`` and a ``ValueError``).
-
-    Raised when the client is built, before any request; the message names the
-    setting and what is allowed.
-    """
 
 
 class Secret:

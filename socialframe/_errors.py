@@ -4,6 +4,7 @@
 
     SocialFrameError
       ├─ ConfigError                missing key / base URL; raised before any request
+      │    └─ SettingError          a setting's value is not allowed (a ValueError too)
       └─ FetchError                 a fetch failed; .partial: the frame fetched before
            ├─ NotCachedError        offline and the page is not cached; nothing sent
            ├─ BudgetExceededError   the next paid call would pass max_cost
@@ -51,8 +52,9 @@ __all__ = [
     "RateLimitError",
     "SchemaError",
     "SchemaWarning",
-    "SkippedWarning",
     "ServerError",
+    "SettingError",
+    "SkippedWarning",
     "SocialFrameError",
 ]
 
@@ -65,6 +67,14 @@ class ConfigError(SocialFrameError):
     """The client lacks an API key or a base URL, or a setting is unusable.
 
     Raised when the client is built, before any request.
+    """
+
+
+class SettingError(ConfigError, ValueError):
+    """A setting with a value it cannot have (a ``ConfigError`` and a ``ValueError``).
+
+    Raised when the client is built, before any request; the message names the
+    setting and what is allowed, never a secret's value.
     """
 
 
@@ -166,7 +176,21 @@ class SkippedWarning(UserWarning):
 
 
 class NetworkError(FetchError):
-    """The service could not be reached (refused, DNS, timeout), after the retries."""
+    """The service could not be reached (refused, DNS, timeout), after the retries, or
+    its body broke (cut short, or over the size cap).
+
+    Args:
+        message: What happened.
+        partial: The frame fetched before the failure, if any.
+        retryable: Whether trying again could help (not for a body over the cap:
+            the same request gets the same body).
+    """
+
+    def __init__(
+        self, message: str, *, partial: pd.DataFrame | None = None, retryable: bool = True
+    ) -> None:
+        super().__init__(message, partial=partial)
+        self.retryable = retryable
 
 
 class APIError(FetchError):

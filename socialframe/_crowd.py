@@ -276,7 +276,7 @@ def _shared(
     shared = _pairs(post[few], sizes[sizes <= _PAIRS_UP_TO], n)
     many = sizes[sizes > _PAIRS_UP_TO]
     if len(many):
-        product = np.zeros((n, n))
+        product = np.empty((n, n))  # one block's, reused: no n x n array per block
         their_posts, ends = post[~few], np.cumsum(many)
         rows = max(1, _STEP // n)  # authors per block
         for first in range(0, len(many), rows):
@@ -287,9 +287,9 @@ def _shared(
                 np.repeat(np.arange(last - first), many[first:last]),
                 their_posts[begin : ends[last - 1]],
             ] = 1
-            product += block.T @ block
-        # exact: the counts are far below 2**53
-        np.add(shared, np.rint(product, out=product), out=shared, casting="unsafe")
+            np.matmul(block.T, block, out=product)
+            # exact: sums of 0 and 1, far below 2**53
+            np.add(shared, product, out=shared, casting="unsafe")
     return shared
 
 

@@ -505,11 +505,22 @@ class SocialAccessor:
 
         return overlap(self._need("comments", "overlap"), min_posts)
 
-    def overlap_matrix(self) -> pd.DataFrame:
+    def overlap_matrix(self, *, max_posts: int | None = 1_000) -> pd.DataFrame:
         """Post x post: how many distinct commenters two posts share.
 
         Authors are keyed as in :meth:`authors`; comments without an author or a
         ``post_urn`` are left out.
+
+        A frame of more than ``max_posts`` posts gets the matrix of the
+        ``max_posts`` posts with the most distinct commenters (the earlier of a
+        tie), and a ``UserWarning`` saying how many posts were left out: the whole
+        matrix grows with the square of the posts (10,000 posts: 800 MB), and is
+        seldom sparse (a page that answers on every post shares a commenter with
+        each). Each cell kept is the same as in the whole matrix.
+
+        Args:
+            max_posts: The most posts (rows and columns) to return; ``None`` for
+                every post, however large the matrix.
 
         Returns:
             A square int64 frame indexed and columned by ``post_urn`` (both named
@@ -519,6 +530,7 @@ class SocialAccessor:
 
         Raises:
             AttributeError: not a comments frame.
+            ValueError: ``max_posts`` is not an int >= 1 or None.
 
         Example:
             >>> import pandas as pd
@@ -529,7 +541,8 @@ class SocialAccessor:
         """
         from ._crowd import overlap_matrix
 
-        return overlap_matrix(self._need("comments", "overlap_matrix"))
+        frame = self._need("comments", "overlap_matrix")
+        return overlap_matrix(frame, max_posts=max_posts)
 
     def plot_overlap(self, *, ax: Axes | None = None, max_posts: int | None = 30) -> Axes:
         """:meth:`overlap_matrix` as a heatmap, each cell's count written in it.

@@ -24,12 +24,13 @@ Shared rules:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import warnings
+from typing import Any, Final, Literal
 
 import numpy as np
 import pandas as pd
 
-from ._checks import count
+from ._checks import count, count_or_none
 from ._schema import (
     AUTHOR_OVERLAP,
     POST_AS_GIVEN,
@@ -183,45 +184,145 @@ def overlap(comments: pd.DataFrame, min_posts: int = 2) -> pd.DataFrame:
     return _typed(out.reset_index(drop=True), AUTHOR_OVERLAP)[list(OVERLAP_COLUMNS)]
 
 
+#: The posts :func:`overlap_matrix` keeps by default: 1,000 x 1,000 int64 cells are 8 MB,
+#: 10,000 x 10,000 are 800 MB.
+MAX_POSTS: Final = 1_000
 #: Authors on at most this many posts count by pairs of their posts; the rest by a product.
-_PAIRS_UP_TO = 32
+_PAIRS_UP_TO: Final = 32
+#: The work of one step: pairs of posts, or cells of an author x post block. Steps keep
+#: the memory of the count to the matrix and a few arrays of this size.
+_STEP: Final = 1 << 18
+_MIB: Final = 1 << 20
 
 
-def overlap_matrix(comments: pd.DataFrame) -> pd.DataFrame:
+def overlap_matrix(comments: pd.DataFrame, max_posts: int | None = MAX_POSTS) -> pd.DataFrame:
     """Post x post: how many distinct authors commented on both (diagonal: on that post).
 
-    See :meth:`socialframe._accessor.SocialAccessor.overlap_matrix`.
+    Over ``max_posts`` posts, the ``max_posts`` with the most distinct commenters
+    (the earlier of a tie), in their order, with a warning saying how many were
+    left out. See :meth:`socialframe._accessor.SocialAccessor.overlap_matrix`.
+
+    Raises:
+        ValueError: ``max_posts`` is not an int >= 1 or None.
+    """
+    max_posts = count_or_none("max_posts", max_posts, minimum=1)
+    matrix, total = shared_commenters(comments, max_posts)
+    if len(matrix) < total:
+        size = total * total * 8 / _MIB
+        warnings.warn(
+            f"overlap_matrix: the frame has {total:,} posts; the matrix keeps the "
+            f"{len(matrix):,} with the most distinct commenters (max_posts={max_posts:,}) and "
+            f"leaves {total - len(matrix):,} out. max_posts=None keeps them all: a "
+            f"{total:,} x {total:,} matrix of {size:,.0f} MiB.",
+            UserWarning,
+            stacklevel=3,  # the caller of df.social.overlap_matrix
+        )
+    return matrix
+
+
+def shared_commenters(comments: pd.DataFrame, max_posts: int | None) -> tuple[pd.DataFrame, int]:
+    """:func:`overlap_matrix` without its warning: the matrix, and how many posts there are.
+
+    The matrix of the posts kept is the same as that part of the whole one: a cell
+    counts the authors of its two posts, whatever other posts they commented on.
     """
     posts = pd.Index(
         _posts(comments)["post_urn"].dropna().to_numpy(dtype=object), name="post_urn"
     ).astype("string")
-    keyed = _authored(comments)
-    if keyed.empty:
-        zeros = np.zeros((len(posts), len(posts)), dtype="int64")
-        return pd.DataFrame(zeros, index=posts, columns=posts.copy())
-    # Each author once per post; then, for most authors, every pair of their posts,
-    # and for the few on many posts an author x post product (BLAS). The work stays
-    # about linear in the rows: pairs alone were posts squared per regular commenter
-    # (gigabytes when a hundred people comment on every one of 1,000 posts), and a
-    # product alone posts squared x authors (minutes at a few hundred posts).
+    total = len(posts)
+    # Two columns, not the frame: a copy of every column of 10,000 posts' comments is
+    # what a count of authors needs least.
+    authors = _author_key(comments)
+    known = (authors.notna() & comments["post_urn"].notna()).to_numpy(dtype=bool)
     seen = pd.DataFrame(
         {
-            "author": pd.factorize(keyed["_author"])[0],
-            "post": posts.get_indexer(keyed["post_urn"]),
+            "author": pd.factorize(authors[known])[0],
+            "post": posts.get_indexer(comments["post_urn"][known]),
         }
     ).drop_duplicates()
-    n = len(posts)
-    per_author = seen.groupby("author")["post"].transform("size")
-    light, heavy = seen[per_author <= _PAIRS_UP_TO], seen[per_author > _PAIRS_UP_TO]
-    both = light.merge(light, on="author")
-    cells = both["post_x"].to_numpy(dtype="int64") * n + both["post_y"].to_numpy(dtype="int64")
-    shared = np.bincount(cells, minlength=n * n).astype("int64").reshape(n, n)
-    if not heavy.empty:
-        authors = pd.factorize(heavy["author"])[0]
-        ones = np.zeros((authors.max() + 1, n))
-        ones[authors, heavy["post"].to_numpy()] = 1.0
-        shared += np.rint(ones.T @ ones).astype("int64")  # exact: counts far below 2**53
-    return pd.DataFrame(shared, index=posts, columns=posts.copy())
+    author = seen["author"].to_numpy(dtype=np.intp)
+    post = seen["post"].to_numpy(dtype=np.intp)
+    keep = np.arange(total)
+    if max_posts is not None and total > max_posts:
+        # Each post's distinct commenters (its diagonal), most first, the earlier of a tie.
+        own = np.bincount(post, minlength=total)
+        keep = np.sort(np.argsort(-own, kind="stable")[:max_posts])
+        code = np.full(total, -1, dtype=np.intp)
+        code[keep] = np.arange(len(keep))
+        post = code[post]
+        author, post = author[post >= 0], post[post >= 0]
+    counts = _shared(author, post, len(keep))
+    kept = posts[keep]
+    return pd.DataFrame(counts, index=kept, columns=kept.copy(), copy=False), total
+
+
+def _shared(
+    author: np.ndarray[Any, np.dtype[np.intp]], post: np.ndarray[Any, np.dtype[np.intp]], n: int
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The n x n count of distinct authors per pair of posts, from distinct (author, post).
+
+    Most authors comment on a few posts: every pair of their posts is counted
+    (bincount). The few on many posts would make that posts squared per author
+    (gigabytes when a hundred people comment on each of 1,000 posts): they are
+    counted by an author x post product (BLAS). Both go in steps of about
+    :data:`_STEP` pairs or cells, so the memory is the matrix and a few steps,
+    however many comments there are.
+    """
+    order = np.lexsort((post, author))
+    author, post = author[order], post[order]
+    firsts = np.flatnonzero(np.diff(author, prepend=-1))  # each author's first row
+    sizes = np.diff(np.append(firsts, len(author)))  # each author's posts
+    few = np.repeat(sizes <= _PAIRS_UP_TO, sizes)
+    shared = _pairs(post[few], sizes[sizes <= _PAIRS_UP_TO], n)
+    many = sizes[sizes > _PAIRS_UP_TO]
+    if len(many):
+        product = np.empty((n, n))  # one block's, reused: no n x n array per block
+        their_posts, ends = post[~few], np.cumsum(many)
+        rows = max(1, _STEP // n)  # authors per block
+        for first in range(0, len(many), rows):
+            last = min(first + rows, len(many))
+            begin = ends[first - 1] if first else 0
+            block = np.zeros((last - first, n))
+            block[
+                np.repeat(np.arange(last - first), many[first:last]),
+                their_posts[begin : ends[last - 1]],
+            ] = 1
+            np.matmul(block.T, block, out=product)
+            # exact: sums of 0 and 1, far below 2**53
+            np.add(shared, product, out=shared, casting="unsafe")
+    return shared
+
+
+def _pairs(
+    post: np.ndarray[Any, np.dtype[np.intp]], sizes: np.ndarray[Any, np.dtype[np.intp]], n: int
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Every pair of posts of each author, counted into an n x n matrix.
+
+    ``post`` holds each author's posts together, ``sizes`` how many each author has.
+    """
+    shared = np.zeros(n * n, dtype=np.int64)
+    if len(post):
+        per_row = np.repeat(sizes, sizes)  # the pairs of each row: its author's posts
+        first = np.repeat(np.cumsum(sizes) - sizes, sizes)  # its author's first row
+        work = np.cumsum(per_row)
+        cuts = np.searchsorted(work, np.arange(_STEP, work[-1], _STEP), side="right")
+        for begin, end in zip(np.r_[0, cuts], np.r_[cuts, len(post)], strict=True):
+            k = per_row[begin:end]
+            cells = post[np.repeat(np.arange(begin, end), k)] * n
+            cells += post[np.repeat(first[begin:end], k) + _offsets(k)]
+            if n * n <= 4 * _STEP:
+                shared += np.bincount(cells, minlength=n * n)
+            else:  # a large matrix: add to the cells this step touches only
+                found, times = np.unique(cells, return_counts=True)
+                shared[found] += times
+    return shared.reshape(n, n)
+
+
+def _offsets(sizes: np.ndarray[Any, np.dtype[np.intp]]) -> np.ndarray[Any, np.dtype[np.intp]]:
+    """For groups of these sizes laid end to end: each element's place in its group."""
+    places: np.ndarray[Any, np.dtype[np.intp]]
+    places = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return places
 
 
 # -- response times -----------------------------------------------------------------------

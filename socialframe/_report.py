@@ -231,14 +231,17 @@ def _response_times(comments: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _overlap(comments: pd.DataFrame, tz: str) -> Section | None:
-    if comments["post_urn"].nunique() < 2:
+    posts = int(comments["post_urn"].nunique())
+    if posts < 2:
         return None
-    n = min(30, int(comments["post_urn"].nunique()))  # plot_overlap shows at most 30
+    n = min(30, posts)  # plot_overlap shows at most 30, and counts only those
     side = min(12.0, 3.0 + 0.6 * n)
+    shown = f"The {n} of {posts:,} posts with the most commenters. " if n < posts else ""
     return Section(
         "Shared commenters",
         figure=png(lambda ax: comments.social.plot_overlap(ax=ax), size=(side + 1.5, side)),
-        caption="Distinct commenters each pair of posts shares; the diagonal: each post's own.",
+        caption=shown
+        + "Distinct commenters each pair of posts shares; the diagonal: each post's own.",
     )
 
 

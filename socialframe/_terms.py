@@ -151,6 +151,8 @@ STOPWORDS: Final = frozenset().union(*STOPWORDS_BY_LANGUAGE.values())
 _LINK: Final = re.compile(
     r"(?<![\w@.])(?:https?://|www\.)[^\s<>\"“”‘’«»「」『』（），。、！？【】]*", re.IGNORECASE
 )
+# A link names a host with at least one letter or digit.
+_HOST: Final = re.compile(r"(?:https?://|www\.)[^/?#\s]*[^\W_]", re.IGNORECASE)
 _TRAILING: Final = ".,;:!?'\"*…)]}"
 _PAIRS: Final = {")": "(", "]": "[", "}": "{"}
 # French elided articles and pronouns before an apostrophe (l'équipe, qu'il, jusqu'à).
@@ -170,8 +172,12 @@ _CJK: Final = re.compile(f"[{_HAN}{_HAN_EXT}{_KANA}]")
 _CJK_RUNS: Final = re.compile(
     f"([{_HAN}{_HAN_EXT}]+)|([{_KATAKANA}]+|[{_HIRAGANA}\u30fc]+)|([^{_HAN}{_HAN_EXT}{_KANA}]+)"
 )
-# E-mail addresses are neither links nor words (john.doe@example.com is not "john").
-_EMAIL: Final = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# E-mail addresses are neither links nor words (john.doe@example.com is not "john"): a
+# run of [\w.+-] (its start only: the lookbehind) just before an "@", then a host.
+# One pattern, [\w.+-]+@[\w-]+(?:\.[\w-]+)+, would be the same rule, but re tries it
+# from every letter of a long word and scans to the word's end each time: quadratic.
+_EMAIL_USER: Final = re.compile(r"(?<![\w.+-])[\w.+-]++(?=@)")
+_EMAIL_HOST: Final = re.compile(r"@[\w-]+(?:\.[\w-]+)++")
 # Invisible characters: a soft hyphen or word joiner inside a word is no break in it,
 # a zero-width space is one.
 _INVISIBLE: Final = str.maketrans({"\u00ad": None, "\u2060": None, "\ufeff": None, "\u200b": " "})
@@ -199,8 +205,11 @@ def _escape(code: int) -> str:
 
 @cache
 def _word() -> re.Pattern[str]:
-    piece = rf"[^\W_](?:[^\W_]|[{_marks()}{_JOINERS}])*"
-    return re.compile(rf"{piece}(?:'{piece})*")
+    # Possessive (*+): a plain * of a group keeps a backtracking state per repeat,
+    # some 120 bytes a letter (a 10 MB word took 1.2 GB); nothing after it could
+    # take a letter back, so the matches are the same.
+    piece = rf"[^\W_](?:[^\W_]|[{_marks()}{_JOINERS}])*+"
+    return re.compile(rf"{piece}(?:'{piece})*+")
 
 
 @cache
@@ -246,7 +255,7 @@ _ONE: Final = (
 _EMOJI: Final = re.compile(
     r"[\U0001f1e6-\U0001f1ff]{2}"  # a flag: two regional indicators
     r"|[#*0-9]\ufe0f?\u20e3"  # a keycap
-    rf"|{_ONE}(?:\u200d{_ONE})*"  # a ZWJ sequence of pictographs
+    rf"|{_ONE}(?:\u200d{_ONE})*+"  # a ZWJ sequence of pictographs (*+: as in _word)
     r"|[\U0001f1e6-\U0001f1ff\U0001f3fb-\U0001f3ff]"  # a lone indicator or skin tone
 )
 
@@ -267,19 +276,43 @@ def link_spans(text: str, *, hostless: bool = False) -> list[tuple[int, int]]:
     spans = []
     for found in _LINK.finditer(text):
         start, end = found.span()
+        # Brackets counted once per link, then kept up to date as the end moves back:
+        # counting the rest of the link again for each closing bracket stripped made
+        # "http://a" followed by n ")" quadratic.
+        opened: dict[str, int] = {}
+        closed: dict[str, int] = {}
         while end > start:
             last = text[end - 1]
             if last in _PAIRS:
-                inner = text[start : end - 1]
-                if inner.count(_PAIRS[last]) > inner.count(last):
+                if last not in closed:
+                    opened[last] = text.count(_PAIRS[last], start, end)
+                    closed[last] = text.count(last, start, end)
+                closed[last] -= 1  # the brackets before this one
+                if opened[last] > closed[last]:
                     break  # balanced: part of the URL (Wikipedia's "Foo_(bar)")
             elif last not in _TRAILING:
                 break
             end -= 1
-        # A link names a host with at least one letter or digit.
-        if hostless or re.match(r"(?i)(?:https?://|www\.)[^/?#\s]*[^\W_]", text[start:end]):
+        if hostless or _HOST.match(text, start, end):
             spans.append((start, end))
     return spans
+
+
+def _without_emails(text: str) -> str:
+    """``text`` with each e-mail address replaced by a space."""
+    if "@" not in text:
+        return text
+    pieces, at = [], 0
+    for user in _EMAIL_USER.finditer(text):
+        # An address starts where its user name does, or where the last address
+        # ended when that was inside the same run ("a@b.c+d@e.f": "+d@e.f").
+        start, sign = max(user.start(), at), user.end()
+        host = _EMAIL_HOST.match(text, sign) if start < sign else None
+        if host is not None:
+            pieces += [text[at:start], " "]
+            at = host.end()
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def _without_links(text: str) -> str:
@@ -318,7 +351,7 @@ def _fold(token: str) -> str:
 
 
 def _word_tokens(text: str) -> list[str]:
-    plain = _EMAIL.sub(" ", _hashtag().sub(" ", _without_links(text)))
+    plain = _without_emails(_hashtag().sub(" ", _without_links(text)))
     out: list[str] = []
     for found in _word().finditer(plain.replace("’", "'").replace("‘", "'")):
         folded = _ARABIC_MARKS.sub("", _fold(found.group()))

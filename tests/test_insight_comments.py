@@ -570,7 +570,7 @@ def test_signatures() -> None:
         ("default_stopwords", True, kw),
     ]
     assert sig("overlap") == [("min_posts", 2, pos)]
-    assert sig("overlap_matrix") == []
+    assert sig("overlap_matrix") == [("max_posts", 1_000, kw)]
     assert sig("plot_overlap") == [("ax", None, kw), ("max_posts", 30, kw)]
     assert sig("response_times") == [("per", "reply", kw)]
 

@@ -512,8 +512,7 @@ def test_a_message_quoting_a_setting_hides_the_key(keyed: Sandbox) -> None:
     )
     assert run.code == 2 and SECRET not in run.out + run.err
     assert run.lines == [
-        "socialframe: error: base URL of comments must start with http:// or https://,"
-        " got '***@x/'"
+        "socialframe: error: base URL of comments must start with http:// or https://, got '***@x/'"
     ]
 
 

@@ -88,27 +88,6 @@ _HOW_TO = (
 )
 
 
-class Secret:
-    """An API key that does not show itself in reprs, logs or tracebacks."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        """The key itself, for the one place that sends it."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-    def __reduce__(self) -> tuple[object, ...]:
-        raise TypeError("an API key is not to be pickled")
-
-
 class Hidden:
     """A setting as given that may hold a secret (the key, the headers), unchecked.
 
@@ -133,6 +112,25 @@ class Hidden:
 
     def __reduce__(self) -> tuple[object, ...]:
         raise TypeError("a secret setting is not to be pickled")
+
+
+class Secret(Hidden):
+    """An API key (or a secret header's value) that does not show itself in reprs, logs
+    or tracebacks."""
+
+    __slots__ = ()
+
+    def __init__(self, value: str) -> None:
+        super().__init__(value)
+
+    def reveal(self) -> str:
+        """The key itself, for the one place that sends it."""
+        return str(self._value)
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
 
 
 Problem = tuple[type[Exception], str]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -60,3 +61,30 @@ def no_plt_show(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(plt, "show", refuse)
     yield
     plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server for the tests of one module (see ``servers.start_redis``)."""
+    from servers import running_redis
+
+    with running_redis(tmp_path_factory.mktemp("redis")) as (_, url):
+        yield url
+
+
+@pytest.fixture
+def team(redis_url: str) -> str:
+    """The module's Redis, emptied for this test: a team cache's URL."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    return redis_url
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[tuple[Any, str]]:
+    """A redis-server of this test alone, ``(process, url)``: the test may kill it."""
+    from servers import running_redis
+
+    with running_redis(tmp_path) as started:
+        yield started

@@ -539,60 +539,56 @@ def _wait_until_expired(pages: int, *args: str) -> None:
     raise AssertionError("the pages never expired")
 
 
-def test_the_cache_commands_on_a_team_cache(sandbox: Sandbox, tmp_path: Path) -> None:
+def test_the_cache_commands_on_a_team_cache(
+    sandbox: Sandbox, tmp_path: Path, redis_url: str
+) -> None:
     import redis
-    from test_team_cache import _start_redis
 
-    server, url = _start_redis(tmp_path)
-    try:
-        team = {"SOCIALFRAME_CACHE_URL": url}
-        assert cli("comments", P82, sandbox=sandbox, env=team).code == 0
-        assert (
-            cli(
-                "ads",
-                "coffee",
-                "--max-pages",
-                "1",
-                sandbox=sandbox,
-                env=team,
-            ).code
-            == 0
-        )
-        assert (
-            cli(
-                "comments", P51, sandbox=sandbox, env={**team, "SOCIALFRAME_CACHE_EXPIRE": "1"}
-            ).code
-            == 0
-        )
-        # What else lives in the namespace: a page lock held by another machine, a rate bucket.
-        r = redis.Redis.from_url(url)
-        r.set("socialframe:lock:0123abcd", "token")
-        r.zadd("socialframe:rate:3/1000ms", {"x": 1})
-        assert not list(tmp_path.glob("**/*.sqlite"))
+    redis.Redis.from_url(redis_url).flushdb()
+    url = redis_url
+    team = {"SOCIALFRAME_CACHE_URL": url}
+    assert cli("comments", P82, sandbox=sandbox, env=team).code == 0
+    assert (
+        cli(
+            "ads",
+            "coffee",
+            "--max-pages",
+            "1",
+            sandbox=sandbox,
+            env=team,
+        ).code
+        == 0
+    )
+    assert (
+        cli("comments", P51, sandbox=sandbox, env={**team, "SOCIALFRAME_CACHE_EXPIRE": "1"}).code
+        == 0
+    )
+    # What else lives in the namespace: a page lock held by another machine, a rate bucket.
+    r = redis.Redis.from_url(url)
+    r.set("socialframe:lock:0123abcd", "token")
+    r.zadd("socialframe:rate:3/1000ms", {"x": 1})
+    assert not list(tmp_path.glob("**/*.sqlite"))
 
-        info = cli("cache", "info", "--cache", url)
-        assert info.code == 0
-        fields = {k: v.strip() for k, v in (line.split(":", 1) for line in info.out.splitlines())}
-        assert fields["cache"] == url
-        assert (fields["pages"], fields["items"]) == ("5", "3")
-        assert fields["paid value"] == "$0.05 (each page paid once)"
-        assert int(fields["size"].split()[0].replace(",", "").split(".")[0]) > 0
+    info = cli("cache", "info", "--cache", url)
+    assert info.code == 0
+    fields = {k: v.strip() for k, v in (line.split(":", 1) for line in info.out.splitlines())}
+    assert fields["cache"] == url
+    assert (fields["pages"], fields["items"]) == ("5", "3")
+    assert fields["paid value"] == "$0.05 (each page paid once)"
+    assert int(fields["size"].split()[0].replace(",", "").split(".")[0]) > 0
 
-        report = pd.read_csv(io.StringIO(cli("cache", "report", env=team).out), dtype={"item": str})
-        assert sorted(zip(report["item"], report["pages"], strict=True)) == sorted(
-            [(P82, 2), ("coffee", 1), (P51, 2)]
-        )
-        _wait_until_expired(2, "--cache", url)
-        run = cli("cache", "clear", "--expired", "--yes", "--cache", url)
-        assert run.lines == [f"socialframe: removed 2 expired pages ($0.02 paid) from {url}"]
-        assert cli("cache", "clear", "--yes", env=team).lines == [
-            f"socialframe: removed 3 pages ($0.03 paid) from {url}"
-        ]
-        assert r.get("socialframe:lock:0123abcd") == b"token"  # not a page: left alone
-        assert sandbox.api_key.encode() not in b"".join(r.dump(k) or b"" for k in r.scan_iter())
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    report = pd.read_csv(io.StringIO(cli("cache", "report", env=team).out), dtype={"item": str})
+    assert sorted(zip(report["item"], report["pages"], strict=True)) == sorted(
+        [(P82, 2), ("coffee", 1), (P51, 2)]
+    )
+    _wait_until_expired(2, "--cache", url)
+    run = cli("cache", "clear", "--expired", "--yes", "--cache", url)
+    assert run.lines == [f"socialframe: removed 2 expired pages ($0.02 paid) from {url}"]
+    assert cli("cache", "clear", "--yes", env=team).lines == [
+        f"socialframe: removed 3 pages ($0.03 paid) from {url}"
+    ]
+    assert r.get("socialframe:lock:0123abcd") == b"token"  # not a page: left alone
+    assert sandbox.api_key.encode() not in b"".join(r.dump(k) or b"" for k in r.scan_iter())
 
 
 def _on_a_terminal(

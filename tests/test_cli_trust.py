@@ -22,21 +22,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from test_cli import P82, P2345, SCRIPT, cli
+from test_cli_hardening import _env
 
 from socialframe.sandbox import Sandbox, comment_total
 
 SECRET = "sk_live_9fQxTz2Lp0SECRETkey"
 PAGES_2345 = 47  # 2,345 comments, 50 a page
-
-
-def _env(sandbox: Sandbox, **more: str) -> dict[str, str]:
-    return dict(
-        os.environ,
-        SOCIALFRAME_BASE_URL=sandbox.url,
-        SOCIALFRAME_API_KEY=sandbox.api_key,
-        PYTHONUNBUFFERED="1",
-        **more,
-    )
 
 
 def _leftovers(folder: Path) -> list[str]:

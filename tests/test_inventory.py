@@ -7,7 +7,6 @@ frames, the sandbox's charges), not from the report's own arithmetic.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -79,8 +78,8 @@ def test_the_report_of_a_sqlite_cache(sandbox: Sandbox, tmp_path: Path) -> None:
     assert set(report["base_url"]) == {sandbox.url.replace(f":{sandbox.port}", "")}
 
 
-def test_the_report_of_a_team_cache(team_url: str) -> None:
-    with Sandbox() as sandbox, sandbox.client(cache=team_url, progress=False) as client:
+def test_the_report_of_a_team_cache(team: str) -> None:
+    with Sandbox() as sandbox, sandbox.client(cache=team, progress=False) as client:
         got = _fill(client)
         _check(client.cache_report(), got, sandbox)
 
@@ -110,15 +109,3 @@ def test_without_a_cache_the_report_is_empty() -> None:
         client.post_comments(P82)
         report = client.cache_report()
     assert report.empty and report.columns.tolist() == list(REPORT_COLUMNS)
-
-
-@pytest.fixture
-def team_url(tmp_path: Path) -> Iterator[str]:
-    from test_team_cache import _start_redis
-
-    server, url = _start_redis(tmp_path)
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

@@ -7,90 +7,19 @@ Without ``redis-server`` these tests skip, saying how to install it; under
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from servers import free_port
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
 
 P82 = EXAMPLE_POSTS[82]
 KEY = "sf-team-secret-0123456789"
-INSTALL = "needs redis-server: apt-get install redis-server (Debian/Ubuntu) or brew install redis"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_redis(folder: Path, *options: str) -> tuple[subprocess.Popen[bytes], str]:
-    """A real redis-server on a free loopback port (skips, or fails on CI, without one);
-    ``options`` are more of its command line (``--requirepass``, ...)."""
-    exe = shutil.which("redis-server")
-    if exe is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"redis-server is missing on CI: {INSTALL}")
-        pytest.skip(INSTALL)
-    import redis
-
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            exe,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-            *options,
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            redis.Redis.from_url(url).ping()
-            break
-        except redis.AuthenticationError:
-            break  # (it answers: a password is asked)
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("redis-server did not start")
-            time.sleep(0.05)
-    return server, url
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server, url = _start_redis(tmp_path_factory.mktemp("redis"))
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-@pytest.fixture
-def team(redis_server: str) -> str:
-    import redis
-
-    redis.Redis.from_url(redis_server).flushdb()
-    return redis_server
 
 
 def _everything(url: str) -> bytes:
@@ -170,7 +99,7 @@ def test_the_rules_of_the_local_cache_hold(team: str) -> None:
 
 
 def test_an_unreachable_team_cache_is_a_config_error() -> None:
-    url = f"redis://:hunter2@127.0.0.1:{_free_port()}/0"  # nothing listens there
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"  # nothing listens there
     with pytest.raises(sf.ConfigError, match="cannot reach the team cache") as caught:
         sf.Client("k", base_url="http://127.0.0.1:9", cache=url)
     assert "hunter2" not in str(caught.value) and "***" in str(caught.value)
@@ -216,21 +145,19 @@ def test_machines_share_one_rate_limit_through_the_team_cache(team: str, tmp_pat
         assert [r.status for r in sandbox.requests].count(429) == 0
 
 
-def test_a_team_cache_that_stops_answering_stops_the_call_before_paying(tmp_path: Path) -> None:
-    server, url = _start_redis(tmp_path)
-    try:
-        with Sandbox() as sandbox, sandbox.client(cache=url, max_retries=1, backoff=0.01) as c:
-            first = c.post_comments(EXAMPLE_POSTS[82])
-            server.terminate()
-            server.wait(timeout=10)
-            # Before: a raw redis ConnectionError. Now: nothing sent, rows so far handed back.
-            with pytest.raises(sf.NetworkError, match="team cache .* stopped answering") as caught:
-                c.post_comments(EXAMPLE_POSTS[51])
-            assert sandbox.charges == 2 and len(first) == 82
-            assert caught.value.partial is not None and len(caught.value.partial) == 0
-    finally:
-        if server.poll() is None:
-            server.kill()
+def test_a_team_cache_that_stops_answering_stops_the_call_before_paying(
+    own_redis: tuple[Any, str],
+) -> None:
+    server, url = own_redis
+    with Sandbox() as sandbox, sandbox.client(cache=url, max_retries=1, backoff=0.01) as c:
+        first = c.post_comments(EXAMPLE_POSTS[82])
+        server.terminate()
+        server.wait(timeout=10)
+        # Before: a raw redis ConnectionError. Now: nothing sent, rows so far handed back.
+        with pytest.raises(sf.NetworkError, match="team cache .* stopped answering") as caught:
+            c.post_comments(EXAMPLE_POSTS[51])
+        assert sandbox.charges == 2 and len(first) == 82
+        assert caught.value.partial is not None and len(caught.value.partial) == 0
 
 
 def test_a_team_cache_that_refuses_writes_warns_and_returns_the_frame(team: str) -> None:

@@ -20,7 +20,7 @@ import msgspec
 import pandas as pd
 import pytest
 import requests
-from test_team_cache import _start_redis
+from servers import running_redis
 
 import socialframe as sf
 from socialframe._serializer import MAGIC
@@ -38,24 +38,6 @@ class Planted:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (os.system, (f"touch {self.proof}",))
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server, url = _start_redis(tmp_path_factory.mktemp("redis"))
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-@pytest.fixture
-def team(redis_url: str) -> str:
-    import redis
-
-    redis.Redis.from_url(redis_url).flushdb()
-    return redis_url
 
 
 def _page_keys_sqlite(path: Path) -> list[str]:
@@ -348,18 +330,14 @@ def test_a_table_of_another_program_is_refused_and_left_as_it_was(tmp_path: Path
     assert "Traceback" not in done.stderr
 
 
-def test_a_team_cache_that_dies_gives_one_clear_error(tmp_path: Path) -> None:
-    server, url = _start_redis(tmp_path)
-    try:
-        with Sandbox(seed=0) as sandbox, sandbox.client(cache=url, progress=False) as client:
-            client.post_comments(P82)
-            server.kill()
-            server.wait(timeout=10)
-            with pytest.raises(sf.NetworkError, match="stopped answering"):
-                client.cache_report()
-    finally:
-        if server.poll() is None:
-            server.kill()
+def test_a_team_cache_that_dies_gives_one_clear_error(own_redis: tuple[Any, str]) -> None:
+    server, url = own_redis
+    with Sandbox(seed=0) as sandbox, sandbox.client(cache=url, progress=False) as client:
+        client.post_comments(P82)
+        server.kill()
+        server.wait(timeout=10)
+        with pytest.raises(sf.NetworkError, match="stopped answering"):
+            client.cache_report()
 
 
 def test_cache_keys_do_not_depend_on_the_serializer(tmp_path: Path) -> None:
@@ -388,12 +366,8 @@ PIECES = ("Zq7", "Kx", "Wv", "Ty@9", "Zq7%23")
 
 @pytest.fixture(scope="module")
 def locked_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    server, url = _start_redis(tmp_path_factory.mktemp("redis-pw"), "--requirepass", PASSWORD)
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with running_redis(tmp_path_factory.mktemp("redis-pw"), "--requirepass", PASSWORD) as started:
+        yield started[1]
 
 
 def _forms(url: str) -> list[str]:
@@ -494,26 +468,24 @@ with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["
 """
 
 
-def test_a_team_cache_dying_mid_run_prints_no_thread_traceback(tmp_path: Path) -> None:
-    server, url = _start_redis(tmp_path)
-    try:
-        with Sandbox(seed=0) as sandbox:
-            env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, TEAM=url)
-            child = subprocess.Popen(
-                [sys.executable, "-c", DYING],
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            assert child.stdout is not None and child.stdout.readline() == "fetched\n"
-            server.kill()
-            server.wait(timeout=10)
-            out, err = child.communicate("go\n", timeout=120)
-    finally:
-        if server.poll() is None:
-            server.kill()
+def test_a_team_cache_dying_mid_run_prints_no_thread_traceback(
+    own_redis: tuple[Any, str],
+) -> None:
+    server, url = own_redis
+    with Sandbox(seed=0) as sandbox:
+        env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, TEAM=url)
+        child = subprocess.Popen(
+            [sys.executable, "-c", DYING],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert child.stdout is not None and child.stdout.readline() == "fetched\n"
+        server.kill()
+        server.wait(timeout=10)
+        out, err = child.communicate("go\n", timeout=120)
     assert out.splitlines() == ["report NetworkError True", "fetch NetworkError True"], err
     assert "Traceback" not in err and "Exception in thread" not in err, err
 

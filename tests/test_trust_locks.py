@@ -13,11 +13,9 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_team_cache import _start_redis
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
@@ -82,16 +80,6 @@ def test_a_lock_folder_taken_by_a_file_is_refused_before_any_call(tmp_path: Path
         with pytest.raises(sf.ConfigError, match=r"c\.sqlite\.locks is a file"):
             sandbox.client(cache=cache)
         assert sandbox.charges == 0
-
-
-@pytest.fixture
-def team(tmp_path: Path) -> Iterator[str]:
-    server, url = _start_redis(tmp_path)
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 MACHINE = """

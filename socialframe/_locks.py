@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import os
 import socket
+import stat
 import threading
 import uuid
 from collections.abc import Iterator
@@ -103,21 +104,46 @@ class FileLocks:
             yield None
             return
         try:
-            with contextlib.suppress(OSError):
-                who.write_text(_me(), encoding="utf-8")
+            _write_holder(who)
             yield None
         finally:
             with contextlib.suppress(OSError):
-                who.unlink()
+                who.unlink()  # (a link planted there is removed, never its target)
             lock.release()
 
 
-def _read_holder(who: Path) -> str:
+def _write_holder(who: Path) -> None:
+    """Say who holds the lock, in a file of its own moved into place: anyone who can
+    write the shared folder could have left a link at ``who``, and writing through it
+    would overwrite whatever file it points to."""
+    fresh = who.with_name(f"{who.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
     try:
-        text = who.read_text(encoding="utf-8", errors="replace").strip()[:200]
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(fresh, flags, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(_me())
+        os.replace(fresh, who)
     except OSError:
-        text = ""
-    return text or "another process (it did not say which)"
+        with contextlib.suppress(OSError):
+            fresh.unlink()
+
+
+def _read_holder(who: Path) -> str:
+    """The holder's own words, read only from a plain file (not through a link, nor from
+    a pipe that would never answer)."""
+    text = ""
+    try:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(who, flags)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                text = os.read(fd, 200).decode("utf-8", "replace").strip()
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    printable = "".join(c if c.isprintable() else "?" for c in text)
+    return printable or "another process (it did not say which)"
 
 
 class RedisLocks:

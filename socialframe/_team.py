@@ -136,6 +136,13 @@ def _team_cache_class() -> type:
             super().__init__(NAMESPACE, connection=connection, ttl=False, serializer=PageFormat())
             self.failures = failures
 
+        def __getitem__(self, key: str) -> Any:
+            try:
+                return super().__getitem__(key)  # type: ignore[no-untyped-call]
+            except redis.ResponseError:  # WRONGTYPE: a hash or a list under a page's key
+                self.failures.unreadable(str(key))
+                return None
+
         def deserialize(self, key: str, value: Any) -> Any:
             response = read_response(value)
             if response is None:

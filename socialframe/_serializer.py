@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import io
 import pickle
-from typing import Any, Final
+import pickletools
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 from requests_cache.serializers.cattrs import CattrStage
 from requests_cache.serializers.pipeline import Stage
 
@@ -45,7 +48,6 @@ keep it whatever the serializer now is, so pages paid for before keep their keys
 
 _CATTRS: Final = CattrStage()
 _ENCODER: Final = msgspec.msgpack.Encoder()
-_DECODER: Final = msgspec.msgpack.Decoder()
 
 
 class PageFormat(Stage):
@@ -94,51 +96,85 @@ def response(value: Any, *, legacy: bool = False) -> Any:
         return None
 
 
+MAX_ENTRIES: Final = 256
+"""Headers (or cookies) a stored page may have: a value with more is not a page."""
+
+
+Text = Annotated[str, msgspec.Meta(max_length=64 * 1024)]
+TextMap = Annotated[dict[Text, Text], msgspec.Meta(max_length=MAX_ENTRIES)]
+
+
+class _Request(msgspec.Struct, forbid_unknown_fields=True):
+    """requests-cache's dict of a ``CachedRequest`` (fields at their default left out)."""
+
+    body: bytes | None | UnsetType = UNSET
+    cookies: TextMap | UnsetType = UNSET
+    headers: TextMap | UnsetType = UNSET
+    method: Text | None | UnsetType = UNSET
+    url: str | None | UnsetType = UNSET
+
+
+class _Page(msgspec.Struct, forbid_unknown_fields=True):
+    """requests-cache's dict of a ``CachedResponse`` as socialframe stores one: HTTP 200,
+    no redirect history, no decoded body; what it may hold is bounded, so a stored
+    value cannot make its reader build more than it is (a 1 MB run of empty maps would
+    otherwise cost 60 MB of dicts), and nothing in it is of a type the read does not
+    take. Decoded by msgspec against this type: a field of another type, an unknown
+    field or a longer container stops the decoding at once."""
+
+    status_code: Literal[200]
+    content: bytes | UnsetType = msgspec.field(default=UNSET, name="_content")
+    cookies: TextMap | UnsetType = UNSET
+    created_at: Text | None | UnsetType = UNSET
+    elapsed: Annotated[float, msgspec.Meta(ge=0, le=1e8)] | UnsetType = UNSET
+    encoding: Text | None | UnsetType = UNSET
+    expires: Text | None | UnsetType = UNSET
+    headers: TextMap | UnsetType = UNSET
+    history: Annotated[list[None], msgspec.Meta(max_length=0)] | UnsetType = UNSET
+    reason: Text | None | UnsetType = UNSET
+    request: _Request | UnsetType = UNSET
+    url: str | None | UnsetType = UNSET
+
+
+_PAGE_DECODER: Final = msgspec.msgpack.Decoder(_Page)
+
+
 def plain(value: Any, *, legacy: bool = False) -> dict[str, Any] | None:
     """The dict of plain values stored as ``value`` (as requests-cache's cattrs stage
     makes it), or ``None`` where it is not a good page.
 
     A good page: written by :class:`PageFormat` (or, with ``legacy``, pickled by an
-    earlier version), at most :data:`MAX_STORED` bytes, HTTP 200, its body bytes, its
-    headers and its request's headers text, no redirect history.
+    earlier version), at most :data:`MAX_STORED` bytes, of the type :class:`_Page`
+    (HTTP 200, bounded, no redirect history), its times ISO text.
     """
+    page = _page(value, legacy=legacy)
+    if page is None:
+        return None
+    found: dict[str, Any] = msgspec.to_builtins(page, builtin_types=(bytes,))
+    return found
+
+
+def _page(value: Any, *, legacy: bool) -> _Page | None:
     if isinstance(value, memoryview | bytearray):
         value = bytes(value)
     if not isinstance(value, bytes) or len(value) > MAX_STORED:
         return None
-    page: Any = None
-    if value.startswith(MAGIC):
-        try:
-            page = _DECODER.decode(memoryview(value)[len(MAGIC) :])
-        except (msgspec.DecodeError, ValueError, RecursionError):
+    try:
+        if value.startswith(MAGIC):
+            page = _PAGE_DECODER.decode(memoryview(value)[len(MAGIC) :])
+        elif legacy:
+            page = msgspec.convert(unpickle(value), _Page)
+        else:
             return None
-    elif legacy:
-        page = unpickle(value)
-    return page if _is_page(page) else None
-
-
-def _is_page(page: Any) -> bool:
-    if not isinstance(page, dict) or page.get("status_code") != 200:
-        return False
-    if not isinstance(page.get("_content", b""), bytes) or "_decoded_content" in page:
-        return False
-    if page.get("history") or page.get("_next"):
-        return False  # socialframe follows no redirect: a chain is not one of its pages
-    request = page.get("request", {})
-    if not isinstance(request, dict) or not _is_text_map(request.get("headers", {})):
-        return False
-    if not _is_text_map(page.get("headers", {})) or not _is_text_map(page.get("cookies", {})):
-        return False
-    return all(
-        isinstance(page.get(name), str | None)
-        for name in ("url", "encoding", "reason", "expires", "created_at")
-    )
-
-
-def _is_text_map(value: Any) -> bool:
-    return isinstance(value, dict) and all(
-        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-    )
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
+        return None
+    for stamp in (page.created_at, page.expires):
+        if isinstance(stamp, str):
+            try:
+                datetime.fromisoformat(stamp)
+            except ValueError:
+                return None  # requests-cache could not read it: not a page
+    return page
 
 
 class _NoClasses(pickle.Unpickler):
@@ -152,12 +188,21 @@ class _NoClasses(pickle.Unpickler):
         raise pickle.UnpicklingError("refused a persistent id: a cache holds data only")
 
 
+MAX_OPCODES: Final = 10_000
+"""Pickle instructions a page pickled by requests-cache 1.x is far below (about 60: its
+body is one); a value with more could build more than it weighs, and is not read."""
+
+
 def unpickle(value: bytes) -> Any:
     """A value pickled by requests-cache 1.x (its cattrs dict of a response), read with
-    :class:`_NoClasses`; ``None`` where it is anything else (a class, a function, junk)."""
+    :class:`_NoClasses`; ``None`` where it is anything else (a class, a function, junk,
+    a pickle of more than :data:`MAX_OPCODES` instructions)."""
     if not value.startswith(b"\x80"):  # protocol 2+: what requests-cache 1.x writes
         return None
     try:
+        for count, _ in enumerate(pickletools.genops(value)):
+            if count >= MAX_OPCODES:
+                return None
         return _NoClasses(io.BytesIO(value)).load()
     except Exception:  # junk pickles fail in a dozen ways; every one is "not a page"
         return None
@@ -168,5 +213,5 @@ def legacy(value: Any) -> bytes | None:
     good page (see :func:`plain`)."""
     if isinstance(value, bytes) and value.startswith(MAGIC):
         return None
-    page = plain(value, legacy=True)
+    page = _page(value, legacy=True)
     return None if page is None else MAGIC + _ENCODER.encode(page)

@@ -18,6 +18,7 @@ with no word). :class:`Store` keeps the backend and changes only that:
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
 from ._errors import ConfigError
-from ._serializer import MAGIC, PageFormat, legacy
+from ._serializer import MAGIC, MAX_STORED, PageFormat, legacy
 from ._serializer import plain as plain_page
 from ._serializer import response as read_response
 
@@ -124,7 +125,6 @@ class _Table(SQLiteDict):
 
     def init_db(self) -> None:
         try:
-            self._refuse_other_schema()
             super().init_db()  # type: ignore[no-untyped-call]
         except (StoreFailed, sqlite3.OperationalError) as exc:
             # Locked, or read-only: fine if the table is already there to read.
@@ -140,24 +140,11 @@ class _Table(SQLiteDict):
                     check_same_thread=False,
                 )
             try:
-                self._refuse_other_schema()
                 with self.connection() as con:
                     con.execute(f"SELECT key FROM {self.table_name} LIMIT 1").fetchall()
             except sqlite3.Error:
                 self.close()  # type: ignore[no-untyped-call]
                 raise StoreFailed(_reason(exc)) from None
-
-    def _refuse_other_schema(self) -> None:
-        """Refuse a table of this name made by another program, before anything is
-        written to it (requests-cache would add a column to it, then fail on every read)."""
-        with self.connection() as con:
-            rows = con.execute(f"PRAGMA table_info({self.table_name})").fetchall()
-        columns = sorted(str(row[1]) for row in rows)
-        if columns and not {"key", "value"} <= set(columns):
-            raise NotACache(
-                f"its table {self.table_name!r} was made by another program"
-                f" (columns {', '.join(columns)[:200]})"
-            )
 
     @contextmanager
     def _acquire_sqlite_lock(self) -> Iterator[None]:
@@ -192,10 +179,16 @@ class _Table(SQLiteDict):
         transaction is open would run inside it and miss a page another process
         stored since, which would then be paid again. The key is a parameter:
         requests-cache puts it in the statement's text, where a key read from a
-        file someone else wrote could be SQL.
+        file someone else wrote could be SQL. A value longer than any page (see
+        :data:`~socialframe._serializer.MAX_STORED`) is not loaded: ``b""`` stands
+        for it (not a page).
         """
         with self.lock, self.connection() as con:
-            cursor = con.execute(f"SELECT value FROM {self.table_name} WHERE key=?", (key,))
+            cursor = con.execute(
+                f"SELECT CASE WHEN length(value) <= ? THEN value ELSE x'' END"
+                f" FROM {self.table_name} WHERE key=?",
+                (MAX_STORED, key),
+            )
             try:
                 row = cursor.fetchone()
             finally:
@@ -267,6 +260,7 @@ class Store(SQLiteCache):
         lock = threading.RLock()
         try:
             _folder(path)
+            _refuse_another_program(path)
             self.responses = _Table(
                 path,
                 table_name="responses",
@@ -315,6 +309,50 @@ class Store(SQLiteCache):
     def read_only(self) -> bool:
         """Whether pages cannot be written (a read-only file, or locked at open)."""
         return bool(getattr(self.responses, "read_only", False))
+
+
+def _refuse_another_program(path: Path) -> None:
+    """Refuse a file another program made, before anything is written to it (opening it
+    as requests-cache does already switches its journal): requests-cache would add its
+    tables to that program's database, or a column to a table of the same name, and
+    socialframe would count that table's rows as unreadable pages, and remove them. A
+    cache file holds the two tables requests-cache makes, ``responses`` (key, value,
+    expires) and ``redirects``, or nothing yet.
+
+    Raises:
+        NotACache: it is another program's database.
+        sqlite3.DatabaseError: it is no SQLite database at all.
+    """
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    uri = path.absolute().as_uri()
+    try:
+        con = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+        tables, columns = _schema(con)
+    except sqlite3.OperationalError:  # (read-only and in WAL mode: read as it is)
+        con = sqlite3.connect(f"{uri}?immutable=1", uri=True)
+        tables, columns = _schema(con)
+    finally:
+        with contextlib.suppress(UnboundLocalError, sqlite3.Error):
+            con.close()
+    others = sorted(tables - {"responses", "redirects"})
+    if others:
+        raise NotACache(f"it holds tables of another program ({', '.join(others)[:200]})")
+    ours = tables == {"responses", "redirects"} and {"key", "value", "expires"} <= columns
+    if tables and not ours:
+        shown = ", ".join(sorted(columns))[:200] or "none"
+        raise NotACache(f"its tables were made by another program (responses: columns {shown})")
+
+
+def _schema(con: sqlite3.Connection) -> tuple[set[str], set[str]]:
+    """The file's tables (SQLite's own left out) and the columns of ``responses``."""
+    tables = {
+        str(row[0])
+        for row in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        if not str(row[0]).startswith("sqlite_")
+    }
+    columns = {str(row[1]) for row in con.execute("PRAGMA table_info(responses)")}
+    return tables, columns
 
 
 #: ``PRAGMA user_version`` of a cache file whose pages are all in the data-only format

@@ -116,6 +116,13 @@ def team_cache(url: str) -> Any:
 NAMESPACE = "socialframe"
 """The prefix of every key socialframe writes in the team's Redis."""
 
+#: A page's value, unless it is longer than any page: then a short value that is no page
+#: (a value of gigabytes would otherwise be sent whole before it could be refused).
+_READ_BOUNDED = """
+if redis.call('STRLEN', KEYS[1]) > tonumber(ARGV[1]) then return '-' end
+return redis.call('GET', KEYS[1])
+"""
+
 
 def _team_cache_class() -> type:
     """:class:`RedisCache` whose pages are data only and whose failures are reported,
@@ -124,7 +131,7 @@ def _team_cache_class() -> type:
     from requests_cache.backends.redis import RedisCache, RedisDict
 
     from ._errors import NetworkError
-    from ._serializer import PageFormat
+    from ._serializer import MAX_STORED, PageFormat
     from ._serializer import response as read_response
     from ._store import Failures
 
@@ -135,13 +142,17 @@ def _team_cache_class() -> type:
         def __init__(self, connection: Any, failures: Failures) -> None:
             super().__init__(NAMESPACE, connection=connection, ttl=False, serializer=PageFormat())
             self.failures = failures
+            self._read = connection.register_script(_READ_BOUNDED)
 
         def __getitem__(self, key: str) -> Any:
             try:
-                return super().__getitem__(key)  # type: ignore[no-untyped-call]
+                value = self._read(keys=[f"{NAMESPACE}:{key}"], args=[MAX_STORED])
             except redis.ResponseError:  # WRONGTYPE: a hash or a list under a page's key
                 self.failures.unreadable(str(key))
                 return None
+            if value is None:
+                raise KeyError(key)
+            return self.deserialize(key, value)
 
         def deserialize(self, key: str, value: Any) -> Any:
             response = read_response(value)

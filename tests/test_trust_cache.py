@@ -542,3 +542,39 @@ def test_processes_opening_an_old_cache_at_once_all_read_it_for_free(tmp_path: P
     with sqlite3.connect(cache) as con:
         values = [row[0] for row in con.execute("SELECT value FROM responses")]
     assert len(values) == pages and all(v.startswith(MAGIC) for v in values)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        # another program's table of the same name, with the usual (key, value) columns
+        ["CREATE TABLE responses (key TEXT PRIMARY KEY, value TEXT)"],
+        # another program's database, whatever its tables are called
+        ["CREATE TABLE answers (id INTEGER, answer TEXT)"],
+        [
+            "CREATE TABLE responses (key TEXT PRIMARY KEY, value BLOB, expires INTEGER)",
+            "CREATE TABLE redirects (key TEXT PRIMARY KEY, value BLOB)",
+            "CREATE TABLE users (id INTEGER)",
+        ],
+    ],
+)
+def test_another_programs_database_is_refused_and_left_untouched(
+    schema: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as con:
+        for statement in schema:
+            con.execute(statement)
+        table = schema[0].split()[2]
+        con.executemany(
+            f"INSERT INTO {table} VALUES (?, ?)"
+            if "expires" not in schema[0]
+            else f"INSERT INTO {table} VALUES (?, ?, NULL)",
+            [(f"respondent-{i}", "yes") for i in range(50)],
+        )
+    before = path.read_bytes()
+    with Sandbox(seed=0) as sandbox:
+        with pytest.raises(sf.ConfigError, match="not a socialframe cache"):
+            sandbox.client(cache=path)
+        assert sandbox.charges == 0
+    assert path.read_bytes() == before  # no column, no table, no journal mode changed

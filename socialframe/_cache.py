@@ -293,6 +293,8 @@ def cache_location(cache: CacheSetting) -> str | Path | None:
             "cache='' names no place: pass a folder or file path, True for the default"
             " cache, or False for none"
         )
+    if isinstance(cache, str | os.PathLike) and "\0" in str(os.fspath(cache)):
+        raise ConfigError("cache= holds a NUL character: no file can have that name")
     if cache is True:
         path = default_cache_path()
     elif isinstance(cache, str | os.PathLike):

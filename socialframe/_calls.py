@@ -51,9 +51,11 @@ from ._errors import (
 )
 from ._json import NOT_PARSED
 from ._ledger import Ledger, Outcome
+from ._locks import FileLocks, LockWaits, NoLocks, RedisLocks
 from ._pace import Pacer, RateLimit
 from ._pages import problem
 from ._stored import Stored, body_of, stored
+from ._time import instant
 from ._transport import BodyTooLarge, BrokenBody, Interrupted
 from ._version import __version__
 
@@ -118,13 +120,7 @@ def _retry_after(response: requests.Response, now: datetime | None = None) -> fl
 def _fetched_at(headers: Mapping[str, str], clock: Clock) -> datetime:
     """When the service answered: stamped on arrival and kept with the cached copy
     (``headers``: a response's, case-insensitive, or a stored page's, in lower case)."""
-    stamp = headers.get(FETCHED_AT.lower())
-    if stamp:
-        try:
-            return datetime.fromisoformat(stamp)
-        except ValueError:
-            pass
-    return clock.now()
+    return instant(headers.get(FETCHED_AT.lower())) or clock.now()
 
 
 class _Wait(tenacity.wait.wait_base):
@@ -190,11 +186,12 @@ def _page_locks(backend: Any) -> Any:
     Raises:
         ConfigError: the place of a SQLite cache's lock folder is taken by a file.
     """
-    from ._locks import FileLocks, NoLocks, RedisLocks
     from ._store import Store  # with the cache: requests-cache is heavy
 
     if isinstance(backend, Store):
-        return FileLocks(Path(backend.db_path))
+        # A file this process cannot write stores no page: there is nothing to lock.
+        writable = not backend.read_only and os.access(backend.db_path, os.W_OK)
+        return FileLocks(Path(backend.db_path)) if writable else NoLocks()
     if _is_redis(backend):
         return RedisLocks(backend.responses.connection)
     return NoLocks()
@@ -286,8 +283,6 @@ class Caller:
         self._pages = KeyedLocks()
         backend: Any = getattr(self.session, "cache", None)
         self._files = _page_locks(backend)
-        from ._locks import LockWaits
-
         # A page waits for another process's fetch of it: one call may take its whole
         # deadline twice (a retry after a cooldown); past that, see LockWaits.
         self._lock_waits = LockWaits(2 * timeout)
@@ -330,9 +325,15 @@ class Caller:
             warnings.warn(
                 CacheWarning(
                     f"{count} paid page{'s' * (count != 1)} could not be stored in the cache"
-                    f" at {where}: {reason}. The frame is complete; a re-run"
-                    " would pay for them again. Free some space or fix the file's"
-                    " permissions, or pass another cache= path."
+                    f" at {where}: {reason}. They are in what this fetch returns (or in"
+                    " its error's .partial); a re-run would pay for them again. "
+                    + (
+                        "Check the team cache's Redis (its memory, its permissions), or"
+                        " pass cache=True for the local cache."
+                        if getattr(backend, "where", None)
+                        else "Free some space or fix the file's permissions, or pass another"
+                        " cache= path."
+                    )
                 ),
                 stacklevel=4,
             )
@@ -547,6 +548,16 @@ class Caller:
             failure = NetworkError(
                 self._scrub(f"{operation}: {type(exc).__name__}: {exc}"),
                 retryable=not isinstance(exc, BodyTooLarge),  # the same body again
+            )
+        except SocialFrameError:
+            raise  # (the team cache's NetworkError: nothing was sent)
+        except Exception as exc:
+            # Anything else requests, urllib3 or the socket raise (an URL they cannot
+            # send, a header they refuse): nothing was sent, and the same call fails
+            # the same way. Their errors' frames hold the request, key included.
+            failure = NetworkError(
+                self._scrub(f"{operation}: the request could not be sent ({type(exc).__name__})"),
+                retryable=False,
             )
         if failure is not None:
             # Raised outside the except clause: requests' exception (whose request

@@ -196,12 +196,17 @@ def _is_utf8(text: str) -> bool:
 
 
 def _printable(text: str) -> str:
-    """``text`` with the bytes that were not UTF-8 as ``\\xff`` (never a raw surrogate)."""
+    """``text`` with the bytes that were not UTF-8 as ``\\xff`` (never a raw surrogate),
+    and control characters (escapes) as ``\\x1b``."""
     try:
         raw = text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a lone surrogate of another origin
-        return text.encode("utf-8", "backslashreplace").decode("ascii", "replace")
-    return raw.decode("utf-8", "backslashreplace")
+        text = text.encode("utf-8", "backslashreplace").decode("ascii", "replace")
+    else:
+        text = raw.decode("utf-8", "backslashreplace")
+    # What a terminal would act on (escape sequences, a carriage return), from a service's
+    # message, a stored page or a lock's holder, is shown, never obeyed.
+    return "".join(c if c.isprintable() or c == "\n" else f"\\x{ord(c):02x}" for c in text)
 
 
 def _keys(argv: Sequence[str]) -> list[str]:

@@ -33,9 +33,9 @@ wrong type is a ``TypeError``. What is allowed:
 ``workers``         1 to :data:`MAX_WORKERS`
 ``rate_limit``      from one call a day to :data:`MAX_RATE_CALLS` calls in a period
                     of at most a day
-``expire_after``    ``-1`` (never), or seconds (or a timedelta) > 0 and at most
-                    :data:`MAX_EXPIRE`: ``0`` or less would store pages already
-                    expired, so every run would pay for them again
+``expire_after``    ``-1`` (never), or seconds (or a timedelta) from 1 to
+                    :data:`MAX_EXPIRE`: less would store pages already expired,
+                    so every run would pay for them again
 ==================  ===========================================================
 
 Messages never show the key, a header's value, or a header name that is not
@@ -44,6 +44,7 @@ one (it may be a whole ``Name: value`` line pasted in).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import os
@@ -173,6 +174,24 @@ def _shown_url(url: str) -> str:
     return repr(shown if len(shown) <= 100 else shown[:97] + "...")
 
 
+def _sendable(url: str) -> bool:
+    """Whether requests can send to ``url``'s host: a soft hyphen pasted into a name,
+    Arabic digits or a label of 64 characters made every call fail inside requests or
+    the socket, with the key in the frames of the error."""
+    import requests
+
+    prepared = requests.PreparedRequest()
+    try:
+        prepared.prepare_url(url, None)  # (IDNA 2008, as requests sends)
+        host = urlsplit(str(prepared.url)).hostname or ""
+    except (requests.RequestException, ValueError, UnicodeError):
+        return False
+    if host.startswith("[") or ":" in host:
+        return True  # an IPv6 address
+    labels = host.rstrip(".").split(".")
+    return len(host) <= 253 and all(0 < len(label) <= 63 for label in labels)
+
+
 def _url_problem(url: str, what: str) -> str | None:
     """What makes ``url`` unusable as a base URL, or None."""
     if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
@@ -186,6 +205,11 @@ def _url_problem(url: str, what: str) -> str | None:
         return f"{what} is not a URL (its host or port), got {_shown_url(url)}"
     if not parts.hostname:
         return f"{what} has no host, got {_shown_url(url)}"
+    if not _sendable(url):
+        return (
+            f"{what} has a host name no request can carry (an invisible character, a"
+            f" label over 63 characters...), got {_shown_url(url)}"
+        )
     if "@" in parts.netloc:
         return (
             f"{what} must not carry a user or password (it would be stored in the cache"
@@ -378,6 +402,11 @@ def cache_dir() -> Path:
 
 def _expire(value: object, what: str) -> float | timedelta:
     """``value`` as an ``expire_after`` requests-cache can use (see the module doc)."""
+    if type(value).__name__ == "timedelta64":  # NumPy's (pandas' Timedelta is a timedelta)
+        import pandas as pd
+
+        with contextlib.suppress(ValueError, OverflowError):
+            value = pd.Timedelta(value).to_pytimedelta()
     if isinstance(value, bool) or not isinstance(value, numbers.Real | timedelta):
         raise TypeError(
             f"{what} must be seconds, a timedelta, or -1 for never, not {type(value).__name__}"
@@ -388,16 +417,16 @@ def _expire(value: object, what: str) -> float | timedelta:
         length = value.total_seconds() if isinstance(value, timedelta) else float(value)
     except OverflowError:  # an int too large for a float
         length = math.inf
-    if not (0 < length <= MAX_EXPIRE.total_seconds()):  # NaN too
+    if not (1 <= length <= MAX_EXPIRE.total_seconds()):  # NaN too
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         why = (
-            " (0 or less would store pages already expired: every run would pay for them"
+            " (less would store pages already expired: every run would pay for them"
             " again; for no cache, pass cache=False)"
-            if length <= 0
+            if length < 1
             else ""
         )
         raise SettingError(
-            f"{what} must be -1 (never expire) or seconds (or a timedelta) > 0 and at most"
+            f"{what} must be -1 (never expire) or seconds (or a timedelta) from 1 to at most"
             f" {MAX_EXPIRE.days:,} days (a century), got {shown}{why}."
         )
     return value if isinstance(value, timedelta) else length
@@ -407,7 +436,7 @@ def resolve_expire(expire_after: object) -> float | timedelta:
     """Seconds (or a timedelta) a cached page stays fresh; -1 is never expire.
 
     Raises:
-        SettingError: outside -1 or (0, :data:`MAX_EXPIRE`] (see the module doc).
+        SettingError: outside -1 or [1 s, :data:`MAX_EXPIRE`] (see the module doc).
         TypeError: not a number or a timedelta.
     """
     if expire_after is not None:
@@ -438,7 +467,12 @@ def check_rate(rate_limit: object) -> None:
         rate = parse_rate(rate_limit)
     except TypeError:
         raise
-    except (ValueError, OverflowError) as exc:
+    except OverflowError:
+        raise SettingError(
+            f"rate_limit must be calls per second or like '300/min', got a number too large"
+            f" ({str(rate_limit)[:20]}...)"
+        ) from None
+    except ValueError as exc:
         raise SettingError(str(exc)) from None
     if rate is not None and (rate[0] > MAX_RATE_CALLS or rate[1] > _DAY_MS):
         raise SettingError(

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ._cache import FETCHED_AT, operation_of
 from ._ledger import PRICE_CENTS, usd
+from ._time import instant
 
 #: The columns of :func:`report`, in order.
 REPORT_COLUMNS: Final = (
@@ -208,14 +209,12 @@ def _base_url(parts: Any) -> str:
 
 
 def _fetched_at(response: Any) -> datetime:
-    stamp = response.headers.get(FETCHED_AT)
-    if stamp:
-        try:
-            return datetime.fromisoformat(stamp).astimezone(UTC)
-        except ValueError:
-            pass
-    created: datetime = response.created_at
-    return created if created.tzinfo else created.replace(tzinfo=UTC)
+    """When the service sent the page: its stamp, else when requests-cache stored it."""
+    found = instant(response.headers.get(FETCHED_AT))
+    if found is None:
+        created: datetime = response.created_at
+        found = instant(created.isoformat()) or datetime.now(UTC)
+    return found
 
 
 def _rows(operation: str, response: Any) -> dict[str, Any] | None:

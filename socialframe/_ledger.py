@@ -13,7 +13,7 @@ import os
 import threading
 import time
 import weakref
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, DecimalException
 from typing import Final, Literal
 
 PRICE_CENTS: Final = 1  # 0.01 USD per successful call
@@ -33,13 +33,15 @@ def to_cents(usd: float | int | str | Decimal) -> Decimal:
     """USD amount -> cents, exactly (``0.03`` is 3, not 3.0000000000000004)."""
     if isinstance(usd, bool):
         raise TypeError("max_cost must be a number of USD")
+    # (text is not repeated: it could be anything pasted, the key included)
+    shown = "text" if isinstance(usd, str) else repr(usd)[:40]
     try:
         cents = Decimal(str(usd)) * 100
-    except InvalidOperation:
-        raise ValueError(f"max_cost must be a number of USD, got {usd!r}") from None
+    except DecimalException:  # not a number, or one past Decimal's exponents ("1e999999")
+        raise ValueError(f"max_cost must be a finite number of USD, got {shown}") from None
     if not cents.is_finite() or cents < 0:
-        raise ValueError(f"max_cost must be a finite amount >= 0, got {usd!r}")
-    return cents
+        raise ValueError(f"max_cost must be a finite amount >= 0, got {shown}")
+    return cents + 0  # (-0 is 0: a budget of "$-0.00" reads as a bug)
 
 
 class Hold:

@@ -3,7 +3,7 @@
 A process about to fetch a page holds that page's lock; another one asking for the
 same page waits, then finds it in the cache. Two kinds, one interface
 (``held(key, wait)``, yielding ``None`` when the call may go on under the lock, or a
-text naming who held it when the wait ran out):
+text saying who held it when the wait ran out, or why it could not be had):
 
 - :class:`FileLocks`: lock files beside a SQLite cache (``<cache file>.locks/``), page
   keys hashed onto :data:`FileLocks.STRIPES` files. The system lets go of a lock when
@@ -61,8 +61,9 @@ class FileLocks:
         cache_file: The SQLite file of the cache.
 
     Raises:
-        ConfigError: ``<cache_file>.locks`` is there and is not a folder (locking
-            would be off, and every process sharing the cache would pay again).
+        ConfigError: ``<cache_file>.locks`` cannot be the folder of the locks (a file,
+            a link to nothing, a folder this process may not write): locking would be
+            off, and every process sharing the cache would pay again.
 
     Example:
         >>> import tempfile, pathlib
@@ -76,11 +77,24 @@ class FileLocks:
 
     def __init__(self, cache_file: Path) -> None:
         self.folder = Path(f"{cache_file}.locks")
-        if self.folder.exists() and not self.folder.is_dir():
+        why = ""
+        if self.folder.is_symlink() and not self.folder.exists():
+            why = "is a link to nothing"
+        elif self.folder.exists() and not self.folder.is_dir():
+            why = "is a file"
+        else:
+            try:
+                self.folder.mkdir(exist_ok=True)
+                probe = self.folder / f".probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+                os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+                probe.unlink()
+            except OSError as exc:
+                why = f"cannot be written ({exc.strerror or exc})"
+        if why:
             raise ConfigError(
-                f"{self.folder} is a file: the cache keeps its page locks in a folder of"
-                " that name, so that processes sharing the cache pay for a page once."
-                " Move the file away."
+                f"{self.folder} {why}: the cache keeps its page locks in a folder of that"
+                " name, so that processes sharing the cache pay for a page once. Move it"
+                " away or fix its permissions, or pass another cache= path."
             )
 
     @contextmanager
@@ -96,12 +110,10 @@ class FileLocks:
             self.folder.mkdir(exist_ok=True)
             lock.acquire()
         except Timeout:
-            yield _read_holder(who)
+            yield "held by " + _read_holder(who)
             return
-        except OSError:
-            # A lock folder (or file) this process may not write: nor may it write the
-            # cache beside it, which the client reports when a page is not stored.
-            yield None
+        except OSError as exc:  # (checked when the client was built: changed since)
+            yield f"the lock could not be taken: {exc.strerror or exc}"
             return
         try:
             _write_holder(who)
@@ -142,8 +154,12 @@ def _read_holder(who: Path) -> str:
             os.close(fd)
     except OSError:
         pass
-    printable = "".join(c if c.isprintable() else "?" for c in text)
-    return printable or "another process (it did not say which)"
+    return _printable(text) or "another process (it did not say which)"
+
+
+def _printable(text: str) -> str:
+    """``text`` with what a terminal would act on (escapes, controls) shown as ``?``."""
+    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 class RedisLocks:
@@ -178,7 +194,7 @@ class RedisLocks:
             yield None  # the page's read meets the same failure and reports it
             return
         if not held:
-            yield self._holder(name)
+            yield "held by " + self._holder(name)
             return
         self._renew(lock)
         try:
@@ -196,7 +212,7 @@ class RedisLocks:
             token = None
         if isinstance(token, bytes):
             token = token.decode("utf-8", "replace")
-        return str(token)[:200] if token else "a machine of the team (it did not say which)"
+        return _printable(str(token)[:200]) or "a machine of the team (it did not say which)"
 
     def _renew(self, lock: Any) -> None:
         with self._guard:
@@ -243,7 +259,7 @@ class LockWaits:
             return min(self.wait, self.AFTER_TIMEOUT) if self._pages else self.wait
 
     def ran_out(self, holder: str) -> None:
-        """A page's wait ran out with ``holder`` holding the lock."""
+        """A page's lock could not be had: ``holder`` says who held it, or why not."""
         with self._guard:
             self._pages += 1
             self._holder = holder
@@ -258,8 +274,8 @@ class LockWaits:
             return ""
         were = "it was" if pages == 1 else "they were"
         return (
-            f"The cache's lock of {pages:,} page{'s' * (pages != 1)} was held past the"
-            f" {self.wait:g} s a page waits for it, by {holder}: {were} fetched without"
-            " it (if the holder was fetching the same page, it was paid twice), and later"
-            f" pages waited at most {self.AFTER_TIMEOUT:g} s."
+            f"The cache's lock of {pages:,} page{'s' * (pages != 1)} could not be had in"
+            f" the {self.wait:g} s a page waits for it ({holder}): {were} fetched without"
+            " it (if another process was fetching the same page, it was paid twice), and"
+            f" later pages waited at most {self.AFTER_TIMEOUT:g} s."
         )

@@ -12,6 +12,8 @@ frame is the same whatever ``workers`` is: items in the order given.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Set
@@ -279,6 +281,14 @@ def items_of(value: object, name: str) -> list[Any] | None:
         raise TypeError(
             f"{name} must be text (str), not {kind}: decode it first, e.g. .decode('utf-8')"
         )
+    view = None
+    with contextlib.suppress(TypeError, ValueError):
+        view = memoryview(value)  # type: ignore[arg-type]  # (array.array, numpy arrays)
+    if view is not None and view.itemsize == 1:
+        raise TypeError(
+            f"{name} must be text (str), not bytes (a {kind} of 1-byte items): iterated,"
+            " its items are small ints, not posts or queries"
+        )
     if isinstance(value, Mapping):
         raise TypeError(f"{name} must be text or a list of them, not a {kind}")
     if isinstance(value, Set):
@@ -289,8 +299,15 @@ def items_of(value: object, name: str) -> list[Any] | None:
     if _is_frame(value):
         raise TypeError(f"{name} must be text or a list of them, not a DataFrame: pass one column")
     if isinstance(value, Iterable):
-        return list(value)
+        items = list(itertools.islice(value, MAX_ITEMS + 1))  # (an endless generator ends)
+        if len(items) > MAX_ITEMS:
+            raise ValueError(f"{name}: more than {MAX_ITEMS:,} items in one call")
+        return items
     return None  # one item of another type: the operation's check refuses it
+
+
+MAX_ITEMS = 1_000_000
+"""Posts or queries one call takes (an endless generator would never be done)."""
 
 
 def _is_frame(value: object) -> bool:

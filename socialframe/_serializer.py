@@ -27,13 +27,15 @@ from __future__ import annotations
 import io
 import pickle
 import pickletools
-from datetime import datetime
+from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
 from requests_cache.serializers.cattrs import CattrStage
 from requests_cache.serializers.pipeline import Stage
+
+from ._time import instant
 
 MAGIC: Final = b"socialframe-page/1\n"
 """The first bytes of every value socialframe writes (the format's name and version)."""
@@ -95,6 +97,9 @@ def response(value: Any, *, legacy: bool = False) -> Any:
     except Exception:  # cattrs' own errors (a group of them) as much as TypeError: not a page
         return None
 
+
+FETCHED_AT_HEADER: Final = "x-socialframe-fetched-at"
+"""The stamp of the time the service answered (``socialframe._cache.FETCHED_AT``)."""
 
 MAX_ENTRIES: Final = 256
 """Headers (or cookies) a stored page may have: a value with more is not a page."""
@@ -168,12 +173,11 @@ def _page(value: Any, *, legacy: bool) -> _Page | None:
             return None
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
         return None
-    for stamp in (page.created_at, page.expires):
-        if isinstance(stamp, str):
-            try:
-                datetime.fromisoformat(stamp)
-            except ValueError:
-                return None  # requests-cache could not read it: not a page
+    stamps = [page.created_at, page.expires]
+    if isinstance(page.headers, dict):
+        stamps += [v for k, v in page.headers.items() if k.lower() == FETCHED_AT_HEADER]
+    if any(isinstance(stamp, str) and instant(stamp) is None for stamp in stamps):
+        return None  # a time no one can read (or hold in UTC): not a page
     return page
 
 
@@ -208,10 +212,15 @@ def unpickle(value: bytes) -> Any:
         return None
 
 
-def legacy(value: Any) -> bytes | None:
+def legacy(value: Any, accept: Callable[[str | None], bool] = lambda url: True) -> bytes | None:
     """``value``, pickled by an earlier version, in this format; ``None`` if it is not a
-    good page (see :func:`plain`)."""
+    good page (see :func:`plain`) or ``accept`` refuses its URL."""
     if isinstance(value, bytes) and value.startswith(MAGIC):
         return None
-    page = _page(value, legacy=True)
-    return None if page is None else MAGIC + _ENCODER.encode(page)
+    try:
+        page = _page(value, legacy=True)
+        if page is None or not accept(None if page.url is UNSET else page.url):
+            return None
+        return MAGIC + _ENCODER.encode(page)
+    except Exception:  # whatever it holds, a value that is not a page is left as it is
+        return None

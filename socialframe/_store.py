@@ -168,6 +168,9 @@ class _Table(SQLiteDict):
             except (sqlite3.Error, OSError) as exc:
                 self._connection.rollback()
                 raise StoreFailed(_reason(exc)) from None
+            except BaseException:  # Ctrl-C mid-way: never leave the file's lock held
+                self._connection.rollback()
+                raise
             finally:
                 self._active_transaction = False
 
@@ -362,9 +365,12 @@ FORMAT_VERSION = 1
 
 def _migrate(table: _Table) -> None:
     """Rewrite, once per file, the pages an earlier version pickled, in the data-only
-    format; an entry that is not a good page (a planted object, junk) is removed and
-    counted as unreadable. Skipped (old pages are still read, as data only, one by one)
-    where another process holds the file's lock or it cannot be written."""
+    format. Only good pages of socialframe's operations are rewritten; anything else
+    (a planted object, junk, a page of another program sharing the file) is left as it
+    is: a miss when asked for, counted then, replaced by the page fetched again, and
+    removed by ``cache clear``. Skipped (old pages are still read, as data only, one by
+    one) where another process holds the file's lock or it cannot be written; one
+    transaction, so an interrupted migration leaves the file as it was."""
     name = table.table_name
     with table.connection() as reader:
         if reader.execute("PRAGMA user_version").fetchone()[0] >= FORMAT_VERSION:
@@ -378,21 +384,28 @@ def _migrate(table: _Table) -> None:
             keys = [
                 row[0]
                 for row in con.execute(
-                    f"SELECT key FROM {name} WHERE substr(value, 1, ?) IS NOT ?",
-                    (len(MAGIC), MAGIC),
+                    f"SELECT key FROM {name} WHERE substr(value, 1, ?) IS NOT ?"
+                    " AND length(value) <= ?",
+                    (len(MAGIC), MAGIC, MAX_STORED),
                 )
             ]
             for key in keys:
                 row = con.execute(f"SELECT value FROM {name} WHERE key=?", (key,)).fetchone()
-                value = legacy(row[0])
-                if value is None:
-                    con.execute(f"DELETE FROM {name} WHERE key=?", (key,))
-                    table.failures.unreadable(str(key))
-                else:
+                value = legacy(row[0], accept=_is_operation_url)
+                if value is not None:
                     con.execute(f"UPDATE {name} SET value=? WHERE key=?", (value, key))
             con.execute(f"PRAGMA user_version={FORMAT_VERSION}")
     except StoreFailed:
         pass
+
+
+def _is_operation_url(url: str | None) -> bool:
+    """Whether a page's URL is one of socialframe's operations (by its path's end)."""
+    from urllib.parse import urlsplit
+
+    from ._operations import OPERATION_OF_PATH
+
+    return urlsplit(url or "").path.rsplit("/", 1)[-1] in OPERATION_OF_PATH
 
 
 def _folder(path: Path) -> None:

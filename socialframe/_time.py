@@ -20,12 +20,32 @@ repeats midnight, the first of the two.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final, NamedTuple
 
 import pandas as pd
 
 _ISO_HELP: Final = "a date, a datetime or an ISO date string such as '2025-12-01'"
+
+
+def instant(text: object) -> datetime | None:
+    """An ISO time stamp as a UTC ``datetime``, or None where it is none (not text, not
+    ISO, or so close to the calendar's ends that UTC cannot hold it: a stored page's
+    stamp, which anyone able to write the cache could have set).
+
+    Example:
+        >>> instant("2026-01-12T09:30:16+01:00"), instant("9999-12-31T23:59:59-23:59")
+        (datetime.datetime(2026, 1, 12, 8, 30, 16, tzinfo=datetime.timezone.utc), None)
+    """
+    if not isinstance(text, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(text)
+        if stamp.tzinfo is None:  # (as requests-cache reads a naive one)
+            stamp = stamp.replace(tzinfo=UTC)
+        return stamp.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
 
 
 def check_zone(tz: str) -> None:

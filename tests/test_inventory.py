@@ -95,11 +95,11 @@ def test_a_second_run_adds_nothing_and_pays_nothing(sandbox: Sandbox, tmp_path: 
 
 
 def test_expired_pages_are_counted_and_still_there(sandbox: Sandbox, tmp_path: Path) -> None:
-    # A page cannot be stored already expired (expire_after <= 0 is refused: every run
-    # would pay), so the pages get a millisecond and the report waits that out.
-    with sandbox.client(cache=tmp_path, progress=False, expire_after=0.001) as c:
+    # A page cannot be stored already expired (expire_after under 1 s is refused: every
+    # run would pay), so the pages get a second and the report waits that out.
+    with sandbox.client(cache=tmp_path, progress=False, expire_after=1) as c:
         c.post_comments(P82)
-        time.sleep(0.01)  # a wait, not a timing assertion
+        time.sleep(1.1)  # a wait, not a timing assertion
         report = c.cache_report()
     assert report[["pages", "expired_pages"]].values.tolist() == [[2, 2]]
 

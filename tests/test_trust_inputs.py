@@ -15,12 +15,16 @@ server in a thread) and the real console script.
 
 from __future__ import annotations
 
+import array
 import http.server
+import itertools
 import threading
 import tracemalloc
 import zlib
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -76,6 +80,14 @@ BAD_SETTINGS = [
     ("max_cost", "abc"),
     ("max_cost", float("nan")),
     ("max_cost", -1),
+    # found by the hostile review: raw decimal / float errors, or every run paying
+    ("max_cost", "1e999999"),
+    ("max_cost", Decimal("1E+999999")),
+    ("rate_limit", 10**400),
+    ("expire_after", 1e-7),
+    ("expire_after", 0.5),
+    ("expire_after", Fraction(1, 10**30)),
+    ("expire_after", np.timedelta64(500, "ms")),
 ]
 
 
@@ -162,6 +174,10 @@ def test_the_command_line_refuses_an_infinite_expiry_before_paying(sandbox: Sand
         ("https://", "no host"),
         ("ftp://api.example", "http:// or https://"),
         ("", "empty"),
+        # requests (or the socket) could not send to these: found by the hostile review
+        ("https://api.example\u00ad.com", "no request can carry"),  # a soft hyphen
+        ("https://\u0661\u0662\u0663.com", "no request can carry"),  # Arabic digits
+        ("https://" + "a" * 64 + ".com", "no request can carry"),  # a label over 63
     ],
 )
 def test_unusable_base_urls_are_refused_without_their_secrets(
@@ -338,6 +354,9 @@ def test_ad_page_ids_longer_than_the_services_are_refused(sandbox: Sandbox, tmp_
         ({P82, P1}, "no order"),
         (frozenset({P82}), "no order"),
         (pd.DataFrame({"post": [P82]}), "DataFrame"),
+        # bytes by another name (found by the hostile review: posts 55, 56, 51, 52 paid)
+        (array.array("B", b"7384"), "not bytes \\(a array of 1-byte items\\)"),
+        (np.frombuffer(b"7384", np.uint8), "not bytes \\(a ndarray of 1-byte items\\)"),
     ],
 )
 def test_posts_that_are_not_text_are_refused_before_any_call(
@@ -346,6 +365,15 @@ def test_posts_that_are_not_text_are_refused_before_any_call(
     with _build(sandbox, tmp_path) as client, pytest.raises(TypeError, match=said):
         client.post_comments(given)  # type: ignore[arg-type]
     assert sandbox.requests == [] and client.ledger.paid_calls == 0
+
+
+def test_an_endless_generator_of_posts_is_refused_not_waited_for(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    endless = (P82 for _ in itertools.count())
+    with _build(sandbox, tmp_path) as client, pytest.raises(ValueError, match="more than"):
+        client.post_comments(endless)
+    assert sandbox.requests == []
 
 
 @pytest.mark.parametrize(

@@ -67,17 +67,26 @@ def test_a_lock_held_by_a_hung_process_costs_one_wait_and_one_warning(tmp_path: 
             holder.communicate()
     said = [str(w.message) for w in caught if w.category is sf.CacheWarning]
     assert len(said) == 1, said
-    assert said[0].startswith("The cache's lock of 2 pages was held past the 2 s")
-    assert f"process {holder.pid} on " in said[0]
+    assert said[0].startswith("The cache's lock of 2 pages could not be had in the 2 s")
+    assert f"(held by process {holder.pid} on " in said[0]
     assert "later pages waited at most 1 s" in said[0]
     assert len(frame) == 82 and client.ledger.paid_calls == 2
 
 
-def test_a_lock_folder_taken_by_a_file_is_refused_before_any_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("taken", ["file", "link to nothing"])
+def test_a_lock_folder_that_cannot_be_one_is_refused_before_any_call(
+    tmp_path: Path, taken: str
+) -> None:
+    """Locking used to switch itself off, silently: every process sharing the cache
+    would then pay for the same pages."""
     cache = tmp_path / "c.sqlite"
-    Path(f"{cache}.locks").write_text("not a folder")
+    locks = Path(f"{cache}.locks")
+    if taken == "file":
+        locks.write_text("not a folder")
+    else:
+        locks.symlink_to(tmp_path / "gone")
     with Sandbox(seed=0) as sandbox:
-        with pytest.raises(sf.ConfigError, match=r"c\.sqlite\.locks is a file"):
+        with pytest.raises(sf.ConfigError, match=rf"c\.sqlite\.locks is a {taken}"):
             sandbox.client(cache=cache)
         assert sandbox.charges == 0
 

@@ -606,3 +606,14 @@ def test_a_budget_in_whole_cents_is_taken(sandbox: Sandbox, value: str, shown: s
     run = cli("comments", P2345, "--max-cost", value, sandbox=sandbox)
     assert run.code == 3 and sandbox.charges == 3
     assert f"stopped by --max-cost {shown} before the next paid call (spent $0.03)" in run.err
+
+
+def test_a_message_with_terminal_escapes_is_shown_not_obeyed(sandbox: Sandbox) -> None:
+    """A service's message (or a stored page's, a lock holder's) reaches the terminal:
+    its escape sequences (clear the screen, set the title) are shown as text."""
+    hostile = {"success": False, "message": "quota \x1b[2J\x1b]0;pwned\x07 exceeded\r"}
+    sandbox.inject(*[hostile] * 5)  # every try of the first call
+    run = cli("comments", P82, sandbox=sandbox)
+    assert run.code == 5, run.err
+    assert "\x1b" not in run.err and "\x07" not in run.err and "\r" not in run.err
+    assert "quota \\x1b[2J\\x1b]0;pwned\\x07 exceeded" in run.err

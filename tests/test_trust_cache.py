@@ -578,3 +578,115 @@ def test_another_programs_database_is_refused_and_left_untouched(
             sandbox.client(cache=path)
         assert sandbox.charges == 0
     assert path.read_bytes() == before  # no column, no table, no journal mode changed
+
+
+def test_the_migration_rewrites_socialframes_pages_only_and_removes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A cache file whose pickles are not all socialframe's pages: another program's
+    pages (requests-cache's own format), a planted object, a page whose dict msgpack
+    cannot hold, junk. Only the pages of socialframe's operations are rewritten; the rest
+    stays exactly as it was (misses for socialframe), and nothing is removed."""
+    import requests_cache
+
+    cache = tmp_path / "old.sqlite"
+    with Sandbox(seed=0) as sandbox:
+        _legacy_cache(sandbox, cache)
+        theirs = requests_cache.CachedSession(str(cache), backend="sqlite", expire_after=-1)
+        theirs.mount("https://", sf.MockTransport(lambda request: (200, {"weather": "fine"})))
+        theirs.get("https://weather.example/today")  # another program's page, pickled
+        theirs.close()
+        with sqlite3.connect(cache) as con:
+            strange = {
+                "aaaa000000000001": pickle.dumps(Planted(tmp_path / "owned")),
+                "aaaa000000000002": pickle.dumps(
+                    {"status_code": 200, "_content": b"x" * 8, "url": "u", "big": 2**70}
+                ),
+                "aaaa000000000003": b"junk",
+            }
+            for key, value in strange.items():
+                con.execute("INSERT INTO responses (key, value) VALUES (?, ?)", (key, value))
+            con.execute("PRAGMA user_version=0")
+            before = dict(con.execute("SELECT key, value FROM responses"))
+        _, client = _fetch(sandbox, cache)
+    assert (client.ledger.paid_calls, client.ledger.cached_calls) == (0, 2)
+    with sqlite3.connect(cache) as con:
+        after = dict(con.execute("SELECT key, value FROM responses"))
+    assert after.keys() == before.keys()  # nothing removed
+    changed = {k for k in after if after[k] != before[k]}
+    assert changed == set(_page_keys_sqlite(cache)) - set(strange) - {
+        k for k, v in before.items() if b"weather" in v
+    }
+    assert len(changed) == 2 and all(after[k].startswith(MAGIC) for k in changed)
+    with requests_cache.CachedSession(str(cache), backend="sqlite", expire_after=-1) as theirs:
+        assert theirs.get("https://weather.example/today", only_if_cached=True).json() == {
+            "weather": "fine"
+        }  # the other program still reads its page
+    assert not (tmp_path / "owned").exists()
+
+
+def test_an_interrupted_migration_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C mid-way through the migration (in Client()): the transaction is rolled
+    back and the file's lock let go, so another process can still store pages."""
+    from socialframe import _store
+
+    cache = tmp_path / "old.sqlite"
+    with Sandbox(seed=0) as sandbox:
+        _legacy_cache(sandbox, cache)
+        with sqlite3.connect(cache) as con:
+            before = dict(con.execute("SELECT key, value FROM responses"))
+        rewritten = []
+
+        def interrupted(value: Any, accept: Any = None) -> Any:
+            if rewritten:
+                raise KeyboardInterrupt
+            rewritten.append(value)
+            return MAGIC + b"\x80"
+
+        monkeypatch.setattr(_store, "legacy", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            sandbox.client(cache=cache)
+        other = sqlite3.connect(cache, timeout=0.5, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # the file's lock is free
+        other.execute("ROLLBACK")
+        other.close()
+    with sqlite3.connect(cache) as con:
+        assert dict(con.execute("SELECT key, value FROM responses")) == before
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "stamp"),
+    [
+        ("fetched", "9999-12-31T23:59:59-23:59"),
+        ("fetched", "0001-01-01T00:00:00+14:00"),
+        ("created_at", "0001-01-01T00:00:00+14:00"),
+        ("expires", "9999-12-31T23:59:59-23:59"),
+    ],
+)
+def test_a_stamp_no_utc_time_can_hold_makes_no_page(tmp_path: Path, field: str, stamp: str) -> None:
+    """Found by the hostile review: such a page was served (fetched_at in year 10000),
+    and the report and `cache info` / `cache clear` crashed on it."""
+    cache = tmp_path / "c.sqlite"
+    with Sandbox(seed=0) as sandbox:
+        _fetch(sandbox, cache)
+        key = _page_keys_sqlite(cache)[0]
+        page = _good_plain(cache, key)
+        if field == "fetched":
+            page["headers"] = {**page["headers"], "X-Socialframe-Fetched-At": stamp}
+        else:
+            page[field] = stamp
+        _set_sqlite(cache, key, _stored_page(page))
+        for action in (["info"], ["report"]):
+            done = subprocess.run(
+                [sys.executable, "-m", "socialframe", "cache", *action, "--cache", str(cache)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0 and "1 entry" in done.stderr, done.stderr
+        with pytest.warns(sf.CacheWarning, match="1 entry"):
+            frame, client = _fetch(sandbox, cache)
+        assert client.ledger.paid_calls == 1 and frame["fetched_at"].dt.year.max() < 2100

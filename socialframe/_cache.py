@@ -38,6 +38,7 @@ from ._json import NOT_PARSED, is_utf8
 from ._json import fast as fast_json
 from ._operations import OPERATION_OF_PATH
 from ._pages import problem
+from ._team import SCHEMES, is_team_url, shown, team_cache
 from ._transport import Guard, HTTPTransport
 
 if TYPE_CHECKING:
@@ -277,8 +278,6 @@ def cache_location(cache: CacheSetting) -> str | Path | None:
         The team cache's URL (a ``str``), the SQLite file (a ``Path``), or ``None``
         for no cache or a backend object.
     """
-    from ._team import SCHEMES, is_team_url, shown
-
     url = config.cache_url() if cache is True else None
     if is_team_url(cache) or url:
         return str(url or cache)
@@ -328,8 +327,6 @@ def open_backend(cache: CacheSetting) -> Any:
         return cache
     where = cache_location(cache)
     if isinstance(where, str):
-        from ._team import team_cache
-
         return team_cache(where)
     if isinstance(where, Path):
         from ._store import Store

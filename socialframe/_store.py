@@ -25,11 +25,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
 from ._errors import ConfigError
+from ._operations import OPERATION_OF_PATH
 from ._serializer import MAGIC, MAX_STORED, PageFormat, legacy
 from ._serializer import plain as plain_page
 from ._serializer import response as read_response
@@ -401,10 +403,6 @@ def _migrate(table: _Table) -> None:
 
 def _is_operation_url(url: str | None) -> bool:
     """Whether a page's URL is one of socialframe's operations (by its path's end)."""
-    from urllib.parse import urlsplit
-
-    from ._operations import OPERATION_OF_PATH
-
     return urlsplit(url or "").path.rsplit("/", 1)[-1] in OPERATION_OF_PATH
 
 

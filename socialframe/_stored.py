@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from ._frames.structs import decode_comments
 from ._json import NOT_PARSED, is_utf8
 from ._json import fast as fast_json
 
@@ -116,8 +117,6 @@ def body_of(operation: str, page: Stored, authors: dict[bytes, Any] | None = Non
     if not is_utf8(page.encoding):
         return NOT_PARSED
     if operation == "comments":
-        from ._frames.structs import decode_comments
-
         if authors is not None and len(authors) >= MAX_AUTHORS:
             authors.clear()  # bounded: each page keeps the values of its own authors
         body = decode_comments(page.content, authors)

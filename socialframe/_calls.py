@@ -29,6 +29,7 @@ from typing import Any, Final
 
 import requests
 import tenacity
+import urllib3
 from requests.adapters import BaseAdapter
 
 from . import _transport as transport
@@ -121,6 +122,17 @@ def _fetched_at(headers: Mapping[str, str], clock: Clock) -> datetime:
     """When the service answered: stamped on arrival and kept with the cached copy
     (``headers``: a response's, case-insensitive, or a stored page's, in lower case)."""
     return instant(headers.get(FETCHED_AT.lower())) or clock.now()
+
+
+#: What requests, urllib3 and the socket raise for a request they cannot send at all.
+_UNSENDABLE: Final = (
+    requests.exceptions.InvalidURL,
+    requests.exceptions.InvalidHeader,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.MissingSchema,
+    urllib3.exceptions.LocationValueError,
+    UnicodeError,
+)
 
 
 class _Wait(tenacity.wait.wait_base):
@@ -549,12 +561,10 @@ class Caller:
                 self._scrub(f"{operation}: {type(exc).__name__}: {exc}"),
                 retryable=not isinstance(exc, BodyTooLarge),  # the same body again
             )
-        except SocialFrameError:
-            raise  # (the team cache's NetworkError: nothing was sent)
-        except Exception as exc:
-            # Anything else requests, urllib3 or the socket raise (an URL they cannot
-            # send, a header they refuse): nothing was sent, and the same call fails
-            # the same way. Their errors' frames hold the request, key included.
+        except _UNSENDABLE as exc:
+            # A request requests, urllib3 or the socket refuse to send (an URL they cannot
+            # read, a header they refuse): nothing was sent, and the same call fails the
+            # same way. Their errors' frames hold the request, key included.
             failure = NetworkError(
                 self._scrub(f"{operation}: the request could not be sent ({type(exc).__name__})"),
                 retryable=False,

@@ -204,9 +204,19 @@ def _printable(text: str) -> str:
         text = text.encode("utf-8", "backslashreplace").decode("ascii", "replace")
     else:
         text = raw.decode("utf-8", "backslashreplace")
-    # What a terminal would act on (escape sequences, a carriage return), from a service's
-    # message, a stored page or a lock's holder, is shown, never obeyed.
-    return "".join(c if c.isprintable() or c == "\n" else f"\\x{ord(c):02x}" for c in text)
+    # What a terminal would act on (escapes, a carriage return, a new line that would
+    # forge a line of ours, text turned backwards), from a service's message, a stored
+    # page, a lock's holder or a file's name, is shown, never obeyed.
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+#: C0 and C1 controls (new lines too), and the marks that reorder text on screen.
+_CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _keys(argv: Sequence[str]) -> list[str]:

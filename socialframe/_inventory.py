@@ -181,6 +181,10 @@ def warn_unreadable(backend: Any, found: Scan) -> None:
 
 def _page(key: str, response: Any) -> CachedPage | None:
     """The page a stored response is, or None where it is no page of an operation."""
+    try:
+        urlsplit(response.url or "").port  # noqa: B018 - raises for a URL no one can read
+    except ValueError:
+        return None
     operation = operation_of(response.url)
     if not operation:
         return None

@@ -105,7 +105,9 @@ class FileLocks:
         stripe = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % self.STRIPES
         path = self.folder / f"{stripe:04d}.lock"
         who = self.folder / f"{stripe:04d}.holder"
-        lock = FileLock(path, timeout=wait)
+        # Every user sharing the cache folder must be able to lock every stripe: the
+        # file gets its mode whatever the creator's umask.
+        lock = FileLock(path, timeout=wait, mode=0o666)
         try:
             self.folder.mkdir(exist_ok=True)
             lock.acquire()
@@ -250,8 +252,10 @@ class LockWaits:
     def __init__(self, wait: float) -> None:
         self.wait = wait
         self._guard = threading.Lock()
-        self._pages = 0
+        self._pages = 0  # pages whose wait ran out
         self._holder = ""
+        self._failed = 0  # pages whose lock could not be taken at all
+        self._reason = ""
 
     def current(self) -> float:
         """The wait for the next page's lock."""
@@ -259,23 +263,35 @@ class LockWaits:
             return min(self.wait, self.AFTER_TIMEOUT) if self._pages else self.wait
 
     def ran_out(self, holder: str) -> None:
-        """A page's lock could not be had: ``holder`` says who held it, or why not."""
+        """A page's lock could not be had: ``holder`` says who held it (``held by ...``),
+        or why it could not be taken at all (the later pages' waits stay whole then)."""
         with self._guard:
-            self._pages += 1
-            self._holder = holder
+            if holder.startswith("held by "):
+                self._pages += 1
+                self._holder = holder
+            else:
+                self._failed += 1
+                self._reason = holder
 
     def take(self) -> str:
         """The warning for the waits that ran out since the last call ("" if none), and
         start again: the next fetch waits the whole time again."""
         with self._guard:
-            pages, holder = self._pages, self._holder
-            self._pages, self._holder = 0, ""
-        if not pages:
-            return ""
-        were = "it was" if pages == 1 else "they were"
-        return (
-            f"The cache's lock of {pages:,} page{'s' * (pages != 1)} could not be had in"
-            f" the {self.wait:g} s a page waits for it ({holder}): {were} fetched without"
-            " it (if another process was fetching the same page, it was paid twice), and"
-            f" later pages waited at most {self.AFTER_TIMEOUT:g} s."
-        )
+            pages, holder, failed, reason = self._pages, self._holder, self._failed, self._reason
+            self._pages, self._holder, self._failed, self._reason = 0, "", 0, ""
+        said = []
+        if pages:
+            were = "it was" if pages == 1 else "they were"
+            said.append(
+                f"The cache's lock of {pages:,} page{'s' * (pages != 1)} could not be had in"
+                f" the {self.wait:g} s a page waits for it ({holder}): {were} fetched without"
+                " it (if another process was fetching the same page, it was paid twice),"
+                f" and later pages waited at most {self.AFTER_TIMEOUT:g} s."
+            )
+        if failed:
+            said.append(
+                f"The cache's lock of {failed:,} page{'s' * (failed != 1)} could not be taken"
+                f" ({reason}): fetched without it (if another process was fetching the same"
+                " page, it was paid twice). Fix the permissions of the cache's .locks folder."
+            )
+        return " ".join(said)

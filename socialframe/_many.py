@@ -284,10 +284,10 @@ def items_of(value: object, name: str) -> list[Any] | None:
     view = None
     with contextlib.suppress(TypeError, ValueError):
         view = memoryview(value)  # type: ignore[arg-type]  # (array.array, numpy arrays)
-    if view is not None and view.itemsize == 1:
+    if view is not None and (view.itemsize == 1 or view.format in ("u", "w", "c")):
         raise TypeError(
-            f"{name} must be text (str), not bytes (a {kind} of 1-byte items): iterated,"
-            " its items are small ints, not posts or queries"
+            f"{name} must be text (str), not a {kind} of bytes or characters: iterated,"
+            " its items are small ints or single characters, not posts or queries"
         )
     if isinstance(value, Mapping):
         raise TypeError(f"{name} must be text or a list of them, not a {kind}")

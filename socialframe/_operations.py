@@ -150,6 +150,15 @@ def _day(name: str, value: date | datetime | str | None) -> date | None:
         raise ValueError(f"{name} is out of the calendar's range in UTC: {value!r:.80}") from None
 
 
+def _is_sendable_text(text: str) -> bool:
+    """Whether ``text`` can be sent as UTF-8 (no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def ad_params(
     query: str | None,
     *,
@@ -166,6 +175,11 @@ def ad_params(
             raise TypeError(f"query must be a str, not {type(query).__name__}")
         if not query.strip():
             raise ValueError("query is empty")
+        if not _is_sendable_text(query):
+            raise ValueError(
+                "query holds a lone surrogate (text decoded with errors='surrogateescape'?):"
+                " it cannot be sent as UTF-8"
+            )
         if ad_page_id is not None:
             raise ValueError("give query or ad_page_id, not both (the service ignores one)")
         params["query"] = query.strip()

@@ -29,6 +29,7 @@ import pickle
 import pickletools
 from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -78,8 +79,17 @@ class PageFormat(Stage):
         return "socialframe-page-1" + "+legacy" * self.legacy
 
     def encode(self, response: Any) -> bytes:
-        """A ``CachedResponse`` as the bytes to store."""
-        return MAGIC + _ENCODER.encode(_CATTRS.dumps(response))
+        """A ``CachedResponse`` as the bytes to store.
+
+        Raises:
+            ValueError: a page this format would not read back (more headers than a
+                page has, a stamp UTC cannot hold): stored, it would be paid for on
+                every run; the cache counts it as not stored, and the client says so.
+        """
+        value = MAGIC + _ENCODER.encode(_CATTRS.dumps(response))
+        if _page(value, legacy=False) is None:
+            raise ValueError("the page is not one this cache reads back (see _serializer._Page)")
+        return value
 
     def decode(self, value: Any) -> Any:
         """The ``CachedResponse`` stored as ``value``, or ``None`` where it is not a page
@@ -105,7 +115,7 @@ MAX_ENTRIES: Final = 256
 """Headers (or cookies) a stored page may have: a value with more is not a page."""
 
 
-Text = Annotated[str, msgspec.Meta(max_length=64 * 1024)]
+Text = str  # (text costs what it weighs: only the number of entries is bounded)
 TextMap = Annotated[dict[Text, Text], msgspec.Meta(max_length=MAX_ENTRIES)]
 
 
@@ -173,6 +183,11 @@ def _page(value: Any, *, legacy: bool) -> _Page | None:
             return None
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
         return None
+    if isinstance(page.url, str):
+        try:
+            urlsplit(page.url).port  # noqa: B018 - raises for a URL no one can read
+        except ValueError:
+            return None
     stamps = [page.created_at, page.expires]
     if isinstance(page.headers, dict):
         stamps += [v for k, v in page.headers.items() if k.lower() == FETCHED_AT_HEADER]

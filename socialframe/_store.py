@@ -219,8 +219,11 @@ class _Table(SQLiteDict):
     def _write(self, key: str, value: Any) -> None:
         try:
             super()._write(key, value)  # type: ignore[no-untyped-call]
-        except (StoreFailed, sqlite3.Error, OSError) as exc:
-            self.failures.add(str(exc) if isinstance(exc, StoreFailed) else _reason(exc))
+        except (StoreFailed, sqlite3.Error, OSError, ValueError) as exc:
+            # (ValueError: a page the format would not read back, see PageFormat.encode)
+            self.failures.add(
+                str(exc) if isinstance(exc, StoreFailed | ValueError) else _reason(exc)
+            )
 
     def __delitem__(self, key: str) -> None:
         try:

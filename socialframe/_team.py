@@ -143,16 +143,33 @@ def _team_cache_class() -> type:
             super().__init__(NAMESPACE, connection=connection, ttl=False, serializer=PageFormat())
             self.failures = failures
             self._read = connection.register_script(_READ_BOUNDED)
+            self._scripts = True
 
         def __getitem__(self, key: str) -> Any:
             try:
-                value = self._read(keys=[f"{NAMESPACE}:{key}"], args=[MAX_STORED])
-            except redis.ResponseError:  # WRONGTYPE: a hash or a list under a page's key
-                self.failures.unreadable(str(key))
+                value = self._bounded(f"{NAMESPACE}:{key}")
+            except redis.ResponseError as exc:
+                if not str(exc).startswith("WRONGTYPE"):
+                    raise  # (BUSY, NOPERM...: the server's trouble, not the entry's)
+                self.failures.unreadable(str(key))  # a hash or a list under a page's key
                 return None
             if value is None:
                 raise KeyError(key)
             return self.deserialize(key, value)
+
+        def _bounded(self, name: str) -> Any:
+            """The value under ``name``, unless it is longer than any page (``"-"``)."""
+            if self._scripts:
+                try:
+                    return self._read(keys=[name], args=[MAX_STORED])
+                except redis.ResponseError as exc:
+                    refused = isinstance(exc, redis.exceptions.NoPermissionError)
+                    if not refused and "unknown command" not in str(exc).lower():
+                        raise
+                    self._scripts = False  # scripts refused to this user: two commands
+            if int(self.connection.strlen(name)) > MAX_STORED:
+                return "-"
+            return self.connection.get(name)
 
         def deserialize(self, key: str, value: Any) -> Any:
             response = read_response(value)
@@ -203,5 +220,7 @@ def _team_cache_class() -> type:
                 super().save_response(response, cache_key, expires)
             except redis.RedisError as exc:
                 self.failures.add(f"the team cache refused it ({type(exc).__name__})")
+            except ValueError as exc:  # a page the format would not read back
+                self.failures.add(str(exc))
 
     return TeamCache

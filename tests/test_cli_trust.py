@@ -617,3 +617,15 @@ def test_a_message_with_terminal_escapes_is_shown_not_obeyed(sandbox: Sandbox) -
     assert run.code == 5, run.err
     assert "\x1b" not in run.err and "\x07" not in run.err and "\r" not in run.err
     assert "quota \\x1b[2J\\x1b]0;pwned\\x07 exceeded" in run.err
+
+
+def test_a_new_line_in_a_file_name_cannot_forge_a_line_of_ours(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Found by the second review: every message is one line, whatever a name holds."""
+    out = tmp_path / "x\nsocialframe: error: forged.csv"
+    run = cli("comments", P82, "-o", str(out), sandbox=sandbox)
+    assert run.code == 0, run.err
+    assert not any(line.startswith("socialframe: error: forged") for line in run.err.splitlines())
+    assert "x\\x0asocialframe: error: forged.csv" in run.err
+    assert out.exists()

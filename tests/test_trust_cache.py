@@ -181,10 +181,17 @@ def test_pages_an_earlier_version_paid_for_keep_serving_for_free(tmp_path: Path)
 
 def test_old_pages_are_read_as_data_where_the_file_cannot_be_migrated(tmp_path: Path) -> None:
     """Another process holds the file's write lock while the client opens it: the pages
-    stay pickled, and are read one by one by the unpickler that admits no class."""
+    stay pickled, and are read one by one by the unpickler that admits no class (an
+    object planted among them runs nothing, and is a miss)."""
     cache = tmp_path / "old.sqlite"
+    proof = tmp_path / "owned"
     with Sandbox(seed=0) as sandbox:
         _legacy_cache(sandbox, cache)
+        with sqlite3.connect(cache) as con:
+            con.execute(
+                "INSERT INTO responses (key, value) VALUES (?, ?)",
+                ("ffff000000000001", pickle.dumps(Planted(proof))),
+            )
         holder = sqlite3.connect(cache, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         try:
@@ -196,6 +203,14 @@ def test_old_pages_are_read_as_data_where_the_file_cannot_be_migrated(tmp_path: 
     assert (client.ledger.paid_calls, client.ledger.cached_calls) == (0, 2) and len(frame) == 82
     with sqlite3.connect(cache) as con:
         assert con.execute("PRAGMA user_version").fetchone()[0] == 0  # not migrated
+        (planted,) = con.execute("SELECT value FROM responses WHERE key='ffff000000000001'")
+    with (
+        sf.Client(offline=True, base_url="http://127.0.0.1:9", cache=cache) as reader,
+        pytest.warns(sf.CacheWarning, match="1 entry"),
+    ):
+        assert reader.session.cache.get_response("ffff000000000001") is None  # type: ignore[attr-defined]
+        reader.cache_report()
+    assert not proof.exists() and planted[0].startswith(b"\x80")
 
 
 # -- anything that is not a good page is a miss: fetched again, one warning, no raw error --------
@@ -690,3 +705,83 @@ def test_a_stamp_no_utc_time_can_hold_makes_no_page(tmp_path: Path, field: str, 
         with pytest.warns(sf.CacheWarning, match="1 entry"):
             frame, client = _fetch(sandbox, cache)
         assert client.ledger.paid_calls == 1 and frame["fetched_at"].dt.year.max() < 2100
+
+
+def test_a_team_cache_that_refuses_scripts_still_serves_its_pages(team: str) -> None:
+    """Found by the second review: a Redis user without scripting (an ACL of -@scripting)
+    made every page a miss, paid again; the bounded read falls back to two commands."""
+    import redis
+
+    admin = redis.Redis.from_url(team)
+    admin.execute_command(
+        "ACL", "SETUSER", "analyst", "on", ">s3cret-pw", "~*", "&*", "+@all", "-@scripting"
+    )
+    url = team.replace("redis://", "redis://analyst:s3cret-pw@")
+    with Sandbox(seed=0) as sandbox:
+        _fetch(sandbox, url)
+        _, client = _fetch(sandbox, url)
+    assert (client.ledger.paid_calls, client.ledger.cached_calls) == (0, 2)
+
+
+def test_a_page_with_long_headers_is_stored_and_read_back(tmp_path: Path) -> None:
+    """Found by the second review: the read refused header values over 64 KiB that the
+    write stored, so such a page was paid for on every run. What is stored reads back."""
+    import http.server
+    import threading
+
+    body = b'{"success": true, "data": [{"text": "x"}], "totalPage": 1}'
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Link", "<https://a.example/" + "x" * 40_000 + ">")
+            self.send_header("Link", "<https://b.example/" + "y" * 40_000 + ">")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        for paid in (1, 0):
+            with sf.Client("k", base_url=url, cache=tmp_path / "c.sqlite", progress=False) as c:
+                assert c.post_comments("123")["text"].tolist() == ["x"]
+                assert c.ledger.paid_calls == paid
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_a_stored_page_whose_url_cannot_be_read_is_unreadable_not_a_crash(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Found by the second review: a URL no one can read (``http://[::1/...``) broke the
+    report and every `cache` command, `cache clear` included."""
+    cache: Any = tmp_path / "c.sqlite" if backend == "sqlite" else request.getfixturevalue("team")
+    with Sandbox(seed=0) as sandbox:
+        _fetch(sandbox, cache)
+        keys = _page_keys_sqlite(cache) if backend == "sqlite" else _page_keys_redis(cache)
+        page = _good_plain(cache, keys[0])
+        page["url"] = "http://[::1/get-profile-posts-comments?urn=1"
+        if backend == "sqlite":
+            _set_sqlite(cache, keys[0], _stored_page(page))
+        else:
+            import redis
+
+            redis.Redis.from_url(cache).set(NAMESPACE + keys[0], _stored_page(page))
+    for action in (["info"], ["report"], ["clear", "--yes"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "socialframe", "cache", *action, "--cache", str(cache)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    keys = _page_keys_sqlite(cache) if backend == "sqlite" else _page_keys_redis(cache)
+    assert keys == []

@@ -355,8 +355,9 @@ def test_ad_page_ids_longer_than_the_services_are_refused(sandbox: Sandbox, tmp_
         (frozenset({P82}), "no order"),
         (pd.DataFrame({"post": [P82]}), "DataFrame"),
         # bytes by another name (found by the hostile review: posts 55, 56, 51, 52 paid)
-        (array.array("B", b"7384"), "not bytes \\(a array of 1-byte items\\)"),
-        (np.frombuffer(b"7384", np.uint8), "not bytes \\(a ndarray of 1-byte items\\)"),
+        (array.array("B", b"7384"), "not a array of bytes or characters"),
+        (np.frombuffer(b"7384", np.uint8), "not a ndarray of bytes or characters"),
+        (array.array("u", "7384"), "not a array of bytes or characters"),  # (second review)
     ],
 )
 def test_posts_that_are_not_text_are_refused_before_any_call(
@@ -390,6 +391,16 @@ def test_queries_that_are_not_text_are_refused_before_any_call(
 ) -> None:
     with _build(sandbox, tmp_path) as client, pytest.raises(TypeError, match=said):
         client.search_ads(given)  # type: ignore[arg-type]
+    assert sandbox.requests == []
+
+
+def test_a_query_that_cannot_be_sent_as_utf8_is_refused_before_any_call(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Found by the second review: a lone surrogate made a NetworkError after the retries
+    (it was nothing that could ever be sent)."""
+    with _build(sandbox, tmp_path) as client, pytest.raises(ValueError, match="surrogate"):
+        client.search_ads("\udcff shoes")
     assert sandbox.requests == []
 
 

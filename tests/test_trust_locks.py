@@ -125,3 +125,19 @@ def test_the_lock_of_a_machine_that_died_frees_itself_within_seconds(
     # The lock lived at most 10 s more, then two pages of 3 s: far below the 120 s a page
     # waited for a dead machine's lock before (a bound, not a speed figure).
     assert took < 45, took
+
+
+def test_every_user_sharing_the_folder_can_take_every_lock(tmp_path: Path) -> None:
+    """Found by the second review: lock files were made 0644 (the creator's umask), so
+    a teammate sharing the cache folder could take none, and paid twice in silence."""
+    import stat
+
+    cache = tmp_path / "c.sqlite"
+    old = os.umask(0o022)
+    try:
+        with Sandbox(seed=0) as sandbox, sandbox.client(cache=cache, progress=False) as client:
+            client.post_comments(P82)
+    finally:
+        os.umask(old)
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in Path(f"{cache}.locks").glob("*.lock")}
+    assert modes == {0o666}

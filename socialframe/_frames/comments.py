@@ -13,7 +13,6 @@ import pandas as pd
 
 from .._pages import Page, checked
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
-from .structs import decode_comments
 from .values import (
     INT64,
     NAT,
@@ -167,6 +166,8 @@ def _decode(content: Raw, parsed: dict[bytes, Any]) -> Any:
     left to the generic path and its errors. ``parsed``: the author texts
     parsed so far, and their values.
     """
+    from .structs import decode_comments  # (msgspec: not at import)
+
     body = decode_comments(content, parsed)
     return None if body is None or body.success is False else body
 

@@ -28,7 +28,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def no_default_client() -> Iterator[None]:
     """Each test starts and ends without a default client."""
-    from socialframe import _default
+    from socialframe import _api as _default
 
     _default._client = None
     yield

@@ -38,13 +38,7 @@ import requests
 from bulk_bench import KEY, POSTS, served  # the same sandbox process and posts
 
 import socialframe as sf
-from socialframe.sandbox import (
-    EXAMPLE_POSTS,
-    ads_body,
-    comment_total,
-    comments_body,
-    total_pages,
-)
+from socialframe.sandbox import EXAMPLE_POSTS, ads_body, comment_total, comments_body, total_pages
 
 Row = dict[str, Any]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import _accessor as _accessor  # registers df.social
+from ._api import configure, post_comments, search_ads
 from ._client import Client
 from ._clock import Clock
-from ._default import configure, post_comments, search_ads
 from ._errors import (
     APIError,
     AuthError,
@@ -39,7 +39,7 @@ from ._ledger import Ledger
 from ._schema import AD_COLUMNS, COMMENT_COLUMNS
 
 if TYPE_CHECKING:
-    from ._transport import MockTransport
+    from ._http.transport import MockTransport
     from .sandbox import Sandbox
 
 from ._version import __version__
@@ -81,7 +81,7 @@ def __getattr__(name: str) -> object:
     # Loaded on first use, keeping `import socialframe` cheap: the sandbox is an HTTP
     # server, the widgets need ipywidgets when a widget is built.
     if name == "MockTransport":  # a requests adapter: requests loads with it
-        from ._transport import MockTransport
+        from ._http.transport import MockTransport
 
         return MockTransport
     if name == "Sandbox":

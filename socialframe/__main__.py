@@ -1,8 +1,8 @@
-"""``python -m socialframe``: the command line (see :mod:`socialframe._cli`)."""
+"""``python -m socialframe``: the command line (see :mod:`socialframe._cli.main`)."""
 
 from __future__ import annotations
 
-from ._cli import main
+from ._cli.main import main
 
 __all__ = ["main"]
 

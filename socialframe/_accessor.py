@@ -9,8 +9,8 @@ a column of posts or queries. It keeps no state: pandas builds a new accessor
 on every access.
 
 The methods are thin: the work is done by the pure functions of
-:mod:`socialframe._analysis`, :mod:`socialframe._plots` and
-:mod:`socialframe._export`. The module's length (over 400 lines) is its
+:mod:`socialframe._analysis.comments`, :mod:`socialframe._display.plots` and
+:mod:`socialframe._display.export`. The module's length (over 400 lines) is its
 docstrings: ``help(df.social.activity)`` is where users look, so every method
 documents its arguments, the shape of what it returns, its errors and an example
 that runs as a doctest; the code itself is about 120 lines.
@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 
-from . import _analysis as analysis
-from . import _export as export
+from ._analysis import comments as analysis
 from ._checks import count
+from ._display import export as export
 from ._schema import AD_CORE, COMMENT_CORE
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from ._client import AdFilters, Client
-    from ._many import OnError
+    from ._fetch.many import OnError
     from ._operations import Sort
 
 Kind = Literal["comments", "ads"]
@@ -191,7 +191,7 @@ class SocialAccessor:
             >>> ax.get_ylabel(), ax.get_xlabel()
             ('comments per day', 'time (UTC)')
         """
-        from ._plots import plot_activity
+        from ._display.plots import plot_activity
 
         frame = self._need("comments", "plot_activity")
         return plot_activity(frame, freq, by=by, tz=tz, ax=ax)
@@ -402,7 +402,7 @@ class SocialAccessor:
             >>> summary.at[0, "median_first_reply"]
             Timedelta('0 days 04:40:54.874500')
         """
-        from ._crowd import post_summary
+        from ._analysis.audience import post_summary
 
         return post_summary(self._need("comments", "summary"), tz=tz)
 
@@ -426,7 +426,7 @@ class SocialAccessor:
         Cyrillic, Devanagari, Korean and the rest are words between spaces and
         punctuation, their combining marks kept. An emoji is one term with its
         skin tone, ZWJ sequence, flag or keycap; ``❤`` and ``❤️`` are one emoji.
-        The full rules are in :mod:`socialframe._terms`. Comments without text
+        The full rules are in :mod:`socialframe._analysis.terms`. Comments without text
         are skipped.
 
         Args:
@@ -466,7 +466,7 @@ class SocialAccessor:
             >>> comments.social.terms("domain").values.tolist()
             [['example.com', 3], ['example.org', 2]]
         """
-        from ._terms import term_counts
+        from ._analysis.terms import term_counts
 
         frame = self._need("comments", "terms")
         return term_counts(frame, kind, top, by, stopwords, default_stopwords=default_stopwords)
@@ -501,7 +501,7 @@ class SocialAccessor:
                author_name  posts  comments
             0  فاطمة Silva      2         5
         """
-        from ._crowd import overlap
+        from ._analysis.audience import overlap
 
         return overlap(self._need("comments", "overlap"), min_posts)
 
@@ -539,7 +539,7 @@ class SocialAccessor:
             >>> both.social.overlap_matrix().to_numpy().tolist()
             [[34, 1], [1, 21]]
         """
-        from ._crowd import overlap_matrix
+        from ._analysis.audience import overlap_matrix
 
         frame = self._need("comments", "overlap_matrix")
         return overlap_matrix(frame, max_posts=max_posts)
@@ -574,7 +574,7 @@ class SocialAccessor:
             >>> [t.get_text() for t in ax.get_yticklabels()], [t.get_text() for t in ax.texts]
             (['…592960', '…592964'], ['34', '1', '1', '21'])
         """
-        from ._plots import plot_overlap
+        from ._display.plots import plot_overlap
 
         return plot_overlap(self._need("comments", "plot_overlap"), ax=ax, max_posts=max_posts)
 
@@ -619,7 +619,7 @@ class SocialAccessor:
                threads  replies                 median
             0        8       14 0 days 17:57:57.011000
         """
-        from ._crowd import response_times
+        from ._analysis.audience import response_times
 
         return response_times(self._need("comments", "response_times"), per=per)
 
@@ -698,7 +698,7 @@ class SocialAccessor:
             >>> len(ax.patches)
             10
         """
-        from ._plots import plot_timeline
+        from ._display.plots import plot_timeline
 
         return plot_timeline(self._need("ads", "plot_timeline"), ax=ax, max_ads=max_ads)
 
@@ -721,7 +721,7 @@ class SocialAccessor:
             >>> ax.get_xlabel()
             'ads'
         """
-        from ._plots import plot_platforms
+        from ._display.plots import plot_platforms
 
         return plot_platforms(self._need("ads", "plot_platforms"), ax=ax)
 
@@ -763,7 +763,7 @@ class SocialAccessor:
             0     TrailFox         3       0         [VIDEO]
             1  Maison Lune         3       3         [IMAGE]
         """
-        from ._ad_insights import campaigns
+        from ._analysis.ads import campaigns
 
         return campaigns(self._need("ads", "campaigns"))
 
@@ -825,7 +825,7 @@ class SocialAccessor:
             >>> ads.social.share_of_voice("ME", top=3, share=True).iloc[-1].round(2).tolist()
             [0.16, 0.13, 0.24, 0.47]
         """
-        from ._ad_insights import share_of_voice
+        from ._analysis.ads import share_of_voice
 
         frame = self._need("ads", "share_of_voice")
         return share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share)
@@ -869,7 +869,7 @@ class SocialAccessor:
             >>> ax.get_ylabel(), [t.get_text() for t in ax.get_legend().get_texts()]
             ('share of running ads', ['other', 'Bloom & Co', 'Kawaii Kids', 'RunRight'])
         """
-        from ._plots import plot_share_of_voice
+        from ._display.plots import plot_share_of_voice
 
         frame = self._need("ads", "plot_share_of_voice")
         return plot_share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share, ax=ax)
@@ -905,7 +905,7 @@ class SocialAccessor:
             2       1000.0       1499.0               <NA>
             3         <NA>         <NA>               1000
         """
-        from ._ad_insights import spend
+        from ._analysis.ads import spend
 
         return spend(self._need("ads", "spend"))
 
@@ -959,7 +959,7 @@ class SocialAccessor:
             >>> got.groupby("url", sort=False).size().tolist()
             [1, 50]
         """
-        from ._default import default_client
+        from ._api import default_client
 
         use = client if client is not None else default_client()
         return use.post_comments(
@@ -1006,7 +1006,7 @@ class SocialAccessor:
             >>> got["term"].tolist()
             ['coffee', 'coffee', 'coffee', 'tea', 'tea', 'tea']
         """
-        from ._default import default_client
+        from ._api import default_client
 
         use = client if client is not None else default_client()
         return use.search_ads(self._column(column), **filters)
@@ -1079,7 +1079,7 @@ class SocialAccessor:
             >>> "<h1>Comments report</h1>" in page, page.count("data:image/png;base64,")
             (True, 1)
         """
-        from ._report import write_report
+        from ._display.report import write_report
 
         if self.kind is None:
             missing = [c for c in COMMENT_CORE if c not in self._frame.columns]

@@ -11,6 +11,8 @@ import contextlib
 import math
 import numbers
 import operator
+import re
+from typing import Final
 
 
 def count(
@@ -99,3 +101,60 @@ def _shown(value: object) -> str:
     """``value`` for a message, cut short: a setting may be a huge number or text."""
     text = repr(value)
     return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+_UNITS: Final = {
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),
+    **dict.fromkeys(("h", "hour", "hours"), 3600),
+    **dict.fromkeys(("d", "day", "days"), 86400),
+}
+
+
+
+# Unit words spelled out in full ("ms" is no unit here, never read as minutes).
+_TEXT = re.compile(r"\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*", re.ASCII)
+
+
+
+RateLimit = float | str | None
+"""Calls per second (``2.5``), ``"<n>/<unit>"`` (``"300/min"``, ``"5/s"``,
+``"1000/hour"``, ``"10/2s"``), or ``None`` for no limit."""
+
+
+
+def parse_rate(rate_limit: object) -> tuple[int, int] | None:
+    """``(calls, per milliseconds)`` of a rate limit, or None.
+
+    Raises:
+        ValueError: not a positive number of calls per second or ``"n/unit"``.
+        TypeError: neither a number nor text.
+
+    Example:
+        >>> parse_rate("300/min"), parse_rate(2), parse_rate(0.5), parse_rate(None)
+        ((300, 60000), (2, 1000), (1, 2000), None)
+    """
+    if rate_limit is None:
+        return None
+    if isinstance(rate_limit, str):
+        found = _TEXT.fullmatch(rate_limit.lower())
+        if (
+            not found
+            or found.group(3) not in _UNITS
+            or int(found.group(1)) < 1
+            or (found.group(2) != "" and int(found.group(2)) < 1)
+        ):
+            raise ValueError(
+                f"rate_limit must be calls per second or like '300/min', got {rate_limit!r}"
+            )
+        times = int(found.group(2) or 1)
+        return int(found.group(1)), times * _UNITS[found.group(3)] * 1000
+    if isinstance(rate_limit, bool) or not isinstance(rate_limit, int | float):
+        raise TypeError(
+            f"rate_limit must be a number, text or None, not {type(rate_limit).__name__}"
+        )
+    if not rate_limit > 0 or rate_limit == float("inf"):
+        raise ValueError(f"rate_limit must be a finite number > 0, got {rate_limit!r}")
+    if float(rate_limit).is_integer():
+        return int(rate_limit), 1000
+    return 1, max(1, round(1000 / rate_limit))  # one call every 1/r seconds

@@ -16,26 +16,26 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _config as config
 from . import _frames as frames
-from . import _many as many
 from . import _operations as endpoints
-from . import _pages as pages_
-from ._checks import count_or_none, flag
+from ._checks import RateLimit, count_or_none, flag
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import FetchError
+from ._fetch import many as many
+from ._fetch import pages as pages_
+from ._fetch.many import OnError
+from ._fetch.progress import Progress, interactive
 from ._ledger import Ledger
-from ._many import OnError
+from ._models import Page
 from ._operations import ActiveStatus, Sort
-from ._pace import RateLimit
-from ._progress import Progress, interactive
 
 if TYPE_CHECKING:
     import pandas as pd
     import requests
     from requests.adapters import BaseAdapter
 
-    from ._cache import CacheSetting
-    from ._calls import Fetched
-    from ._transport import Handler
+    from ._cache.setting import CacheSetting
+    from ._http.transport import Handler
+    from ._models import Fetched
 
 
 class AdFilters(TypedDict, total=False):
@@ -174,7 +174,7 @@ class Client:
             )
         from requests.adapters import BaseAdapter  # requests loads with the first client
 
-        from ._transport import MockTransport
+        from ._http.transport import MockTransport
 
         if transport is not None and not isinstance(transport, BaseAdapter):
             if not callable(transport):
@@ -187,7 +187,7 @@ class Client:
         cents = limits.max_cost_cents
         self.max_cost = None if cents is None else float(cents / 100)
         self.progress = progress
-        from ._calls import Caller  # with its retry library: not at import
+        from ._http.caller import Caller  # with its retry library: not at import
 
         self._caller = Caller(
             settings,
@@ -280,7 +280,7 @@ class Client:
             0  comments  7384427202391592960  sort=mostRelevant      2    82      0.02
             1       ads               coffee         country=US      1    26      0.01
         """
-        from ._inventory import report
+        from ._cache.inventory import report
 
         return report(getattr(self.session, "cache", None))
 
@@ -341,7 +341,7 @@ class Client:
         fetch, stop = self._fetcher("comments", endpoints.COMMENTS_PATH)
         show = self._progress_on(progress)
 
-        def one(params: dict[str, str], bar: bool) -> list[pages_.Page]:
+        def one(params: dict[str, str], bar: bool) -> list[Page]:
             pages = pages_.iter_comment_pages(fetch, params, max_pages=max_pages)
             return self._collect(pages, f"comments {params['urn']}", _total_page, bar)
 
@@ -433,12 +433,12 @@ class Client:
         fetch, stop = self._fetcher("ads", endpoints.ADS_PATH)
         show = self._progress_on(progress)
 
-        def one(params: dict[str, str], bar: bool) -> list[pages_.Page]:
+        def one(params: dict[str, str], bar: bool) -> list[Page]:
             pages = pages_.iter_ad_pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
             label = params.get("query") or f"page {params.get('ad_page_id')}"
             return self._collect(pages, f"ads {label!r}", lambda _: max_pages, bar)
 
-        def build(groups: list[list[pages_.Page]]) -> tuple[pd.DataFrame, list[int]]:
+        def build(groups: list[list[Page]]) -> tuple[pd.DataFrame, list[int]]:
             # Each query's ads apart: an ad found by two queries is a row of each. Extras
             # stay as sent: the whole fetch is typed once (see many.finish).
             parts = [frames.untyped_ads_frame(pages).head(max_ads) for pages in groups]
@@ -467,7 +467,7 @@ class Client:
         self,
         given: list[Any] | None,
         items: list[dict[str, str]],
-        one: Callable[[dict[str, str], bool], list[pages_.Page]],
+        one: Callable[[dict[str, str], bool], list[Page]],
         *,
         build: many.Build,
         stop: threading.Event,
@@ -530,15 +530,15 @@ class Client:
 
     def _collect(
         self,
-        pages: Iterator[pages_.Page],
+        pages: Iterator[Page],
         description: str,
-        total: Callable[[pages_.Page], Any],
+        total: Callable[[Page], Any],
         show: bool,
-    ) -> list[pages_.Page]:
-        """Drain a pager; on failure, raise :class:`~socialframe._many.Stopped` with
+    ) -> list[Page]:
+        """Drain a pager; on failure, raise :class:`~socialframe._fetch.many.Stopped` with
         the pages fetched before it."""
         bar = Progress(show, description, self.ledger)
-        got: list[pages_.Page] = []
+        got: list[Page] = []
         failure: FetchError | None = None
         try:
             for page in pages:
@@ -554,11 +554,11 @@ class Client:
         return got
 
 
-def _total_page(page: pages_.Page) -> Any:
+def _total_page(page: Page) -> Any:
     return page.body.get("totalPage")
 
 
-def _comment_frame(groups: list[list[pages_.Page]]) -> tuple[pd.DataFrame, list[int]]:
+def _comment_frame(groups: list[list[Page]]) -> tuple[pd.DataFrame, list[int]]:
     """One comments frame of every post's pages (one build: faster than one per post)."""
     frame = frames.comments_frame([page for pages in groups for page in pages])
     return frame, [sum(len(page.body["data"]) for page in pages) for pages in groups]

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Final, cast
 from urllib.parse import urlsplit
 
-from ._checks import count, seconds
+from ._checks import count, parse_rate, seconds
 from ._errors import ConfigError, SettingError
 
 OPERATIONS: Final = ("ads", "comments")
@@ -461,8 +461,6 @@ def check_rate(rate_limit: object) -> None:
             :data:`MAX_RATE_CALLS` calls a period of at most a day.
         TypeError: neither a number, text nor None.
     """
-    from ._pace import parse_rate
-
     try:
         rate = parse_rate(rate_limit)
     except TypeError:

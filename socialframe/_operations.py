@@ -10,7 +10,7 @@ import numbers
 import re
 from datetime import date, datetime
 from typing import Final, Literal, get_args
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import pandas as pd
 
@@ -199,3 +199,9 @@ def ad_params(
     if end:
         params["before_time"] = end.isoformat()
     return params
+
+
+def operation_of(url: str | None) -> str:
+    """``"comments"`` / ``"ads"`` for a URL of that operation, else ``""``."""
+    path = urlsplit(url or "").path
+    return OPERATION_OF_PATH.get(path.rsplit("/", 1)[-1], "")

@@ -256,7 +256,7 @@ def summary_columns(summary: Iterable[str | Column]) -> tuple[str, ...]:
     return tuple(item if isinstance(item, str) else item.name for item in summary)
 
 
-# -- ads across advertisers: campaigns and spend (socialframe._ad_insights) ---------------
+# -- ads across advertisers: campaigns and spend (socialframe._analysis.ads) --
 
 CAMPAIGN_SUMMARY: Final = (
     "collation_id",

@@ -7,8 +7,8 @@
   shows the most the search can cost before it is pressed.
 
 The shells wire widget values to pure functions and nothing else: filtering is
-``df.social.filter`` (:mod:`socialframe._analysis`), the HTML, the cost label
-and the chart come from :mod:`socialframe._render`. All user text is escaped.
+``df.social.filter`` (:mod:`socialframe._analysis.comments`), the HTML, the cost label
+and the chart come from :mod:`socialframe._display.html`. All user text is escaped.
 
 Where a widget cannot be drawn (a saved notebook opened without its kernel,
 static HTML, a terminal), its output falls back to a one-line summary and the
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from . import _analysis as analysis
-from . import _render as render
+from ._analysis import comments as analysis
+from ._display import html as render
+from ._display.html import MAX_ROWS
 from ._errors import FetchError, SocialFrameError
-from ._render import MAX_ROWS
 
 if TYPE_CHECKING:
     import ipywidgets
@@ -74,7 +74,7 @@ def _panel_type(name: str) -> type[Any]:
 
 
 def _scroll_box() -> Any:
-    """A table's box: at most :data:`~socialframe._render.TABLE_HEIGHT` tall, scrolling
+    """A table's box: at most :data:`~socialframe._display.html.TABLE_HEIGHT` tall, scrolling
     both ways, so 200 rows or a wide row never stretch or cut the notebook."""
     import ipywidgets as w
 
@@ -216,7 +216,7 @@ def explore_comments(
 
 
 def _plots_span(comments: pd.DataFrame, freq: str, tz: str) -> Any:
-    from ._plots import activity_span
+    from ._display.plots import activity_span
 
     return activity_span(comments, freq, tz=tz)
 

@@ -318,7 +318,7 @@ def test_cache_only_requests_never_reach_the_network(
 def test_transports_refuse_cache_only_requests(kind: str) -> None:
     import requests
 
-    from socialframe._transport import Guard, HTTPTransport
+    from socialframe._http.transport import Guard, HTTPTransport
 
     answered: list[object] = []
     transport = (

@@ -110,7 +110,7 @@ def test_an_output_that_cannot_be_written_is_refused_before_paying(
 
 FULL_DISK = """
 import resource, signal, sys
-from socialframe import _export
+from socialframe._display import export as _export
 from socialframe.sandbox import example_comments
 frame = example_comments()
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -168,7 +168,7 @@ def test_control_characters_reach_an_xlsx_as_replacement_marks(tmp_path: Path) -
     workbook with half its cells empty."""
     import pandas as pd
 
-    from socialframe import _export
+    from socialframe._display import export as _export
 
     frame = pd.DataFrame({"text": pd.array(["bell\x07 vt\x0b esc\x1b", "fine"], dtype="string")})
     out = tmp_path / "ctrl.xlsx"
@@ -179,7 +179,7 @@ def test_control_characters_reach_an_xlsx_as_replacement_marks(tmp_path: Path) -
 def test_durations_reach_an_xlsx_with_their_unit(tmp_path: Path) -> None:
     import pandas as pd
 
-    from socialframe import _export
+    from socialframe._display import export as _export
 
     spans = pd.to_timedelta([56 * 86400 + 8 * 3600, None, 90], unit="s").astype("timedelta64[s]")
     out = tmp_path / "d.xlsx"
@@ -210,7 +210,7 @@ def test_the_writer_keeps_modes_links_and_long_names(tmp_path: Path) -> None:
     the longest legal length works (the temporary name was 15 characters longer)."""
     import pandas as pd
 
-    from socialframe import _export
+    from socialframe._display import export as _export
 
     frame = pd.DataFrame({"text": pd.array(["new"], dtype="string")})
     private = tmp_path / "private.csv"

@@ -264,7 +264,7 @@ def test_a_target_that_changed_during_the_fetch_is_checked_again(tmp_path: Path)
 INTERRUPTED_WRITE = """
 import os, signal, sys
 import pandas as pd
-from socialframe import _export
+from socialframe._display import export as _export
 
 class Interrupting:
     '''A cell that sends the process SIGINT when the writer turns it into text: an
@@ -302,7 +302,7 @@ def test_an_interrupted_write_leaves_a_hard_linked_file_whole(tmp_path: Path) ->
 
 HELD = """
 import os, signal, sys
-from socialframe._export import interrupts_held
+from socialframe._display.export import interrupts_held
 with interrupts_held():
     os.kill(os.getpid(), signal.SIGTERM)
     print("the block ran to its end", flush=True)

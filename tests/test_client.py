@@ -442,8 +442,8 @@ def test_ad_paging_survives_repeating_pages(
 def test_key_header_forms(header: str, wire: str) -> None:
     import requests
 
-    from socialframe._calls import KeyAuth
     from socialframe._config import Secret
+    from socialframe._http.caller import KeyAuth
 
     auth = KeyAuth(header, Secret("k-123"))
     prepared = requests.Request("GET", "http://127.0.0.1/x", auth=auth).prepare()
@@ -538,7 +538,7 @@ def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
 def test_retry_after_forms(header: str, expected: float | None) -> None:
     import requests
 
-    from socialframe._calls import _retry_after
+    from socialframe._http.caller import _retry_after
 
     response = requests.Response()
     response.headers["Retry-After"] = header
@@ -550,7 +550,7 @@ def test_retry_after_in_the_future_is_waited_for() -> None:
 
     import requests
 
-    from socialframe._calls import _retry_after
+    from socialframe._http.caller import _retry_after
 
     response = requests.Response()
     response.headers["Retry-After"] = email.utils.formatdate(time.time() + 30, usegmt=True)

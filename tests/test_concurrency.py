@@ -255,7 +255,7 @@ def test_long_runs_are_built_in_batches_with_the_same_frame(
 ) -> None:
     """A run holds at most a batch of pages before building them (not every page of
     the run until its end), and the frame is the one built at once."""
-    from socialframe import _many
+    from socialframe._fetch import many as _many
 
     posts = POSTS + [EXAMPLE_POSTS[1]]  # and a duplicate, fetched once
     with slow_sandbox.client(cache=tmp_path, workers=workers) as client:
@@ -286,7 +286,7 @@ def test_extras_are_typed_over_all_rows_however_the_run_is_split(
     """An extra field missing in one query's ads, a 61-bit integer in another's and a
     fraction in a third's: typed over all rows it stays exact (object), whatever the
     batches (before: Int64 in one batch + Float64 in the next made 1.152921504606847e+18)."""
-    from socialframe import _many
+    from socialframe._fetch import many as _many
 
     def page(n: int, extra: object) -> dict[str, object]:
         ad = {"ad_archive_id": str(n), "page_name": "Acme", "x_extra": extra}
@@ -355,7 +355,7 @@ def test_extras_do_not_depend_on_how_the_run_is_split(
 
     import requests
 
-    from socialframe import _many
+    from socialframe._fetch import many as _many
 
     def service(request: requests.PreparedRequest) -> Any:
         query = requests.utils.urlparse(str(request.url)).query

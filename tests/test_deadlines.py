@@ -14,8 +14,8 @@ import threading
 import time
 from typing import Any
 
-from socialframe import _transport
-from socialframe._transport import _WATCH, _Deadline
+from socialframe._http import transport as _transport
+from socialframe._http.transport import _WATCH, _Deadline
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 

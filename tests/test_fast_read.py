@@ -23,8 +23,8 @@ import pytest
 import requests
 
 import socialframe as sf
-from socialframe import _cache
-from socialframe._cache import _cache_key
+from socialframe._cache import rules as _cache
+from socialframe._cache.rules import _cache_key
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 P82 = EXAMPLE_POSTS[82]
@@ -49,7 +49,7 @@ def plain_session(path: Path, client: sf.Client) -> Any:
     socialframe's data-only serializer (a requests-cache serializer stage)."""
     import requests_cache
 
-    from socialframe._serializer import PageFormat
+    from socialframe._cache.serializer import PageFormat
 
     settings = client.session.settings  # type: ignore[attr-defined]
     return requests_cache.CachedSession(
@@ -399,7 +399,7 @@ def test_requests_caches_own_lookups_still_work(tmp_path: Path) -> None:
 
 
 def test_the_lean_read_sees_what_requests_cache_reads(sandbox: Sandbox, cache_path: Path) -> None:
-    from socialframe._stored import _from_response, stored
+    from socialframe._cache.warm import _from_response, stored
 
     with sandbox.client(cache=cache_path, expire_after=3600, progress=False) as c:
         c.post_comments(P82)
@@ -421,7 +421,7 @@ def test_a_store_read_another_way_goes_through_requests_cache(
 ) -> None:
     """A key that is no hex digest is a parameter of the query, never SQL; a value that is
     not a page: the lean read says so (LookupError) and requests-cache's read counts it."""
-    from socialframe._stored import stored
+    from socialframe._cache.warm import stored
 
     with sandbox.client(cache=cache_path, progress=False) as c:
         c.post_comments(P82)

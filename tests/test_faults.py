@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 import socialframe as sf
-from socialframe import _store
+from socialframe._cache import sqlite as _store
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 P82 = EXAMPLE_POSTS[82]  # two pages
@@ -36,7 +36,7 @@ CHILD = textwrap.dedent(
     """
     import json, os, resource, signal, sys, warnings
     import socialframe as sf
-    import sqlite3, requests_cache.backends.sqlite, socialframe._store  # before dropping rights
+    import sqlite3, requests_cache.backends.sqlite, socialframe._cache.sqlite  # before dropping rights
     from socialframe.sandbox import EXAMPLE_POSTS
     limit = int(os.environ.get("FSIZE", "0"))
     if limit:
@@ -44,7 +44,7 @@ CHILD = textwrap.dedent(
     if os.environ.get("NOBODY"):
         # What the client imports when it is built, imported while the interpreter's
         # own files (under /root here) can still be read.
-        import socialframe._calls, socialframe._store  # noqa: E401, F401
+        import socialframe._http.caller, socialframe._cache.sqlite  # noqa: E401, F401
         os.setgid(65534)
         os.setuid(65534)
     out = {}

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from samples import tiny
 
-from socialframe._analysis import filter_comments
+from socialframe._analysis.comments import filter_comments
 
 SCRIPT = '<script>alert("x")</script>'
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-from socialframe._pages import Page
+from socialframe._models import Page
 from socialframe._schema import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
 
 POST = "7384427202391592960"

@@ -20,7 +20,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import socialframe as sf  # noqa: E402
-from socialframe._ad_insights import Bounds, parse_amount, representative_text  # noqa: E402
+from socialframe._analysis.ads import Bounds, parse_amount, representative_text  # noqa: E402
 from socialframe.sandbox import Sandbox  # noqa: E402
 
 TIME = "datetime64[us, UTC]"
@@ -596,7 +596,7 @@ def test_share_of_voice_by_a_column_of_lists_says_how(ads: pd.DataFrame) -> None
 
 
 def test_post_labels_stay_apart_when_two_kinds_share_an_id() -> None:
-    from socialframe._plots import short_post_labels
+    from socialframe._display.plots import short_post_labels
 
     urns = ["urn:li:activity:7384427202391592960", "urn:li:ugcPost:7384427202391592960"]
     assert short_post_labels(urns) == urns

@@ -19,7 +19,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import socialframe as sf  # noqa: E402
-from socialframe import _terms  # noqa: E402
+from socialframe._analysis import terms as _terms  # noqa: E402
 from socialframe.sandbox import EXAMPLE_POSTS, example_ads  # noqa: E402
 
 P1 = "7000000000000000001"
@@ -452,7 +452,7 @@ def test_plot_overlap(comments: pd.DataFrame) -> None:
 
 
 def test_short_post_labels() -> None:
-    from socialframe._plots import short_post_labels
+    from socialframe._display.plots import short_post_labels
 
     assert short_post_labels(["urn:li:activity:1", "urn:li:ugcPost:22"]) == ["1", "22"]
     # the shortest tail that still tells them apart: 7 digits here
@@ -687,7 +687,7 @@ def test_counts_add_up_for_any_text(values: list[str | None]) -> None:
 def test_tokenize_hard_scripts_and_invisible_characters(
     text: str, kind: str, expected: list[str]
 ) -> None:
-    from socialframe._terms import tokenize
+    from socialframe._analysis.terms import tokenize
 
     assert tokenize(text, kind) == expected  # type: ignore[arg-type]
 
@@ -782,7 +782,7 @@ def test_plot_overlap_of_many_posts_shows_those_with_most_commenters() -> None:
 def test_joiners_at_the_ends_of_words_are_not_part_of_them(
     text: str, kind: str, expected: list[str]
 ) -> None:
-    from socialframe._terms import tokenize
+    from socialframe._analysis.terms import tokenize
 
     assert tokenize(text, kind) == expected  # type: ignore[arg-type]
 
@@ -807,7 +807,7 @@ def test_a_time_zone_that_is_no_name_is_the_same_value_error(
     ],
 )
 def test_long_vowels_and_joiners_after_the_hash(text: str, kind: str, expected: list[str]) -> None:
-    from socialframe._terms import tokenize
+    from socialframe._analysis.terms import tokenize
 
     assert tokenize(text, kind) == expected  # type: ignore[arg-type]
 

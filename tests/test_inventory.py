@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe._inventory import REPORT_COLUMNS
+from socialframe._cache.inventory import REPORT_COLUMNS
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, repeats
 from socialframe.sandbox._ads import AdSearch
 

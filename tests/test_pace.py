@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import socialframe as sf
-from socialframe._pace import parse_rate
+from socialframe._checks import parse_rate
 from socialframe.sandbox import Sandbox
 
 # single-page posts (1 comment: int(id) % 8 == 2 in the sandbox)

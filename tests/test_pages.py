@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 import socialframe as sf
-from socialframe import _pages as pages_
-from socialframe._calls import Fetched
+from socialframe._fetch import pages as pages_
+from socialframe._models import Fetched
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

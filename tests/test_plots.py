@@ -139,7 +139,7 @@ def test_the_legend_is_beside_the_bars_not_over_them(
 def test_a_span_fixes_the_time_range(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
     import matplotlib.dates as mdates
 
-    from socialframe._plots import activity_span, plot_activity
+    from socialframe._display.plots import activity_span, plot_activity
 
     comments, _ = frames
     span = activity_span(comments, "1D", tz="Europe/Berlin")
@@ -229,7 +229,7 @@ def test_names_in_cjk_arabic_and_devanagari_draw_with_installed_fonts(tmp_path: 
 def test_label_fonts_follow_the_default_family_as_it_changes() -> None:
     import matplotlib
 
-    from socialframe._plots import families
+    from socialframe._display.plots import families
 
     with matplotlib.rc_context({"font.family": ["monospace"]}):
         assert families()[0] == "monospace"

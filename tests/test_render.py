@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from samples import body_rows, tiny
 
-from socialframe._render import (
+from socialframe._display.html import (
     activity_png,
     ads_table_html,
     comments_table_html,
@@ -173,7 +173,7 @@ def test_ads_table_keeps_dates_on_one_line_and_the_link_near_the_front() -> None
 
 
 def test_fallback_is_one_line_and_the_parts() -> None:
-    from socialframe._render import fallback
+    from socialframe._display.html import fallback
 
     text, rich = fallback("AdSearch", "<b>3</b> ads &amp; more<br>next", "<table></table>")
     assert text == "AdSearch: 3 ads & more next"

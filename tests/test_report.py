@@ -32,8 +32,9 @@ from test_accessor import DAY, POST, T0, _permalink
 from test_browser import chromium_or_skip
 
 import socialframe as sf
-from socialframe import _report, _time
-from socialframe._report import Section, write_report
+from socialframe import _time
+from socialframe._display import report as _report
+from socialframe._display.report import Section, write_report
 from socialframe.sandbox import EXAMPLE_POSTS
 
 # tests/test_browser.py's fixtures, shared: its Chromium (launched with the

@@ -34,7 +34,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from socialframe import _terms  # noqa: E402
+from socialframe._analysis import terms as _terms  # noqa: E402
 from socialframe.sandbox import example_comments  # noqa: E402
 
 MIB = 2**20

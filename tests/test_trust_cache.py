@@ -23,7 +23,7 @@ import requests
 from servers import running_redis
 
 import socialframe as sf
-from socialframe._serializer import MAGIC
+from socialframe._cache.serializer import MAGIC
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 P82 = EXAMPLE_POSTS[82]  # two pages
@@ -360,7 +360,7 @@ def test_cache_keys_do_not_depend_on_the_serializer(tmp_path: Path) -> None:
     name of the pickle serializer earlier versions used, so old pages keep their keys."""
     import requests_cache
 
-    from socialframe._cache import _cache_key
+    from socialframe._cache.rules import _cache_key
 
     request = requests.Request("GET", "https://api.example/x", params={"urn": "1"}).prepare()
     old = requests_cache.create_key(
@@ -645,7 +645,7 @@ def test_an_interrupted_migration_leaves_the_file_as_it_was(
 ) -> None:
     """Ctrl-C mid-way through the migration (in Client()): the transaction is rolled
     back and the file's lock let go, so another process can still store pages."""
-    from socialframe import _store
+    from socialframe._cache import sqlite as _store
 
     cache = tmp_path / "old.sqlite"
     with Sandbox(seed=0) as sandbox:

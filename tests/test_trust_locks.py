@@ -25,7 +25,7 @@ P82 = EXAMPLE_POSTS[82]  # two pages
 HOLD_EVERY_STRIPE = """
 import contextlib, sys, time
 from pathlib import Path
-from socialframe._locks import FileLocks
+from socialframe._cache.locks import FileLocks
 
 locks = FileLocks(Path(sys.argv[1]))
 stripes = set()

@@ -407,7 +407,7 @@ def test_a_typo_keeps_the_last_results(sandbox: Sandbox, client: sf.Client) -> N
 
 
 def test_tables_scroll_in_a_box_of_fixed_height(comments: pd.DataFrame, client: sf.Client) -> None:
-    from socialframe._render import TABLE_HEIGHT
+    from socialframe._display.html import TABLE_HEIGHT
 
     for table in (explore_comments(comments).table, ad_search(client).table):
         assert (table.layout.max_height, table.layout.overflow) == (TABLE_HEIGHT, "auto")
@@ -430,8 +430,8 @@ def test_the_table_is_in_time_order(comments: pd.DataFrame) -> None:
 
 
 def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) -> None:
-    from socialframe._plots import activity_span
-    from socialframe._render import activity_png
+    from socialframe._display.html import activity_png
+    from socialframe._display.plots import activity_span
 
     explorer = explore_comments(comments, tz="Europe/Berlin")
     explorer.start.value = explorer.end.value = date(2025, 12, 20)

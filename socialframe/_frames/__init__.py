@@ -5,7 +5,7 @@
 - :mod:`.ads`: ad search pages -> one row per distinct ad, then every other field.
 
 Both builders take an iterable of pages: raw response dicts as the service sent
-them, or :class:`~socialframe._pages.Page` objects (which add the page number,
+them, or :class:`~socialframe._models.Page` objects (which add the page number,
 the fetch time and the post / query). For raw dicts the page number is the
 position in the iterable and ``fetched_at`` is missing. The columns, their
 order and dtypes come from :mod:`socialframe._schema`, by name.

@@ -10,8 +10,9 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from .._pages import Page, ad_groups, checked
+from .._models import Page
 from .._schema import AD_COLUMNS, AD_DTYPES, INT
+from .shape import ad_groups, checked
 from .values import (
     INT64,
     Payloads,

@@ -11,8 +11,9 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._pages import Page, checked
+from .._models import Page
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
+from .shape import checked
 from .values import (
     INT64,
     NAT,

@@ -43,7 +43,7 @@ class CommentsPage:
     """A raw comments body decoded, its authors parsed: what :func:`decode_comments` gives.
 
     Read like the dict it stands for (``page["data"]``, ``page.get("totalPage")``)
-    by the pagers and :func:`socialframe._pages.problem`; a key it does not hold
+    by the pagers and :func:`socialframe._frames.shape.problem`; a key it does not hold
     reads as missing.
 
     Attributes:
@@ -52,7 +52,7 @@ class CommentsPage:
         authors: The value of each distinct author text.
     """
 
-    #: Tells :func:`socialframe._pages.problem` its comments were checked to be objects.
+    #: Tells :func:`socialframe._frames.shape.problem` its comments were checked to be objects.
     DECODED: ClassVar[bool] = True
     __slots__ = ("_body", "authors", "data", "texts")
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .._errors import SchemaError, SchemaWarning
 from .._json import loads
-from .._pages import Page
+from .._models import Page
 from .._schema import BOOLEAN, FLOAT, INT, LIST, STRING, is_id
 
 #: The int64 value numpy reads as NaT (no time).

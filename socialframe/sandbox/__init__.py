@@ -41,8 +41,8 @@ Operation A (ads, :mod:`socialframe.sandbox._ads`):
 
 from __future__ import annotations
 
-from socialframe._clock import ManualClock
-from socialframe.sandbox._ads import (
+from .._clock import ManualClock
+from ._ads import (
     ADS_PER_ANSWER,
     EXAMPLE_QUERIES,
     AdSearch,
@@ -51,7 +51,7 @@ from socialframe.sandbox._ads import (
     parse_search,
     repeats,
 )
-from socialframe.sandbox._comments import (
+from ._comments import (
     EXAMPLE_POSTS,
     PAGE_SIZE,
     TOTALS,
@@ -61,9 +61,9 @@ from socialframe.sandbox._comments import (
     has_pinned,
     total_pages,
 )
-from socialframe.sandbox._examples import example_ads, example_comments
-from socialframe.sandbox._routes import ENVELOPES
-from socialframe.sandbox._sandbox import RequestRecord, Sandbox
+from ._examples import example_ads, example_comments
+from ._routes import ENVELOPES
+from ._sandbox import RequestRecord, Sandbox
 
 __all__ = [
     "ADS_PER_ANSWER",

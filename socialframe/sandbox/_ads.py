@@ -40,22 +40,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from socialframe.sandbox._common import (
-    DAY_S,
-    REFERENCE_S,
-    BadParam,
-    date_to_seconds,
-    digest,
-    rng_for,
-)
-from socialframe.sandbox._corpus import (
-    AD_BODIES,
-    AD_TITLES,
-    BRANDS,
-    CTA,
-    PAGE_CATEGORIES,
-    PRODUCT_NAMES,
-)
+from ._common import DAY_S, REFERENCE_S, BadParam, date_to_seconds, digest, rng_for
+from ._corpus import AD_BODIES, AD_TITLES, BRANDS, CTA, PAGE_CATEGORIES, PRODUCT_NAMES
 
 ADS_PER_ANSWER = 26
 ADS_COUNTS = (3, 26, 40, 75, 130)

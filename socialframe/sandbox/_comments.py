@@ -29,15 +29,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from socialframe.sandbox._common import REFERENCE_MS, BadParam, digest, rng_for, utc_string
-from socialframe.sandbox._corpus import (
-    COMMENT_QUIRKS,
-    COMMENT_TEXTS,
-    COMPANIES,
-    FIRST_NAMES,
-    HEADLINES,
-    LAST_NAMES,
-)
+from ._common import REFERENCE_MS, BadParam, digest, rng_for, utc_string
+from ._corpus import COMMENT_QUIRKS, COMMENT_TEXTS, COMPANIES, FIRST_NAMES, HEADLINES, LAST_NAMES
 
 PAGE_SIZE = 50
 TOTALS = (82, 0, 1, 50, 51, 2345, 7, 120)

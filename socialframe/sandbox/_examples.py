@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from socialframe._clock import ManualClock
-from socialframe.sandbox._comments import EXAMPLE_POSTS
-from socialframe.sandbox._sandbox import Sandbox
+from .._clock import ManualClock
+from ._comments import EXAMPLE_POSTS
+from ._sandbox import Sandbox
 
 if TYPE_CHECKING:
     import pandas as pd

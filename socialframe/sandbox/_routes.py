@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from socialframe.sandbox import _ads as ads
-from socialframe.sandbox import _comments as comments
-from socialframe.sandbox._common import BadParam
+from . import _ads as ads
+from . import _comments as comments
+from ._common import BadParam
 
 # Headers of successful answers: some real deployments send this Vary, and a
 # cache keyed on it must still find the page again.

@@ -26,18 +26,18 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
-from socialframe._clock import SYSTEM_CLOCK, Clock
-from socialframe.sandbox import _routes as routes
-from socialframe.sandbox._routes import Answer, Fault
-from socialframe.sandbox._server import Server
+from .._clock import SYSTEM_CLOCK, Clock
+from . import _routes as routes
+from ._routes import Answer, Fault
+from ._server import Server
 
 if TYPE_CHECKING:
     from types import TracebackType
 
     from requests import PreparedRequest
 
-    from socialframe._client import Client
-    from socialframe._transport import MockTransport
+    from .._client import Client
+    from .._http.transport import MockTransport
 
 
 class Headers(Protocol):
@@ -226,7 +226,7 @@ class Sandbox:
             >>> n, client.ledger.failed_calls, sandbox.charges, clock.sleeps[1] >= 1.0
             (82, 2, 2, True)
         """
-        from socialframe._client import Client  # the sandbox must not need the client
+        from .._client import Client  # the sandbox must not need the client
 
         if in_process:
             client_kwargs.setdefault("transport", self.transport())
@@ -264,7 +264,7 @@ class Sandbox:
             ...     len(client.post_comments(EXAMPLE_POSTS[50])), sandbox.charges
             (50, 1)
         """
-        from socialframe._transport import MockTransport
+        from .._http.transport import MockTransport
 
         def answer(request: PreparedRequest) -> tuple[int, Any, dict[str, str]]:
             split = urlsplit(request.url or "")
@@ -370,11 +370,18 @@ class Sandbox:
     def _bind(self) -> Server:
         if self._server is not None:
             raise RuntimeError("the sandbox is already running")
-        self._server = Server(self, self._port)
+        self._server = Server(self._serve, self._port, self.clock.sleep)
         self._port = self._server.server_address[1]
         return self._server
 
     # -- answering ---------------------------------------------------------------------------
+
+    def _serve(self, method: str, target: str, headers: Headers) -> Answer:
+        """The server's handler: the answer to one request, after the latency."""
+        answer = self._answer(method, target, headers)
+        if self.latency:
+            self.clock.sleep(self.latency)
+        return answer
 
     def _answer(self, method: str, target: str, headers: Headers) -> Answer:
         """Decide the answer to one request, record it and count its charge.

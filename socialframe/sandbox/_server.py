@@ -1,7 +1,9 @@
 """The sandbox's HTTP server: a real HTTP/1.1 server on 127.0.0.1, in a background thread.
 
-It only carries requests to :meth:`Sandbox._answer` and writes what comes back;
-the gates, the records and the charges live in :mod:`socialframe.sandbox._sandbox`.
+It only carries each request to the handler it was given (``handler(method, target,
+headers) -> Answer``, as httpx's ``MockTransport`` takes one) and writes what comes
+back; the gates, the records and the charges live in the handler's owner,
+:class:`socialframe.sandbox.Sandbox`.
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ import json
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
-from socialframe.sandbox import _routes as routes
-from socialframe.sandbox._routes import Answer
+from . import _routes as routes
+from ._routes import Answer
 
-if TYPE_CHECKING:
-    from socialframe.sandbox._sandbox import Sandbox
+Handler = Callable[[str, str, Any], Answer]
+"""What answers a request: ``(method, target, headers) -> Answer`` (it may take its
+time: the sandbox's latency)."""
 
 
 #: Request bodies the sandbox reads (its GETs have none); a larger one is a 400.
@@ -34,8 +38,9 @@ class Server(ThreadingHTTPServer):
     # workers at once) overflows it and waits out SYN retries (1 s, 3 s, ...).
     request_queue_size = 1024
 
-    def __init__(self, sandbox: Sandbox, port: int) -> None:
-        self.sandbox = sandbox
+    def __init__(self, handler: Handler, port: int, sleep: Callable[[float], None]) -> None:
+        self.handler = handler
+        self.sleep = sleep  # (a dripping answer's pauses, on the sandbox's clock)
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
         super().__init__(("127.0.0.1", port), _Handler)
@@ -86,10 +91,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if length > 0:
             self.rfile.read(length)
-        sandbox = cast(Server, self.server).sandbox
-        answer = sandbox._answer(self.command, self.path, self.headers)
-        if sandbox.latency:
-            sandbox.clock.sleep(sandbox.latency)
+        answer = cast(Server, self.server).handler(self.command, self.path, self.headers)
         self._write(answer)
 
     def _write(self, answer: Answer) -> None:
@@ -134,11 +136,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _drip(self, data: bytes) -> None:
         """Write ``data`` one byte every ``DRIP_SECONDS`` (until the client hangs up)."""
-        sandbox = cast(Server, self.server).sandbox
+        sleep = cast(Server, self.server).sleep
         for i in range(len(data)):
             self.wfile.write(data[i : i + 1])
             self.wfile.flush()
-            sandbox.clock.sleep(routes.DRIP_SECONDS)
+            sleep(routes.DRIP_SECONDS)
 
     def version_string(self) -> str:
         return self.server_version  # not the Python version: nothing to fingerprint

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._client import Client
-from .sandbox import EXAMPLE_POSTS, Sandbox
+from .._client import Client
+from ..sandbox import EXAMPLE_POSTS, Sandbox
 
 DEMO_POST = EXAMPLE_POSTS[2345]
 DEMO_POSTS = list(EXAMPLE_POSTS.values())  # DEMO_POST among them

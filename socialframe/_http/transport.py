@@ -44,10 +44,10 @@ from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.response import HTTPResponse
 
-from ._errors import NotCachedError
+from .._errors import NotCachedError
 
 if TYPE_CHECKING:
-    from ._pace import Pacer
+    from .pace import Pacer
 
 #: The largest body read (64 MB, decoded). A page of the service is well under a
 #: megabyte (50 comments, 26 ads), so a larger body is a broken or hostile answer

@@ -17,7 +17,7 @@ written by strangers: every value reaches the page through :func:`html.escape`
 data becomes a link.
 
 Nothing is written until the whole page is rendered, and then atomically
-(:func:`socialframe._export.replace_atomically`): an error leaves no file.
+(:func:`socialframe._display.export.replace_atomically`): an error leaves no file.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Final, Literal
 import numpy as np
 import pandas as pd
 
-from . import _time
-from ._export import check_place, replace_atomically
-from ._version import __version__
+from .. import _time
+from .._version import __version__
+from .export import check_place, replace_atomically
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

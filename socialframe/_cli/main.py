@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ._client import Client
-    from ._export import Target
+    from .._client import Client
+    from .._display.export import Target
 
 PROG: Final = "socialframe"
 
@@ -85,7 +85,7 @@ MAX_COST_USD: Final = Decimal(1_000_000)
 
 #: Keys shorter than this are not hidden in messages: no service issues one, and
 #: hiding a few common characters would cut ordinary words apart (the floor the
-#: library sets for secret header values, socialframe._calls.MIN_SECRET).
+#: library sets for secret header values, socialframe._http.caller.MIN_SECRET).
 MIN_SECRET: Final = 8
 
 _ENV_NAME: Final = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
@@ -288,7 +288,7 @@ def _env_name(text: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``socialframe`` parser with every command."""
-    from ._version import __version__
+    from .._version import __version__
 
     formatter = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
@@ -539,7 +539,7 @@ def _run(argv: list[str]) -> int:
             os.dup2(devnull, sys.stdout.fileno())
             return EXIT_OK
         except Exception as exc:
-            from ._errors import ConfigError, SocialFrameError
+            from .._errors import ConfigError, SocialFrameError
 
             if isinstance(exc, ConfigError):
                 return _fail(EXIT_USAGE, str(exc))
@@ -624,7 +624,7 @@ def _items(given: list[str], what: str) -> list[str]:
 
 
 def _client(args: argparse.Namespace) -> Client:
-    from ._client import Client
+    from .._client import Client
 
     key = os.environ.get(args.key_env, "").strip() or None
     if key is None and not args.offline:
@@ -654,8 +654,8 @@ def _comments(args: argparse.Namespace) -> int:
             return client.post_comments(posts, on_error=args.on_error, **options)
         # One post is fetched as one (its bar counts pages, where a list's counts posts),
         # with the same `post` column first as for several.
-        from ._errors import FetchError
-        from ._many import keyed
+        from .._errors import FetchError
+        from .._fetch.many import keyed
 
         try:
             frame = client.post_comments(posts[0], **options)
@@ -698,9 +698,9 @@ def _collect(
     args: argparse.Namespace, fetch: Callable[[Client], pd.DataFrame], *, noun: str
 ) -> int:
     """Fetch, write what came back (all of it, or what came before a failure), report."""
-    from . import _export as export
-    from ._cache import cache_location
-    from ._errors import AuthError, BudgetExceededError, FetchError
+    from .._cache.setting import cache_location
+    from .._display import export as export
+    from .._errors import AuthError, BudgetExceededError, FetchError
 
     # Before paying for anything: where it goes, and that it is neither the cache nor
     # the list of items piped in.
@@ -748,7 +748,7 @@ def _collect(
     else:
         kept = "nothing was fetched before it, so nothing was written"
     if isinstance(failure, BudgetExceededError):
-        from ._ledger import usd
+        from .._ledger import usd
 
         return _fail(
             EXIT_BUDGET,
@@ -767,7 +767,7 @@ def _write(frame: pd.DataFrame, target: Target, *, excel: bool) -> str:
     become a pipe, or a link to the cache, meanwhile): a failure now is the
     output's (exit 5), not a bad argument, since the calls are paid.
     """
-    from . import _export as export
+    from .._display import export as export
 
     try:
         export.write(frame, target, excel=excel)
@@ -783,11 +783,11 @@ def _write(frame: pd.DataFrame, target: Target, *, excel: bool) -> str:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from . import _export as export
-    from . import _inventory as inventory
-    from ._cache import cache_location, open_backend
-    from ._ledger import PRICE_CENTS, usd
-    from ._team import shown
+    from .._cache import inventory as inventory
+    from .._cache.redis import shown
+    from .._cache.setting import cache_location, open_backend
+    from .._display import export as export
+    from .._ledger import PRICE_CENTS, usd
 
     setting: Any = args.cache or True
     location = cache_location(setting)
@@ -843,14 +843,14 @@ def _confirm(question: str) -> bool:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from ._demo import run
+    from .demo import run
 
     run(args.out, cache=not args.no_cache)
     return EXIT_OK
 
 
 def _sandbox(args: argparse.Namespace) -> int:
-    from .sandbox import Sandbox
+    from ..sandbox import Sandbox
 
     sandbox = Sandbox(
         port=args.port,

@@ -30,11 +30,11 @@ from urllib.parse import urlsplit
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
-from ._errors import ConfigError
-from ._operations import OPERATION_OF_PATH
-from ._serializer import MAGIC, MAX_STORED, PageFormat, legacy
-from ._serializer import plain as plain_page
-from ._serializer import response as read_response
+from .._errors import ConfigError
+from .._operations import OPERATION_OF_PATH
+from .serializer import MAGIC, MAX_STORED, PageFormat, legacy
+from .serializer import plain as plain_page
+from .serializer import response as read_response
 
 LOCK_WAIT = 3.0
 """Seconds a write waits for another process's lock before giving up on storing."""
@@ -98,7 +98,7 @@ def unreadable_message(count: int, where: object, then: str = "") -> str:
 
 class _Table(SQLiteDict):
     """One table of the cache file: bounded lock waits, counted failures, and values read
-    as data only (:mod:`socialframe._serializer`), an unreadable one counted as a miss.
+    as data only (:mod:`socialframe._cache.serializer`), an unreadable one counted as a miss.
 
     Args:
         path: The SQLite file.
@@ -185,7 +185,7 @@ class _Table(SQLiteDict):
         stored since, which would then be paid again. The key is a parameter:
         requests-cache puts it in the statement's text, where a key read from a
         file someone else wrote could be SQL. A value longer than any page (see
-        :data:`~socialframe._serializer.MAX_STORED`) is not loaded: ``b""`` stands
+        :data:`~socialframe._cache.serializer.MAX_STORED`) is not loaded: ``b""`` stands
         for it (not a page).
         """
         with self.lock, self.connection() as con:
@@ -297,7 +297,7 @@ class Store(SQLiteCache):
 
     def page(self, key: str) -> dict[str, Any] | None:
         """The page stored under ``key`` as the plain dict of
-        :func:`socialframe._serializer.plain`, for the fast read; ``None`` when nothing
+        :func:`socialframe._cache.serializer.plain`, for the fast read; ``None`` when nothing
         is stored under ``key``.
 
         Raises:

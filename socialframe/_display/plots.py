@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from . import _time
-from ._analysis import comment_activity
-from ._checks import count, count_or_none
+from .. import _time
+from .._analysis.comments import comment_activity
+from .._checks import count, count_or_none
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -175,7 +175,7 @@ def plot_overlap(
     import numpy as np
     from matplotlib.ticker import MaxNLocator
 
-    from ._crowd import shared_commenters
+    from .._analysis.audience import shared_commenters
 
     max_posts = count_or_none("max_posts", max_posts, minimum=1)
     # Only the posts shown are counted: the matrix of every post first was 800 MB at
@@ -279,7 +279,7 @@ def plot_share_of_voice(
     import matplotlib.dates as mdates
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-    from ._ad_insights import OTHER, share_of_voice
+    from .._analysis.ads import OTHER, share_of_voice
 
     values = share_of_voice(ads, freq, by=by, top=top, tz=tz, share=share)
     ax = _axes(ax, (10, 4))

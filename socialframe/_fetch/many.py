@@ -19,15 +19,15 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Set
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _frames as frames
-from ._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
-from ._schema import AD_COLUMNS
+from .. import _frames as frames
+from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
+from .._schema import AD_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ._pages import Page
-    from ._progress import Progress
+    from .._models import Page
+    from .progress import Progress
 
 OnError = Literal["raise", "skip"]
 """What a many-item fetch does when an item fails for good (a 400, a post that is

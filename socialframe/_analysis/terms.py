@@ -68,8 +68,8 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 
-from ._checks import count_or_none
-from ._schema import TERM_COUNTS, summary_columns
+from .._checks import count_or_none
+from .._schema import TERM_COUNTS, summary_columns
 
 TermKind = Literal["word", "hashtag", "link", "domain", "emoji"]
 KINDS: Final[tuple[TermKind, ...]] = ("word", "hashtag", "link", "domain", "emoji")

@@ -4,7 +4,7 @@ Every function takes an ads frame (as built by :mod:`socialframe._frames.ads`,
 one query's or a many-query fetch's with its ``query`` column) and returns a new
 frame; nothing is fetched, nothing is kept. ``df.social`` is the thin shell over
 these. Run spans come from :func:`socialframe._time.ad_spans` and periods from
-the helpers :func:`socialframe._analysis.comment_activity` uses, so an ad runs,
+the helpers :func:`socialframe._analysis.comments.comment_activity` uses, so an ad runs,
 and a week starts, exactly as in ``active_on`` and ``activity``. Result columns
 are in :mod:`socialframe._schema` (``CAMPAIGN_SUMMARY``, ``AD_SPEND``).
 
@@ -24,10 +24,10 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import pandas as pd
 
-from . import _time
-from ._analysis import _unions
-from ._checks import count_or_none
-from ._schema import AD_DTYPES, AD_SPEND, CAMPAIGN_SUMMARY, dtypes, summary_columns
+from .. import _time
+from .._checks import count_or_none
+from .._schema import AD_DTYPES, AD_SPEND, CAMPAIGN_SUMMARY, dtypes, summary_columns
+from .comments import _unions
 
 CAMPAIGN_COLUMNS: Final = summary_columns(CAMPAIGN_SUMMARY)
 SPEND_COLUMNS: Final = summary_columns(AD_SPEND)

@@ -1,23 +1,16 @@
-"""Paging: how each operation walks its pages, as pure generators over a fetch.
+"""The page shape: what makes a body a page of its operation. One rule, one home.
 
-The pagers take a ``fetch(params) -> Fetched`` callable and yield :class:`Page`
-objects, so paging is tested without a network (a scripted fetch), and the
-client decides how a page is fetched (cache, retries, budget).
+Pagers, frame builders, the cache filter and the cache report all ask
+:func:`problem`, so a page that would fail later is never stored, and a stored
+one that fails it is not served.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
-from ._errors import SchemaError
-
-if TYPE_CHECKING:
-    from ._calls import Fetched
-
-Fetch = Callable[[Mapping[str, str]], "Fetched"]
+from .._errors import SchemaError
 
 
 def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
@@ -122,61 +115,6 @@ def checked(operation: str, body: Any, number: int, *, paging: bool = True) -> N
         raise SchemaError(f"{operation} page {number}: {found}")
 
 
-@dataclass(frozen=True)
-class Page:
-    """One decoded page and its provenance (what frames need beyond the body).
-
-    Attributes:
-        body: The JSON object the service sent.
-        page: 1-based number of the page within its fetch.
-        fetched_at: When the service sent it (the original time for cached pages).
-        from_cache: Whether it came from the cache.
-        key: The post id or the search query it belongs to.
-        params: The query parameters that were sent.
-    """
-
-    body: Mapping[str, Any]
-    page: int
-    fetched_at: datetime | None = None
-    from_cache: bool = False
-    key: str | None = None
-    params: Mapping[str, str] = field(default_factory=dict)
-
-
-def _page(fetched: Fetched, number: int, key: str, params: Mapping[str, str]) -> Page:
-    return Page(fetched.body, number, fetched.fetched_at, fetched.from_cache, key, dict(params))
-
-
-def iter_comment_pages(
-    fetch: Fetch, params: Mapping[str, str], *, max_pages: int | None = None
-) -> Iterator[Page]:
-    """Pages 1..totalPage of a post's comments.
-
-    Each later page sends the previous page's ``paginationToken``. Stops at
-    ``totalPage`` or an empty page, never on the token (it is set on the last
-    page too).
-    """
-    number, token = 1, None
-    while True:
-        sent = dict(params, page=str(number))
-        if token:
-            sent["paginationToken"] = token
-        fetched = fetch(sent)
-        body = fetched.body
-        checked("comments", body, number)
-        data = body["data"]
-        yield _page(fetched, number, params["urn"], sent)
-        total_pages = body.get("totalPage")
-        if not data or (max_pages is not None and number >= max_pages):
-            return
-        if number >= total_pages:
-            return
-        token = body.get("paginationToken")
-        if not token:
-            raise SchemaError(f"comments page {number} of {total_pages} has no paginationToken")
-        number += 1
-
-
 def ad_groups(body: Mapping[str, Any]) -> tuple[list[Any], Mapping[str, Any]]:
     """``(ads, page_info)`` of an ads page (checked by :func:`problem`); ``data.ads``
     flattened, order kept."""
@@ -189,47 +127,3 @@ def ad_groups(body: Mapping[str, Any]) -> tuple[list[Any], Mapping[str, Any]]:
             ads.append(group)
     info = data.get("page_info")
     return ads, info if isinstance(info, Mapping) else {}
-
-
-def iter_ad_pages(
-    fetch: Fetch,
-    params: Mapping[str, str],
-    *,
-    max_pages: int | None = None,
-    max_ads: int | None = None,
-) -> Iterator[Page]:
-    """Pages of an ads search, following ``page_info.end_cursor``.
-
-    Stops when ``has_next_page`` is false, the cursor is missing or was seen
-    before, a page brings no new ``ad_archive_id`` (the service may repeat pages
-    with ``has_next_page`` still true), ``max_pages`` pages were read, or
-    ``max_ads`` distinct ads are in.
-    """
-    key = params.get("query") or params.get("ad_page_id", "")
-    seen_ids: set[str] = set()
-    anonymous = 0  # ads without an ad_archive_id: rows all the same
-    seen_cursors: set[str] = set()
-    number, cursor = 1, None
-    while True:
-        sent = dict(params)
-        if cursor:
-            sent["end_cursor"] = cursor
-        fetched = fetch(sent)
-        checked("ads", fetched.body, number)
-        ads, info = ad_groups(fetched.body)
-        yield _page(fetched, number, key, sent)
-        ids = [ad.get("ad_archive_id") for ad in ads if isinstance(ad, Mapping)]
-        known = {str(i) for i in ids if i is not None}
-        nameless = len(ids) - sum(i is not None for i in ids)
-        new = len(known - seen_ids) + nameless
-        seen_ids |= known
-        anonymous += nameless
-        if not new or (max_ads is not None and len(seen_ids) + anonymous >= max_ads):
-            return
-        if max_pages is not None and number >= max_pages:
-            return
-        cursor = info.get("end_cursor")
-        if not info.get("has_next_page") or not cursor or cursor in seen_cursors:
-            return
-        seen_cursors.add(cursor)
-        number += 1

@@ -21,7 +21,6 @@ import re
 import threading
 import warnings
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -32,11 +31,14 @@ import tenacity
 import urllib3
 from requests.adapters import BaseAdapter
 
-from . import _transport as transport
-from ._cache import FETCHED_AT, CacheSetting, decoded, make_session, remember
-from ._clock import SYSTEM_CLOCK, Clock
-from ._config import Secret, Settings
-from ._errors import (
+from .._cache.locks import FileLocks, LockWaits, NoLocks, RedisLocks
+from .._cache.rules import remember
+from .._cache.setting import CacheSetting
+from .._cache.warm import Stored, body_of, stored
+from .._checks import RateLimit
+from .._clock import SYSTEM_CLOCK, Clock
+from .._config import Secret, Settings
+from .._errors import (
     APIError,
     AuthError,
     BadRequestError,
@@ -50,15 +52,16 @@ from ._errors import (
     ServerError,
     SocialFrameError,
 )
-from ._json import NOT_PARSED
-from ._ledger import Ledger, Outcome
-from ._locks import FileLocks, LockWaits, NoLocks, RedisLocks
-from ._pace import Pacer, RateLimit
-from ._pages import problem
-from ._stored import Stored, body_of, stored
-from ._time import instant
-from ._transport import BodyTooLarge, BrokenBody, Interrupted
-from ._version import __version__
+from .._frames.shape import problem
+from .._json import NOT_PARSED, decoded
+from .._ledger import Ledger, Outcome
+from .._models import FETCHED_AT, Fetched
+from .._time import instant
+from .._version import __version__
+from . import transport as transport
+from .pace import Pacer
+from .session import make_session
+from .transport import BodyTooLarge, BrokenBody, Interrupted
 
 _SECRET_NAME: Final = re.compile(r"key|token|secret|auth|password|cookie", re.IGNORECASE)
 MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
@@ -67,15 +70,6 @@ MAX_RETRY_AFTER: Final = 120.0  # a longer Retry-After is not waited for
 #: service sends back and from messages: a shorter one ("k", "2") is no secret worth the
 #: name, and replacing it would cut ordinary words and headers apart.
 MIN_SECRET: Final = 8
-
-
-@dataclass(frozen=True)
-class Fetched:
-    """A decoded 200 body and where it came from."""
-
-    body: Any
-    fetched_at: datetime
-    from_cache: bool
 
 
 class KeyAuth(requests.auth.AuthBase):
@@ -198,7 +192,7 @@ def _page_locks(backend: Any) -> Any:
     Raises:
         ConfigError: the place of a SQLite cache's lock folder is taken by a file.
     """
-    from ._store import Store  # with the cache: requests-cache is heavy
+    from .._cache.sqlite import Store  # with the cache: requests-cache is heavy
 
     if isinstance(backend, Store):
         # A file this process cannot write stores no page: there is nothing to lock.
@@ -330,7 +324,9 @@ class Caller:
         where = getattr(backend, "where", None) or backend.db_path
         unreadable = failures.take_unreadable()
         if unreadable:
-            from ._store import unreadable_message  # (a cache is open: requests-cache is in)
+            from .._cache.sqlite import (
+                unreadable_message,  # (a cache is open: requests-cache is in)
+            )
 
             warnings.warn(CacheWarning(unreadable_message(unreadable, where)), stacklevel=4)
         if count:

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
-from ._checks import count
-from ._ledger import PRICE_CENTS, usd
+from .._checks import count
+from .._ledger import PRICE_CENTS, usd
 
 #: Rows a widget table shows; the full result stays on the widget.
 MAX_ROWS: Final = 200
@@ -317,7 +317,7 @@ def activity_png(
         freq: Period of the bars (``"1D"``, ``"1h"``, ``"1W"``).
         tz: Time zone the periods are cut in.
         dpi: Resolution of the PNG.
-        span: The x range (``socialframe._plots.activity_span`` of the whole
+        span: The x range (``socialframe._display.plots.activity_span`` of the whole
             frame keeps it still while filters change); by default the data's.
 
     Returns:
@@ -325,7 +325,7 @@ def activity_png(
     """
     from matplotlib.figure import Figure
 
-    from ._plots import plot_activity
+    from .plots import plot_activity
 
     figure = Figure(figsize=(10, 3.5), layout="constrained")
     plot_activity(comments, freq, by="author_type", tz=tz, ax=figure.subplots(), span=span)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from ._errors import ConfigError
+from .._errors import ConfigError
 
 SCHEMES = ("redis://", "rediss://", "unix://")
 
@@ -130,10 +130,10 @@ def _team_cache_class() -> type:
     import redis
     from requests_cache.backends.redis import RedisCache, RedisDict
 
-    from ._errors import NetworkError
-    from ._serializer import MAX_STORED, PageFormat
-    from ._serializer import response as read_response
-    from ._store import Failures
+    from .._errors import NetworkError
+    from .serializer import MAX_STORED, PageFormat
+    from .serializer import response as read_response
+    from .sqlite import Failures
 
     class TeamTable(RedisDict):
         """The pages: written and read as data only (a pickled value, as earlier versions

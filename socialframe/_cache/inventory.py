@@ -26,9 +26,10 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import pandas as pd
 
-from ._cache import FETCHED_AT, operation_of
-from ._ledger import PRICE_CENTS, usd
-from ._time import instant
+from .._ledger import PRICE_CENTS, usd
+from .._models import FETCHED_AT
+from .._operations import operation_of
+from .._time import instant
 
 #: The columns of :func:`report`, in order.
 REPORT_COLUMNS: Final = (
@@ -103,7 +104,7 @@ def scan(backend: Any) -> Scan:
 
     Args:
         backend: The backend (``client.session.cache``, or one opened by
-            ``socialframe._cache.open_backend``).
+            ``socialframe._cache.setting.open_backend``).
 
     Raises:
         NetworkError: the team cache stopped answering.
@@ -138,7 +139,7 @@ def scan(backend: Any) -> Scan:
 def _raise_if_redis(backend: Any, exc: BaseException) -> None:
     """A team cache that stopped answering, as the one error a fetch raises for it."""
     if type(exc).__module__.split(".")[0] == "redis":  # (redis-py loads with a team cache)
-        from ._errors import NetworkError
+        from .._errors import NetworkError
 
         where = getattr(backend, "where", "the team cache")
         raise NetworkError(
@@ -152,7 +153,7 @@ def pages(backend: Any) -> Iterator[CachedPage]:
 
     Args:
         backend: The backend (``client.session.cache``, or one opened by
-            ``socialframe._cache.open_backend``).
+            ``socialframe._cache.setting.open_backend``).
 
     Yields:
         One :class:`CachedPage` per stored page; other entries are left out.
@@ -166,8 +167,8 @@ def warn_unreadable(backend: Any, found: Scan) -> None:
     """One :class:`~socialframe.CacheWarning` naming how many entries could not be read."""
     if not found.unreadable:
         return
-    from ._errors import CacheWarning
-    from ._store import unreadable_message
+    from .._errors import CacheWarning
+    from .sqlite import unreadable_message
 
     where = getattr(backend, "where", None) or getattr(backend, "db_path", "?")
     message = unreadable_message(
@@ -224,8 +225,8 @@ def _fetched_at(response: Any) -> datetime:
 def _rows(operation: str, response: Any) -> dict[str, Any] | None:
     """The rows a page brings: comments, or ads (by id: pages of a search may repeat);
     None for a body that is not a page of ``operation``."""
-    from ._cache import decoded
-    from ._pages import ad_groups, problem
+    from .._frames.shape import ad_groups, problem
+    from .._json import decoded
 
     body = decoded(response)
     if problem(operation, body, paging=False) is not None:
@@ -386,7 +387,7 @@ def summary(backend: Any, where: str) -> Summary:
 
 def size_of(backend: Any) -> int | None:
     """Bytes the cache takes: the SQLite file with its journal, or its Redis keys."""
-    from ._store import Store
+    from .sqlite import Store
 
     if isinstance(backend, Store):
         db_path = backend.db_path

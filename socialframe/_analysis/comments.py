@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _time
-from ._checks import count_or_none
-from ._schema import (
+from .. import _time
+from .._checks import count_or_none
+from .._schema import (
     ADVERTISER_SUMMARY,
     AUTHOR_DETAILS,
     AUTHOR_SUMMARY,

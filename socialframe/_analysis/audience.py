@@ -30,8 +30,8 @@ from typing import Any, Final, Literal
 import numpy as np
 import pandas as pd
 
-from ._checks import count, count_or_none
-from ._schema import (
+from .._checks import count, count_or_none
+from .._schema import (
     AUTHOR_OVERLAP,
     POST_AS_GIVEN,
     POST_REPLY_TIMES,
@@ -40,7 +40,7 @@ from ._schema import (
     dtypes,
     summary_columns,
 )
-from ._time import check_zone
+from .._time import check_zone
 
 SUMMARY_COLUMNS = summary_columns(POST_SUMMARY)
 OVERLAP_COLUMNS = summary_columns(AUTHOR_OVERLAP)

@@ -18,7 +18,7 @@ cache answers it as a miss, and the client fetches the page again and warns once
 Pages paid for before this format (requests-cache's pickle of that same dict, see
 :func:`legacy`) are read only from a local SQLite file, by an unpickler that admits
 no class at all (requests-cache 1.x pickles the dict of plain values, which needs
-none), and rewritten in this format once (:mod:`socialframe._store`); a team
+none), and rewritten in this format once (:mod:`socialframe._cache.sqlite`); a team
 cache's pickled values are never unpickled: they are fetched again.
 """
 
@@ -36,7 +36,7 @@ from msgspec import UNSET, UnsetType
 from requests_cache.serializers.cattrs import CattrStage
 from requests_cache.serializers.pipeline import Stage
 
-from ._time import instant
+from .._time import instant
 
 MAGIC: Final = b"socialframe-page/1\n"
 """The first bytes of every value socialframe writes (the format's name and version)."""
@@ -109,7 +109,7 @@ def response(value: Any, *, legacy: bool = False) -> Any:
 
 
 FETCHED_AT_HEADER: Final = "x-socialframe-fetched-at"
-"""The stamp of the time the service answered (``socialframe._cache.FETCHED_AT``)."""
+"""The stamp of the time the service answered (``socialframe._models.FETCHED_AT``)."""
 
 MAX_ENTRIES: Final = 256
 """Headers (or cookies) a stored page may have: a value with more is not a page."""

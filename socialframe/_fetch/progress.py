@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ._ledger import Ledger
+from .._ledger import Ledger
 
 
 def interactive() -> bool:

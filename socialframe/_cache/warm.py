@@ -4,8 +4,8 @@ A warm re-run reads every page from the cache. requests-cache's own read builds
 a whole ``CachedResponse`` (two case-insensitive header dicts, the request, the
 cookies): at 1,000 pages that was as long as parsing the bodies. From the
 SQLite store the fast read takes the stored page's plain dict instead
-(:meth:`socialframe._store.Store.page`, read as data only by
-:func:`socialframe._serializer.plain`); from any other backend (Redis, one passed
+(:meth:`socialframe._cache.sqlite.Store.page`, read as data only by
+:func:`socialframe._cache.serializer.plain`); from any other backend (Redis, one passed
 in) it takes the ``CachedResponse``. Either way it gets a
 :class:`Stored`, and anything unexpected sends the call down the full path,
 which decides as requests-cache does.
@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from ._frames.structs import decode_comments
-from ._json import NOT_PARSED, is_utf8
-from ._json import fast as fast_json
+from .._frames.structs import decode_comments
+from .._json import NOT_PARSED, is_utf8
+from .._json import fast as fast_json
 
 
 class Stored(NamedTuple):
@@ -45,7 +45,7 @@ def stored(backend: Any, key: str) -> Stored | None:
     Raises:
         Whatever the backend raises on a read (``sqlite3.Error``, a Redis error).
     """
-    from ._store import Store
+    from .sqlite import Store
 
     if isinstance(backend, Store):
         try:

@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from ._errors import ConfigError
+from .._errors import ConfigError
 
 
 def _me() -> str:

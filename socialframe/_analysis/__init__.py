@@ -1,0 +1,1 @@
+"""Pure: frames -> frames, one module per subject (comments, audience, terms, ads)."""

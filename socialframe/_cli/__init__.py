@@ -1,0 +1,1 @@
+"""The command line: ``socialframe comments|ads|cache|demo|sandbox``."""

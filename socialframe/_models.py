@@ -1,0 +1,47 @@
+"""The small data types the layers hand down: a fetched body, a page, a stamp.
+
+They sit below every layer that uses them (the caller makes a :class:`Fetched`, the
+pagers make a :class:`Page` of it, the frame builders read pages), so no layer has to
+import another one's module for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+FETCHED_AT: Final = "X-Socialframe-Fetched-At"
+"""The header stamped on each response as it arrives (and kept with the cached copy):
+when the service answered, so a re-run from the cache reports the original time."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One decoded page and its provenance (what frames need beyond the body).
+
+    Attributes:
+        body: The JSON object the service sent.
+        page: 1-based number of the page within its fetch.
+        fetched_at: When the service sent it (the original time for cached pages).
+        from_cache: Whether it came from the cache.
+        key: The post id or the search query it belongs to.
+        params: The query parameters that were sent.
+    """
+
+    body: Mapping[str, Any]
+    page: int
+    fetched_at: datetime | None = None
+    from_cache: bool = False
+    key: str | None = None
+    params: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A decoded 200 body and where it came from."""
+
+    body: Any
+    fetched_at: datetime
+    from_cache: bool

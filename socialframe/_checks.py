@@ -111,16 +111,13 @@ _UNITS: Final = {
 }
 
 
-
 # Unit words spelled out in full ("ms" is no unit here, never read as minutes).
 _TEXT = re.compile(r"\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*", re.ASCII)
-
 
 
 RateLimit = float | str | None
 """Calls per second (``2.5``), ``"<n>/<unit>"`` (``"300/min"``, ``"5/s"``,
 ``"1000/hour"``, ``"10/2s"``), or ``None`` for no limit."""
-
 
 
 def parse_rate(rate_limit: object) -> tuple[int, int] | None:

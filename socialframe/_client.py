@@ -184,8 +184,6 @@ class Client:
             key, base_url=base_url, auth_header=named, headers=extra, require_key=not offline
         )
         self.workers = limits.workers
-        cents = limits.max_cost_cents
-        self.max_cost = None if cents is None else float(cents / 100)
         self.progress = progress
         from ._http.caller import Caller  # with its retry library: not at import
 
@@ -209,6 +207,22 @@ class Client:
     def ledger(self) -> Ledger:
         """Calls paid, served from the cache and failed, and what they cost."""
         return self._caller.ledger
+
+    @property
+    def max_cost(self) -> float | None:
+        """USD this client may spend (``None``: no budget); the ledger keeps it, in
+        whole cents, and refuses a call that would go over it. Setting it changes the
+        budget for the calls that follow (``None`` lifts it).
+
+        Raises:
+            SettingError: (when set) a value ``max_cost=`` would refuse.
+        """
+        return self._caller.ledger.max_cost_usd
+
+    @max_cost.setter
+    def max_cost(self, usd: float | None) -> None:
+        cents = config.budget_cents(usd)
+        self._caller.ledger.max_cost_cents = cents
 
     @property
     def offline(self) -> bool:

@@ -52,13 +52,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Final, cast
 from urllib.parse import urlsplit
 
 from ._checks import count, parse_rate, seconds
 from ._errors import ConfigError, SettingError
+from ._ledger import to_cents
 
 OPERATIONS: Final = ("ads", "comments")
 
@@ -152,7 +152,7 @@ class Settings:
 class Limits:
     """The checked numeric settings of a client (see :func:`check_limits`)."""
 
-    max_cost_cents: Decimal | None
+    max_cost_cents: int | None
     max_retries: int
     timeout: float
     backoff: float
@@ -479,6 +479,21 @@ def check_rate(rate_limit: object) -> None:
         )
 
 
+def budget_cents(max_cost: object) -> int | None:
+    """``max_cost`` (USD) as the ledger keeps it: whole cents, or None for no budget.
+
+    Raises:
+        SettingError: not a finite amount >= 0.
+        TypeError: a bool.
+    """
+    if max_cost is None:
+        return None
+    try:
+        return to_cents(max_cost)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise SettingError(str(exc)) from None
+
+
 def check_limits(
     *,
     max_cost: object,
@@ -495,17 +510,9 @@ def check_limits(
         SettingError: a value outside what is allowed.
         TypeError: a value of the wrong type (where the setting says which).
     """
-    from ._ledger import to_cents
-
-    cents = None
-    if max_cost is not None:
-        try:
-            cents = to_cents(max_cost)  # type: ignore[arg-type]
-        except ValueError as exc:
-            raise SettingError(str(exc)) from None
     check_rate(rate_limit)
     return Limits(
-        max_cost_cents=cents,
+        max_cost_cents=budget_cents(max_cost),
         max_retries=count("max_retries", max_retries, maximum=MAX_RETRIES, error=SettingError),
         timeout=seconds("timeout", timeout, positive=True, maximum=MAX_TIMEOUT, error=SettingError),
         backoff=seconds("backoff", backoff, maximum=MAX_BACKOFF, error=SettingError),

@@ -16,6 +16,8 @@ import weakref
 from decimal import Decimal, DecimalException
 from typing import Final, Literal
 
+from ._errors import BudgetExceededError
+
 PRICE_CENTS: Final = 1  # 0.01 USD per successful call
 
 Outcome = Literal["paid", "cached", "failed"]
@@ -29,8 +31,9 @@ def usd(cents: int) -> str:
     return f"{sign}${cents // 100:,}.{cents % 100:02d}"
 
 
-def to_cents(usd: float | int | str | Decimal) -> Decimal:
-    """USD amount -> cents, exactly (``0.03`` is 3, not 3.0000000000000004)."""
+def to_cents(usd: float | int | str | Decimal) -> int:
+    """USD amount -> whole cents, exactly (``0.03`` is 3, not 3.0000000000000004); a
+    fraction of a cent buys no call, so it is dropped (``0.019`` is 1)."""
     if isinstance(usd, bool):
         raise TypeError("max_cost must be a number of USD")
     # (text is not repeated: it could be anything pasted, the key included)
@@ -41,7 +44,7 @@ def to_cents(usd: float | int | str | Decimal) -> Decimal:
         raise ValueError(f"max_cost must be a finite number of USD, got {shown}") from None
     if not cents.is_finite() or cents < 0:
         raise ValueError(f"max_cost must be a finite amount >= 0, got {shown}")
-    return cents + 0  # (-0 is 0: a budget of "$-0.00" reads as a bug)
+    return int(cents)  # (whole cents, down; and -0 is 0)
 
 
 class Hold:
@@ -72,7 +75,8 @@ class Ledger:
         0.02
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_cost_cents: int | None = None) -> None:
+        self.max_cost_cents = max_cost_cents  # the budget, in whole cents (None: none)
         self._fresh_locks()
         _LEDGERS.add(self)
         self.paid_calls = 0
@@ -90,13 +94,7 @@ class Ledger:
         self._fresh_locks()
         self._held = 0
 
-    def reserve(
-        self,
-        max_cost_cents: Decimal | None,
-        *,
-        wait: float = 0.0,
-        stop: threading.Event | None = None,
-    ) -> Hold | None:
+    def reserve(self, *, wait: float = 0.0, stop: threading.Event | None = None) -> Hold | None:
         """Hold one call's price against the budget before it is sent.
 
         The check and the hold are one step under the ledger's lock, so any
@@ -105,7 +103,6 @@ class Ledger:
         give it back with :meth:`release`.
 
         Args:
-            max_cost_cents: The budget in cents; ``None`` for no budget.
             wait: Seconds to wait, when only the calls in flight fill the budget,
                 for them to be settled or given back (they may fail, for free)
                 instead of refusing at once: a budget is refused when it is really
@@ -117,15 +114,16 @@ class Ledger:
             the calls already in flight) leaves no room for one more.
 
         Example:
-            >>> ledger = Ledger()
-            >>> first = ledger.reserve(1)
-            >>> ledger.reserve(1) is None  # the first call may still be charged
+            >>> ledger = Ledger(max_cost_cents=1)
+            >>> first = ledger.reserve()
+            >>> ledger.reserve() is None  # the first call may still be charged
             True
             >>> ledger.release(first)
-            >>> ledger.reserve(1) is not None
+            >>> ledger.reserve() is not None
             True
         """
         until = time.monotonic() + wait
+        max_cost_cents = self.max_cost_cents
         with self._lock:
             while max_cost_cents is not None:
                 spent = self.paid_calls * PRICE_CENTS
@@ -148,11 +146,11 @@ class Ledger:
             hold: What :meth:`reserve` returned.
 
         Example:
-            >>> ledger = Ledger()
-            >>> hold = ledger.reserve(None)
+            >>> ledger = Ledger(max_cost_cents=2)
+            >>> hold = ledger.reserve()
             >>> ledger.record("paid", hold=hold)  # settled: charged
             >>> ledger.release(hold)  # so nothing to give back
-            >>> ledger.paid_calls, ledger.would_exceed(2)
+            >>> ledger.paid_calls, ledger.would_exceed()
             (1, False)
         """
         with self._lock:
@@ -201,24 +199,57 @@ class Ledger:
         """USD the cache saved: what the cached calls would have cost."""
         return self.cached_calls * PRICE_CENTS / 100
 
-    def would_exceed(self, max_cost_cents: Decimal | None) -> bool:
+    def would_exceed(self) -> bool:
         """Whether one more paid call would take the spend over the budget.
 
-        Args:
-            max_cost_cents: The budget in cents; ``None`` for no budget.
-
         Returns:
-            True when the next paid call must not be sent.
+            True when the next paid call must not be sent (calls in flight count).
 
         Example:
-            >>> ledger = Ledger()
+            >>> ledger = Ledger(max_cost_cents=1)
+            >>> ledger.would_exceed()
+            False
             >>> ledger.record("paid")
-            >>> ledger.would_exceed(2), ledger.would_exceed(1), ledger.would_exceed(None)
-            (False, True, False)
+            >>> ledger.would_exceed()
+            True
         """
-        if max_cost_cents is None:
+        if self.max_cost_cents is None:
             return False
-        return (self.paid_calls * PRICE_CENTS + self._held + PRICE_CENTS) > max_cost_cents
+        spent = self.paid_calls * PRICE_CENTS + self._held + PRICE_CENTS
+        return spent > self.max_cost_cents
+
+    @property
+    def max_cost_usd(self) -> float | None:
+        """The budget in USD (``None``: none): what ``max_cost`` shows at the edges.
+
+        Example:
+            >>> Ledger(max_cost_cents=250).max_cost_usd
+            2.5
+        """
+        return None if self.max_cost_cents is None else self.max_cost_cents / 100
+
+    def refusal(self, operation: str) -> BudgetExceededError:
+        """The error for a call of ``operation`` the budget refused (nothing was sent).
+
+        Args:
+            operation: ``"comments"`` or ``"ads"``.
+
+        Returns:
+            A :class:`~socialframe.BudgetExceededError` saying the budget and the spend.
+
+        Example:
+            >>> print(Ledger(max_cost_cents=3).refusal("ads"))  # doctest: +ELLIPSIS
+            the next ads call would take the spend over max_cost=$0.03 (spent $0.00); ...
+        """
+        budget = self.max_cost_usd or 0.0
+        return BudgetExceededError(
+            f"the next {operation} call would take the spend over"
+            f" max_cost={usd(self.max_cost_cents or 0)}"
+            f" (spent {usd(self.paid_calls * PRICE_CENTS)}); it was not sent."
+            " Raise max_cost, or use the pages fetched so far: error.partial.",
+            max_cost=budget,
+            spent_usd=self.spent_usd,
+        )
 
     def reset(self) -> None:
         """Start counting from zero (the budget counts from here too).

@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+from ._time import instant
+
+if TYPE_CHECKING:
+    from ._clock import Clock
 
 FETCHED_AT: Final = "X-Socialframe-Fetched-At"
 """The header stamped on each response as it arrives (and kept with the cached copy):
@@ -45,3 +50,14 @@ class Fetched:
     body: Any
     fetched_at: datetime
     from_cache: bool
+
+
+def fetched_at(headers: Mapping[str, str], clock: Clock) -> datetime:
+    """When the service answered: stamped on arrival (:data:`FETCHED_AT`) and kept with
+    the cached copy; ``clock``'s now where a page has no readable stamp.
+
+    Args:
+        headers: A response's (case-insensitive) or a stored page's (in lower case).
+        clock: The client's clock.
+    """
+    return instant(headers.get(FETCHED_AT.lower())) or clock.now()

@@ -443,7 +443,7 @@ def test_key_header_forms(header: str, wire: str) -> None:
     import requests
 
     from socialframe._config import Secret
-    from socialframe._http.caller import KeyAuth
+    from socialframe._http.auth import KeyAuth
 
     auth = KeyAuth(header, Secret("k-123"))
     prepared = requests.Request("GET", "http://127.0.0.1/x", auth=auth).prepare()

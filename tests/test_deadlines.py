@@ -130,17 +130,16 @@ def test_real_calls_release_their_connection_before_they_end(sandbox: Sandbox) -
 
 
 def test_a_forked_child_does_not_wait_for_the_parents_budget_holds() -> None:
-    from decimal import Decimal
 
     from socialframe._ledger import Ledger
 
-    ledger = Ledger()
-    held = ledger.reserve(Decimal(1))  # the parent's call in flight holds the last cent
+    ledger = Ledger(max_cost_cents=1)
+    held = ledger.reserve()  # the parent's call in flight holds the last cent
     assert held is not None
 
     def child() -> str:
-        return f"reserved={ledger.reserve(Decimal(1), wait=10) is not None}"
+        return f"reserved={ledger.reserve(wait=10) is not None}"
 
     assert _in_child(child) == "reserved=True"  # before: waited forever for that cent
-    assert ledger.reserve(Decimal(1), wait=0.05) is None  # in the parent it is still held
+    assert ledger.reserve(wait=0.05) is None  # in the parent it is still held
     ledger.release(held)

@@ -25,23 +25,25 @@ import requests
 import socialframe as sf
 from socialframe._cache import rules as _cache
 from socialframe._cache.rules import _cache_key
+from socialframe._cache.warm import WarmRead
+from socialframe._clock import SYSTEM_CLOCK
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 P82 = EXAMPLE_POSTS[82]
 
 
-def fast_reads(client: sf.Client) -> list[bool]:
-    """Records, for each page the client asks for, whether the fast path answered it."""
-    answered: list[bool] = []
-    original = client._caller._read
+def full_path(client: sf.Client) -> list[str]:
+    """Records the URL of each call that goes through requests and requests-cache (the
+    client's public ``session``): a page the warm read answered never does."""
+    sent: list[str] = []
+    original = client.session.send
 
-    def spy(*args: Any) -> Any:
-        found = original(*args)
-        answered.append(found is not None)
-        return found
+    def counting(request: Any, **kwargs: Any) -> Any:
+        sent.append(str(request.url))
+        return original(request, **kwargs)
 
-    client._caller._read = spy  # type: ignore[method-assign]
-    return answered
+    client.session.send = counting  # type: ignore[method-assign]
+    return sent
 
 
 def plain_session(path: Path, client: sf.Client) -> Any:
@@ -113,10 +115,10 @@ def test_pages_plain_requests_cache_stores_are_read_by_the_fast_path(tmp_path: P
     with sf.Client(
         "key", base_url="https://api.example", transport=refuse, cache=path, progress=False
     ) as c:
-        read = fast_reads(c)
+        sent = full_path(c)
         frame = c.post_comments("123")
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 2)
-    assert read == [True, True]  # both answered by the fast path, not the pipeline
+    assert sent == []  # both answered by the warm read, not the pipeline
     assert frame["text"].tolist() == [f"comment {p}-{i}" for p in (1, 2) for i in range(3)]
 
 
@@ -292,10 +294,10 @@ def test_the_fast_path_serves_the_marketplace_deployment(
     with sandbox.client(cache=cache_path, auth_header="X-RapidAPI-Key", progress=False) as c:
         c.post_comments(P82)
     with sandbox.client(cache=cache_path, auth_header="X-RapidAPI-Key", progress=False) as c:
-        read = fast_reads(c)
+        sent = full_path(c)
         c.post_comments(P82)
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, 2)
-    assert read == [True, True] and sandbox.charges == 2
+    assert sent == [] and sandbox.charges == 2
 
 
 def test_cache_control_on_the_session_goes_to_requests_cache(
@@ -321,25 +323,25 @@ def test_a_remembered_key_is_requests_caches_and_follows_verify(
     with sandbox.client(cache=cache_path, progress=False) as c:
         first = c.post_comments(P82)
     with sandbox.client(cache=cache_path, progress=False, offline=True) as c:
-        read = fast_reads(c)
+        sent = full_path(c)
         again = c.post_comments(P82)  # keys computed now
         twice = c.post_comments(P82)  # and remembered
-        assert read == [True] * 4 and sandbox.charges == 2
+        assert sent == [] and sandbox.charges == 2
         pd.testing.assert_frame_equal(again, first)
         pd.testing.assert_frame_equal(twice, first)
-        remembered = c._caller._keys
-        assert len(remembered) == 2
-        for (page_url, params, verify), key in remembered.items():
-            assert page_url == f"{sandbox.url}/get-profile-posts-comments" and verify is True
-            request = requests.Request("GET", page_url, params=dict(params)).prepare()
-            backend: Any = c.session.cache  # type: ignore[attr-defined]
-            assert key == backend.create_key(request, verify=True)  # what requests-cache uses
-            assert key != backend.create_key(request, verify=False)
+        warm = WarmRead(c.session, auth_header="Authorization", offline=True, clock=SYSTEM_CLOCK)
+        page_url = f"{sandbox.url}/get-profile-posts-comments"
+        params = {"urn": P82, "sort": "mostRelevant", "page": "1"}
+        request = requests.Request("GET", page_url, params=params).prepare()
+        backend: Any = c.session.cache  # type: ignore[attr-defined]
+        assert warm.key(page_url, params, True) == backend.create_key(request, verify=True)
+        assert warm.key(page_url, params, True) == warm.key(page_url, dict(params), True)
+        assert warm.key(page_url, params, False) == backend.create_key(request, verify=False)
+        assert warm.key(page_url, params, False) != warm.key(page_url, params, True)
         c.session.verify = False  # part of the key: these pages were not stored under it
-        del read[:]
         with pytest.raises(sf.NotCachedError):
             c.post_comments(P82)
-        assert read == [False]
+        assert len(sent) == 1  # the warm read declined it; requests-cache had no page either
 
 
 @pytest.mark.parametrize(
@@ -446,10 +448,10 @@ def test_warm_frames_are_the_cold_frames(sandbox: Sandbox, cache_path: Path) -> 
         cold = c.post_comments(posts)
         paid = c.ledger.paid_calls
     with sandbox.client(cache=cache_path, progress=False) as c:
-        read = fast_reads(c)
+        sent = full_path(c)
         warm = c.post_comments(posts)
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (0, paid)
-    assert read and all(read)
+    assert sent == []
     pd.testing.assert_frame_equal(warm, cold)
 
 
@@ -485,11 +487,11 @@ def test_a_stored_page_of_the_wrong_shape_is_fetched_again(tmp_path: Path, body:
         cache=path,
         progress=False,
     ) as c:
-        read = fast_reads(c)
+        sent = full_path(c)
         with pytest.warns(sf.CacheWarning, match="1 entry of the cache at .* could not be read"):
             frame = c.post_comments("123")
         assert (c.ledger.paid_calls, c.ledger.cached_calls) == (1, 0)
-    assert read == [False]
+    assert len(sent) == 2  # declined: the full path read it, dropped it, paid for a good one
     assert frame["text"].tolist() == ["good"]
 
 

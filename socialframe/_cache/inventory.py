@@ -168,7 +168,7 @@ def warn_unreadable(backend: Any, found: Scan) -> None:
     if not found.unreadable:
         return
     from .._errors import CacheWarning
-    from .sqlite import unreadable_message
+    from .notices import unreadable_message
 
     where = getattr(backend, "where", None) or getattr(backend, "db_path", "?")
     message = unreadable_message(

@@ -295,3 +295,48 @@ class LockWaits:
                 " page, it was paid twice). Fix the permissions of the cache's .locks folder."
             )
         return " ".join(said)
+
+
+class KeyedLocks:
+    """One lock per key, made on first use and dropped when no thread holds or waits."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
+
+    @contextlib.contextmanager
+    def held(self, key: str) -> Iterator[None]:
+        """Hold ``key``'s lock for the block (waiting for another thread's turn)."""
+        with self._guard:
+            lock, users = self._locks.setdefault(key, (threading.Lock(), [0]))
+            users[0] += 1
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                users[0] -= 1
+                if not users[0]:
+                    del self._locks[key]
+
+
+def is_redis(backend: Any) -> bool:
+    """requests-cache's Redis backend (ours or a user's), without importing redis-py."""
+    return any(cls.__name__ == "RedisCache" for cls in type(backend).__mro__)
+
+
+def page_locks(backend: Any) -> FileLocks | RedisLocks | NoLocks:
+    """Locks that make one payment per page hold across processes (and machines).
+
+    Raises:
+        ConfigError: the place of a SQLite cache's lock folder is taken by a file.
+    """
+    from .sqlite import Store  # (requests-cache: with a cache only)
+
+    if isinstance(backend, Store):
+        # A file this process cannot write stores no page: there is nothing to lock.
+        writable = not backend.read_only and os.access(backend.db_path, os.W_OK)
+        return FileLocks(Path(backend.db_path)) if writable else NoLocks()
+    if is_redis(backend):
+        return RedisLocks(backend.responses.connection)
+    return NoLocks()

@@ -84,18 +84,6 @@ class NotACache(Exception):
     """The file holds a table of the cache's name with other columns (internal)."""
 
 
-def unreadable_message(count: int, where: object, then: str = "") -> str:
-    """The :class:`~socialframe.CacheWarning` text for ``count`` entries of a cache that
-    are not pages socialframe can read; ``then`` says what became of them."""
-    entries = "1 entry" if count == 1 else f"{count:,} entries"
-    return (
-        f"{entries} of the cache at {where} could not be read as a page (junk, another"
-        " program's data, or a page pickled by an earlier version, which is never read from"
-        " a team cache) and counted as not cached"
-        + (f": {then}" if then else "; a fetch pays for such a page again and stores it anew.")
-    )
-
-
 class _Table(SQLiteDict):
     """One table of the cache file: bounded lock waits, counted failures, and values read
     as data only (:mod:`socialframe._cache.serializer`), an unreadable one counted as a miss.

@@ -13,13 +13,23 @@ which decides as requests-cache does.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+import requests
+
+from .._errors import NetworkError
+from .._frames.shape import problem
 from .._frames.structs import decode_comments
 from .._json import NOT_PARSED, is_utf8
 from .._json import fast as fast_json
+from .._models import Fetched, fetched_at
+from .rules import remember
+
+if TYPE_CHECKING:
+    from .._clock import Clock
 
 
 class Stored(NamedTuple):
@@ -127,3 +137,115 @@ def body_of(operation: str, page: Stored, authors: dict[bytes, Any] | None = Non
 MAX_AUTHORS = 10_000
 """Author texts a run remembers (parsed once each) before it starts again: about
 11 MB of sandbox-shaped authors."""
+
+
+class WarmRead:
+    """A page straight from the cache's store, or None to take the full path.
+
+    A warm re-run spent most of its time in requests and requests-cache before the
+    cache was even read (preparing the request, hooks, the policy checks). This
+    computes the page's requests-cache key once (:meth:`key`) and reads the store
+    directly; the cache stays requests-cache's own store. It answers only what it is
+    sure of: a fresh (or, offline, any) stored 200 page of the right shape whose
+    ``Vary`` headers match what the client sends. Anything else (a miss, an expired
+    page, a ``Vary`` it cannot judge, a page of the wrong shape, a backend that
+    fails) goes through the full path, which decides as requests-cache does: the
+    property test in ``tests/cache/test_warm_read.py`` holds the two to the same
+    answers.
+
+    Args:
+        session: The client's ``requests_cache.CachedSession``.
+        auth_header: The header that carries the key.
+        offline: Whether expired pages are served too.
+        clock: Stands for the time of a page that has no stamp.
+    """
+
+    def __init__(self, session: Any, *, auth_header: str, offline: bool, clock: Clock) -> None:
+        self.session = session
+        self.offline = offline
+        self.clock = clock
+        self._auth_header = auth_header.lower()
+        ignored = getattr(getattr(session, "settings", None), "ignored_parameters", None)
+        self._redacted = {str(name).lower() for name in ignored or ()}
+        #: The cache key of each page read: computing one (requests' URL preparation,
+        #: requests-cache's normalisation) was a third of a warm read.
+        self._keys: dict[tuple[Any, ...], str] = {}
+
+    def read(
+        self,
+        operation: str,
+        url: str,
+        params: Mapping[str, str],
+        verify: Any = None,
+        authors: dict[bytes, Any] | None = None,
+    ) -> Fetched | None:
+        """The page of ``operation`` at ``url`` with ``params`` if the store holds a good
+        one this client may be answered with; None to take the full path.
+
+        Args:
+            verify: What the call would pass to requests as ``verify`` (None: the
+                session's): it is part of the key.
+            authors: The run's author texts parsed so far (comment pages).
+        """
+        session = self.session
+        if "Cache-Control" in session.headers or "Pragma" in session.headers:
+            return None  # the caller asked the cache something: requests-cache answers
+        backend = session.cache
+        try:
+            key = self.key(url, params, session.verify if verify is None else verify)
+            page = stored(backend, key)
+        except (NetworkError, OSError, sqlite3.Error):
+            return None  # the full path meets the same failure and reports it
+        if (
+            page is None
+            or page.status != 200
+            or (page.expired and not self.offline)
+            or not self._vary_matches(page)
+        ):
+            return None
+        body = body_of(operation, page, authors)
+        if body is NOT_PARSED or problem(operation, body) is not None:
+            return None  # the full path decodes it as requests does, or drops it and refetches
+        return Fetched(body, fetched_at(page.headers, self.clock), True)
+
+    def key(self, url: str, params: Mapping[str, str], verify: Any) -> str:
+        """The requests-cache key of a GET of ``url`` with ``params`` (computed once)."""
+        try:
+            memo: tuple[Any, ...] | None = (url, tuple(sorted(params.items())), verify)
+            known = self._keys.get(memo)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable verify setting: compute it every time
+            memo = known = None
+        if known is not None:
+            return known
+        request = requests.PreparedRequest()
+        request.prepare_method("GET")
+        request.prepare_url(url, params)
+        request.prepare_headers({})
+        request.body = None
+        key = str(self.session.cache.create_key(request, verify=verify))
+        if memo is not None:
+            remember(self._keys, memo, key)
+        return key
+
+    def _vary_matches(self, page: Stored) -> bool:
+        """Whether a stored page's ``Vary`` headers match this client's requests.
+
+        The headers this client sends are the same on every call (the session's
+        and the key's), so the check is requests-cache's own, made cheaply: the
+        named headers must be equal on the stored request and on ours. Cookies,
+        ``*`` and headers this client sends whose values are redacted from the
+        cache (requests-cache counts those as a miss) are left to the full path.
+        """
+        vary = page.headers.get("vary")
+        if not vary:
+            return True
+        headers = self.session.headers
+        names = [name.strip().lower() for name in vary.split(",") if name.strip()]
+        sent = {name.lower() for name in headers} | {self._auth_header}
+        if any(
+            name in ("*", "cookie") or (name in self._redacted and name in sent) for name in names
+        ):
+            return False
+        if page.sent is None:
+            return False
+        return all(page.sent.get(name) == headers.get(name) for name in names)

@@ -36,7 +36,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import requests
@@ -173,6 +173,26 @@ class Guard(BaseAdapter):
 
 
 _calling = threading.local()  # this thread's call: its deadline, its run's stop
+
+
+@contextlib.contextmanager
+def stopping(stop: threading.Event | None) -> Iterator[None]:
+    """The calls this thread sends in the block belong to a run that ``stop`` ends: once
+    it is set, :class:`Guard` sends nothing more, whatever the call waited for (the rate
+    limit, a cooldown). requests passes no value of the caller down to a transport, so
+    the run's stop rides with the thread, set and cleared here only.
+
+    Example:
+        >>> import threading
+        >>> stop = threading.Event()
+        >>> with stopping(stop):
+        ...     pass
+    """
+    _calling.stop = stop
+    try:
+        yield
+    finally:
+        _calling.stop = None
 
 
 class _Deadline:

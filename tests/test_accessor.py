@@ -204,7 +204,20 @@ def test_wrong_kind_of_frame_names_the_columns(comments: pd.DataFrame, ads: pd.D
 
 def test_accessor_keeps_no_state(comments: pd.DataFrame) -> None:
     assert comments.social is not comments.social  # rebuilt on each access (pandas 3)
-    assert vars(comments.social).keys() == {"_frame", "kind"}
+    assert vars(comments.social).keys() == {"_frame"}  # its kind is its class's
+
+
+def test_the_accessor_is_the_kind_of_its_frame(comments: pd.DataFrame, ads: pd.DataFrame) -> None:
+    """As pandas' ``.dt``: the accessor is built as the class of the frame's kind, whose
+    methods are its own (tab completion shows them), and nothing else's."""
+    from socialframe._accessor import AdsAccessor, CommentsAccessor, SocialAccessor
+
+    assert type(comments.social) is CommentsAccessor and type(ads.social) is AdsAccessor
+    assert type(pd.DataFrame({"x": [1]}).social) is SocialAccessor
+    assert "activity" in dir(comments.social) and "activity" not in dir(ads.social)
+    assert "by_page" in dir(ads.social) and "by_page" not in dir(comments.social)
+    for frame in (comments, ads, pd.DataFrame({"x": [1]})):
+        assert {"fetch_comments", "fetch_ads", "to_csv", "report"} <= set(dir(frame.social))
 
 
 # -- pipelines ----------------------------------------------------------------------------

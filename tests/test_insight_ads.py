@@ -461,7 +461,7 @@ def test_only_on_ads_frames() -> None:
 
 
 def test_signatures() -> None:
-    from socialframe._accessor import SocialAccessor
+    from socialframe._accessor import AdsAccessor as SocialAccessor
 
     def sig(name: str) -> list[tuple[str, object, str]]:
         params = list(inspect.signature(getattr(SocialAccessor, name)).parameters.values())[1:]

@@ -554,7 +554,7 @@ def test_methods_belong_to_comments_frames(comments: pd.DataFrame) -> None:
 def test_signatures() -> None:
     import inspect
 
-    from socialframe._accessor import SocialAccessor
+    from socialframe._accessor import CommentsAccessor as SocialAccessor
 
     def sig(name: str) -> list[tuple[str, object, str]]:
         params = list(inspect.signature(getattr(SocialAccessor, name)).parameters.values())[1:]

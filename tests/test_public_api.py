@@ -121,10 +121,11 @@ def _cells(table: str) -> list[list[str]]:
 
 
 def test_accessor_and_widget_signatures_are_the_contract() -> None:
-    from socialframe._accessor import SocialAccessor
+    from socialframe._accessor import AdsAccessor, CommentsAccessor, SocialAccessor
 
     def sig(name: str) -> list[tuple[str, object, str]]:
-        params = list(inspect.signature(getattr(SocialAccessor, name)).parameters.values())[1:]
+        owner = next(c for c in (SocialAccessor, CommentsAccessor, AdsAccessor) if name in vars(c))
+        params = list(inspect.signature(getattr(owner, name)).parameters.values())[1:]
         return [(p.name, p.default, p.kind.name) for p in params]
 
     empty, kw, pos = inspect.Parameter.empty, "KEYWORD_ONLY", "POSITIONAL_OR_KEYWORD"

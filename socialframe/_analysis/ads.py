@@ -134,7 +134,7 @@ def _lists(keys: Any, values: Any, *, keep_missing: bool = False) -> dict[str, l
 def campaigns(ads: pd.DataFrame) -> pd.DataFrame:
     """One row per campaign (columns :data:`CAMPAIGN_COLUMNS`), most variants first.
 
-    See :meth:`socialframe._accessor.SocialAccessor.campaigns` for the rules.
+    See :meth:`socialframe._accessor.AdsAccessor.campaigns` for the rules.
     """
     if "collation_id" not in ads.columns:
         raise KeyError(
@@ -224,7 +224,7 @@ def share_of_voice(
 ) -> pd.DataFrame:
     """Ads running per period per ``by`` value: counts (int64) or shares (float64).
 
-    See :meth:`socialframe._accessor.SocialAccessor.share_of_voice` for the rules.
+    See :meth:`socialframe._accessor.AdsAccessor.share_of_voice` for the rules.
     """
     _time.check_zone(tz)
     limit = count_or_none("top", top)
@@ -488,7 +488,7 @@ def _whole(value: float | None) -> int | None:
 def spend(ads: pd.DataFrame) -> pd.DataFrame:
     """Spend and impressions of every ad as numeric bounds (columns :data:`SPEND_COLUMNS`).
 
-    See :meth:`socialframe._accessor.SocialAccessor.spend` for the rules.
+    See :meth:`socialframe._accessor.AdsAccessor.spend` for the rules.
     """
     unique = _distinct(ads)
     money = _spend_bounds(unique)

@@ -96,7 +96,7 @@ def _per_post(values: pd.Series, posts: int) -> pd.Series:
 def post_summary(comments: pd.DataFrame, *, tz: str = "UTC") -> pd.DataFrame:
     """One row per post: counts, authors, first / last comment, busiest hour, reply speed.
 
-    See :meth:`socialframe._accessor.SocialAccessor.summary` for the columns.
+    See :meth:`socialframe._accessor.CommentsAccessor.summary` for the columns.
     """
     check_zone(tz)
     posts = _posts(comments)
@@ -158,7 +158,7 @@ def _authored(comments: pd.DataFrame) -> pd.DataFrame:
 def overlap(comments: pd.DataFrame, min_posts: int = 2) -> pd.DataFrame:
     """Authors who commented on at least ``min_posts`` posts (columns :data:`OVERLAP_COLUMNS`).
 
-    See :meth:`socialframe._accessor.SocialAccessor.overlap`.
+    See :meth:`socialframe._accessor.CommentsAccessor.overlap`.
     """
     count("min_posts", min_posts, minimum=1)
     keyed = _authored(comments)
@@ -200,7 +200,7 @@ def overlap_matrix(comments: pd.DataFrame, max_posts: int | None = MAX_POSTS) ->
 
     Over ``max_posts`` posts, the ``max_posts`` with the most distinct commenters
     (the earlier of a tie), in their order, with a warning saying how many were
-    left out. See :meth:`socialframe._accessor.SocialAccessor.overlap_matrix`.
+    left out. See :meth:`socialframe._accessor.CommentsAccessor.overlap_matrix`.
 
     Raises:
         ValueError: ``max_posts`` is not an int >= 1 or None.
@@ -331,7 +331,7 @@ def _offsets(sizes: np.ndarray[Any, np.dtype[np.intp]]) -> np.ndarray[Any, np.dt
 def response_times(comments: pd.DataFrame, *, per: Per = "reply") -> pd.DataFrame:
     """Time from each thread's top-level comment to each of its replies; or quantiles per post.
 
-    See :meth:`socialframe._accessor.SocialAccessor.response_times`.
+    See :meth:`socialframe._accessor.CommentsAccessor.response_times`.
     """
     if per not in ("reply", "post"):
         raise ValueError(f"per must be 'reply' or 'post', got {per!r}")

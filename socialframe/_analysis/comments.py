@@ -39,7 +39,7 @@ def comment_activity(
 ) -> pd.DataFrame:
     """Comments per period, empty periods as 0; optionally one column per ``by`` value.
 
-    See :meth:`socialframe._accessor.SocialAccessor.activity` for the rules.
+    See :meth:`socialframe._accessor.CommentsAccessor.activity` for the rules.
     """
     _time.check_zone(tz)
     times = comments["created_at"].dt.tz_convert(tz)

@@ -463,7 +463,7 @@ def term_counts(
 ) -> pd.DataFrame:
     """How often each term occurs in ``comments["text"]``: the ``top`` per ``by`` group.
 
-    See :meth:`socialframe._accessor.SocialAccessor.terms` for the rules.
+    See :meth:`socialframe._accessor.CommentsAccessor.terms` for the rules.
 
     Example:
         >>> frame = pd.DataFrame({"text": ["Love it, love it!", "The love #Love", None]})

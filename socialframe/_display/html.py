@@ -13,13 +13,16 @@ import html
 import io
 import re
 from base64 import b64encode
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 import pandas as pd
 
 from .._checks import count
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 from .._ledger import PRICE_CENTS, usd
 
 #: Rows a widget table shows; the full result stays on the widget.
@@ -95,8 +98,8 @@ def comments_table_html(
         )
     ]
     headers = [f"time ({tz})", "author", "type", "followers", "comment", "link"]
-    styles = [_NOWRAP, _CELL, _NOWRAP, _NOWRAP, _TEXT, _NOWRAP]
-    return _table(headers, rows, styles, total=len(comments), noun="comments")
+    looks = ["time", "", "word", "word", "text", "word"]
+    return table(headers, rows, looks, inline=True, total=len(comments), noun="comments")
 
 
 def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
@@ -155,8 +158,8 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
         "text",
         "platforms",
     ]
-    styles = [_NOWRAP, _CELL, _NOWRAP, _NOWRAP, _NOWRAP, _NOWRAP, _NOWRAP, _TEXT, _CELL]
-    return _table(headers, rows, styles, total=len(ads), noun="ads")
+    looks = ["word", "", "word", "word", "time", "time", "word", "text", ""]
+    return table(headers, rows, looks, inline=True, total=len(ads), noun="ads")
 
 
 def _host(url: object) -> object:
@@ -190,31 +193,74 @@ def _link(url: object, label: object) -> str:
     )
 
 
-def _table(
+#: A column's layout in a widget's table, where no style sheet reaches: a style per cell.
+_INLINE: Final = {"num": _NOWRAP, "time": _NOWRAP, "word": _NOWRAP, "text": _TEXT, "": _CELL}
+
+
+def table(
     headers: Sequence[str],
     rows: Sequence[Sequence[str]],
-    styles: Sequence[str],
+    looks: Sequence[str],
     *,
-    total: int,
-    noun: str,
+    inline: bool = False,
+    total: int | None = None,
+    noun: str = "rows",
 ) -> str:
-    """Assemble already-escaped cells; headers are ours but escaped anyway."""
+    """The one HTML table builder: the widgets' tables and the report's.
+
+    Args:
+        headers: The column names (escaped here).
+        rows: Each row's cells, already HTML (escaped text, or a link made safe).
+        looks: Each column's layout: ``num`` (no wrap), ``time`` and ``word``
+            (short text: no wrap), ``text`` (long text: wide, wrapped, newlines
+            kept), ``""`` (as it comes).
+        inline: Style each cell itself (a widget's HTML box has no style sheet); else
+            give it its look as a class, for the report's style sheet.
+        total: How many rows there are in all; when more than shown, a note says so.
+        noun: What the rows are, for the notes.
+
+    Returns:
+        HTML text; a short note instead of a table when there are no rows.
+
+    Example:
+        >>> print(table(["name", "n"], [["&lt;i&gt;", "1,234"]], ["word", "num"]))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        <div class='table'><table>
+        <thead><tr><th class='word'>name</th><th class='num'>n</th></tr></thead>
+        <tbody>
+        <tr><td class='word'>&lt;i&gt;</td><td class='num'>1,234</td></tr>
+        </tbody>
+        </table></div>
+    """
     if not rows:
-        return f"<p><em>No {html.escape(noun)} to show.</em></p>"
-    head = "".join(f"<th style='{_NOWRAP}'>{html.escape(h)}</th>" for h in headers)
+        if inline:
+            return f"<p><em>No {html.escape(noun)} to show.</em></p>"
+        return f"<p class='none'>No {html.escape(noun)} to show.</p>"
+
+    def cell(tag: str, content: str, look: str) -> str:
+        if inline:
+            return f"<{tag} style='{_NOWRAP if tag == 'th' else _INLINE[look]}'>{content}</{tag}>"
+        return f"<{tag} class='{look}'>{content}</{tag}>" if look else f"<{tag}>{content}</{tag}>"
+
+    head = "".join(
+        cell("th", html.escape(h, quote=True), k) for h, k in zip(headers, looks, strict=True)
+    )
+    end = "" if inline else "\n"
     body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td style='{style}'>{cell}</td>" for cell, style in zip(row, styles, strict=True)
-        )
-        + "</tr>"
+        "<tr>" + "".join(cell("td", c, k) for c, k in zip(row, looks, strict=True)) + "</tr>" + end
         for row in rows
     )
-    out = (
-        f"<table class='socialframe-table'><thead><tr>{head}</tr></thead>"
-        f"<tbody>{body}</tbody></table>"
-    )
-    if total > len(rows):
+    if inline:
+        out = (
+            f"<table class='socialframe-table'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+        )
+    else:
+        out = (
+            f"<div class='table'><table>\n<thead><tr>{head}</tr></thead>\n"
+            f"<tbody>\n{body}</tbody>\n</table></div>"
+        )
+    if total is not None and total > len(rows):
         out += f"<p><em>Showing the first {len(rows):,} of {total:,} {html.escape(noun)}.</em></p>"
     return out
 
@@ -323,15 +369,12 @@ def activity_png(
     Returns:
         The PNG file's bytes.
     """
-    from matplotlib.figure import Figure
-
     from .plots import plot_activity
 
-    figure = Figure(figsize=(10, 3.5), layout="constrained")
-    plot_activity(comments, freq, by="author_type", tz=tz, ax=figure.subplots(), span=span)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
+    return png(
+        lambda ax: plot_activity(comments, freq, by="author_type", tz=tz, ax=ax, span=span),
+        dpi=dpi,
+    )
 
 
 def png_output(png: bytes, alt: str) -> dict[str, Any]:
@@ -341,3 +384,35 @@ def png_output(png: bytes, alt: str) -> dict[str, Any]:
         "data": {"image/png": b64encode(png).decode("ascii"), "text/plain": alt},
         "metadata": {},
     }
+
+
+def png(
+    draw: Callable[[Axes], object], size: tuple[float, float] = (10.0, 3.5), *, dpi: int = 144
+) -> bytes:
+    """The one PNG helper: ``draw(ax)`` on a new figure of ``size`` inches, with Agg, as
+    PNG bytes (the report's charts, the explorer's activity chart).
+
+    No pyplot: no global figure to close and the same picture whatever backend a
+    notebook chose.
+
+    Args:
+        draw: Draws on the Axes it is given (``lambda ax: df.social.plot_activity(ax=ax)``).
+        size: Width and height in inches (shown at 96 CSS pixels per inch).
+        dpi: Dots per inch of the PNG.
+
+    Returns:
+        The PNG file's bytes.
+
+    Example:
+        >>> png(lambda ax: ax.plot([0, 1], [1, 0]), size=(2, 1))[:8]
+        b'\\x89PNG\\r\\n\\x1a\\n'
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(figure)
+    draw(figure.subplots())
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()

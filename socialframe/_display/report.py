@@ -23,7 +23,6 @@ Nothing is written until the whole page is rendered, and then atomically
 from __future__ import annotations
 
 import html
-import io
 import numbers
 from base64 import b64encode
 from collections.abc import Callable, Sequence
@@ -36,10 +35,12 @@ import pandas as pd
 
 from .. import _time
 from .._version import __version__
+from . import html as markup
 from .export import check_place, replace_atomically
+from .html import png
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+    pass
 
 Kind = Literal["comments", "ads"]
 
@@ -81,34 +82,6 @@ class Section:
 
 #: A section builder: ``build(frame, tz)`` -> a :class:`Section`, or ``None`` to leave it out.
 Build = Callable[[pd.DataFrame, str], Section | None]
-
-
-def png(draw: Callable[[Axes], object], size: tuple[float, float] = (10.0, 3.5)) -> bytes:
-    """A chart as PNG bytes: ``draw(ax)`` on a new figure of ``size`` inches, with Agg.
-
-    No pyplot: no global figure to close and the same picture whatever backend a
-    notebook chose.
-
-    Args:
-        draw: Draws on the Axes it is given (``lambda ax: df.social.plot_activity(ax=ax)``).
-        size: Width and height in inches (shown at 96 CSS pixels per inch).
-
-    Returns:
-        The PNG file's bytes.
-
-    Example:
-        >>> png(lambda ax: ax.plot([0, 1], [1, 0]), size=(2, 1))[:8]
-        b'\\x89PNG\\r\\n\\x1a\\n'
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=size, layout="constrained")
-    FigureCanvasAgg(figure)
-    draw(figure.subplots())
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI)
-    return buffer.getvalue()
 
 
 # -- comments ------------------------------------------------------------------------------
@@ -546,8 +519,9 @@ def _look(column: pd.Series, cells: Sequence[str]) -> str:
     return "text" if longest > 40 else "word" if longest <= 24 else ""
 
 
-def table_html(table: pd.DataFrame, *, tz: str) -> str:
-    """A frame as an HTML table, every header and cell escaped, quotes included.
+def table_html(frame: pd.DataFrame, *, tz: str) -> str:
+    """A frame as an HTML table (:func:`socialframe._display.html.table`), every header
+    and cell escaped, quotes included.
 
     Written here rather than by ``DataFrame.to_html``: that escapes ``<``, ``>``
     and ``&`` but shows a newline in a comment as a literal ``\\n`` and strips
@@ -555,7 +529,7 @@ def table_html(table: pd.DataFrame, *, tz: str) -> str:
     cell gets the class of its column's layout (see :func:`_look`).
 
     Args:
-        table: Any frame (its index is not shown).
+        frame: Any frame (its index is not shown).
         tz: The zone times are shown in.
 
     Returns:
@@ -572,26 +546,10 @@ def table_html(table: pd.DataFrame, *, tz: str) -> str:
         </tbody>
         </table></div>
     """
-    if table.empty:
-        return "<p class='none'>No rows to show.</p>"
-    columns = [_cells(table[name], tz) for name in table.columns]
-    looks = [_look(table[name], cells) for name, cells in zip(table.columns, columns, strict=True)]
-    head = "".join(_cell("th", str(n), look) for n, look in zip(table.columns, looks, strict=True))
-    rows = "".join(
-        "<tr>"
-        + "".join(_cell("td", text, look) for text, look in zip(row, looks, strict=True))
-        + "</tr>\n"
-        for row in zip(*columns, strict=True)
-    )
-    return (
-        f"<div class='table'><table>\n<thead><tr>{head}</tr></thead>\n"
-        f"<tbody>\n{rows}</tbody>\n</table></div>"
-    )
-
-
-def _cell(tag: str, text: str, look: str) -> str:
-    klass = f" class='{look}'" if look else ""
-    return f"<{tag}{klass}>{html.escape(text, quote=True)}</{tag}>"
+    columns = [_cells(frame[name], tz) for name in frame.columns]
+    looks = [_look(frame[name], cells) for name, cells in zip(frame.columns, columns, strict=True)]
+    rows = [[html.escape(text, quote=True) for text in row] for row in zip(*columns, strict=True)]
+    return markup.table([str(name) for name in frame.columns], rows, looks)
 
 
 def _figure_html(data: bytes, alt: str) -> str:

@@ -26,8 +26,20 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pandas as pd
 
 from ._analysis import comments as analysis
+from ._analysis.ads import campaigns, share_of_voice, spend
+from ._analysis.audience import overlap, overlap_matrix, post_summary, response_times
+from ._analysis.terms import term_counts
+from ._api import default_client
 from ._checks import count
 from ._display import export as export
+from ._display.plots import (
+    plot_activity,
+    plot_overlap,
+    plot_platforms,
+    plot_share_of_voice,
+    plot_timeline,
+)
+from ._display.report import write_report
 from ._schema import AD_CORE, COMMENT_CORE
 
 if TYPE_CHECKING:
@@ -127,7 +139,6 @@ class SocialAccessor:
             >>> got.groupby("url", sort=False).size().tolist()
             [1, 50]
         """
-        from ._api import default_client
 
         use = client if client is not None else default_client()
         return use.post_comments(
@@ -174,7 +185,6 @@ class SocialAccessor:
             >>> got["term"].tolist()
             ['coffee', 'coffee', 'coffee', 'tea', 'tea', 'tea']
         """
-        from ._api import default_client
 
         use = client if client is not None else default_client()
         return use.search_ads(self._column(column), **filters)
@@ -247,7 +257,6 @@ class SocialAccessor:
             >>> "<h1>Comments report</h1>" in page, page.count("data:image/png;base64,")
             (True, 1)
         """
-        from ._display.report import write_report
 
         if self.kind is None:
             missing = [c for c in COMMENT_CORE if c not in self._frame.columns]
@@ -339,7 +348,6 @@ class CommentsAccessor(SocialAccessor):
             >>> ax.get_ylabel(), ax.get_xlabel()
             ('comments per day', 'time (UTC)')
         """
-        from ._display.plots import plot_activity
 
         frame = self._frame
         return plot_activity(frame, freq, by=by, tz=tz, ax=ax)
@@ -550,7 +558,6 @@ class CommentsAccessor(SocialAccessor):
             >>> summary.at[0, "median_first_reply"]
             Timedelta('0 days 04:40:54.874500')
         """
-        from ._analysis.audience import post_summary
 
         return post_summary(self._frame, tz=tz)
 
@@ -614,7 +621,6 @@ class CommentsAccessor(SocialAccessor):
             >>> comments.social.terms("domain").values.tolist()
             [['example.com', 3], ['example.org', 2]]
         """
-        from ._analysis.terms import term_counts
 
         frame = self._frame
         return term_counts(frame, kind, top, by, stopwords, default_stopwords=default_stopwords)
@@ -649,7 +655,6 @@ class CommentsAccessor(SocialAccessor):
                author_name  posts  comments
             0  فاطمة Silva      2         5
         """
-        from ._analysis.audience import overlap
 
         return overlap(self._frame, min_posts)
 
@@ -687,7 +692,6 @@ class CommentsAccessor(SocialAccessor):
             >>> both.social.overlap_matrix().to_numpy().tolist()
             [[34, 1], [1, 21]]
         """
-        from ._analysis.audience import overlap_matrix
 
         frame = self._frame
         return overlap_matrix(frame, max_posts=max_posts)
@@ -722,7 +726,6 @@ class CommentsAccessor(SocialAccessor):
             >>> [t.get_text() for t in ax.get_yticklabels()], [t.get_text() for t in ax.texts]
             (['…592960', '…592964'], ['34', '1', '1', '21'])
         """
-        from ._display.plots import plot_overlap
 
         return plot_overlap(self._frame, ax=ax, max_posts=max_posts)
 
@@ -767,7 +770,6 @@ class CommentsAccessor(SocialAccessor):
                threads  replies                 median
             0        8       14 0 days 17:57:57.011000
         """
-        from ._analysis.audience import response_times
 
         return response_times(self._frame, per=per)
 
@@ -855,7 +857,6 @@ class AdsAccessor(SocialAccessor):
             >>> len(ax.patches)
             10
         """
-        from ._display.plots import plot_timeline
 
         return plot_timeline(self._frame, ax=ax, max_ads=max_ads)
 
@@ -878,7 +879,6 @@ class AdsAccessor(SocialAccessor):
             >>> ax.get_xlabel()
             'ads'
         """
-        from ._display.plots import plot_platforms
 
         return plot_platforms(self._frame, ax=ax)
 
@@ -920,7 +920,6 @@ class AdsAccessor(SocialAccessor):
             0     TrailFox         3       0         [VIDEO]
             1  Maison Lune         3       3         [IMAGE]
         """
-        from ._analysis.ads import campaigns
 
         return campaigns(self._frame)
 
@@ -982,7 +981,6 @@ class AdsAccessor(SocialAccessor):
             >>> ads.social.share_of_voice("ME", top=3, share=True).iloc[-1].round(2).tolist()
             [0.16, 0.13, 0.24, 0.47]
         """
-        from ._analysis.ads import share_of_voice
 
         frame = self._frame
         return share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share)
@@ -1026,7 +1024,6 @@ class AdsAccessor(SocialAccessor):
             >>> ax.get_ylabel(), [t.get_text() for t in ax.get_legend().get_texts()]
             ('share of running ads', ['other', 'Bloom & Co', 'Kawaii Kids', 'RunRight'])
         """
-        from ._display.plots import plot_share_of_voice
 
         frame = self._frame
         return plot_share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share, ax=ax)
@@ -1062,7 +1059,6 @@ class AdsAccessor(SocialAccessor):
             2       1000.0       1499.0               <NA>
             3         <NA>         <NA>               1000
         """
-        from ._analysis.ads import spend
 
         return spend(self._frame)
 

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
 
+import pandas as pd
+
 from . import _config as config
 from . import _frames as frames
 from . import _operations as endpoints
@@ -458,7 +460,6 @@ class Client:
             parts = [frames.untyped_ads_frame(pages).head(max_ads) for pages in groups]
             if len(parts) == 1:
                 return parts[0], [len(parts[0])]
-            import pandas as pd
 
             return pd.concat(parts, ignore_index=True), [len(part) for part in parts]
 

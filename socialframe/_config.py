@@ -56,6 +56,9 @@ from pathlib import Path
 from typing import Final, cast
 from urllib.parse import urlsplit
 
+import pandas as pd
+import platformdirs
+
 from ._checks import count, parse_rate, seconds
 from ._errors import ConfigError, SettingError
 from ._ledger import to_cents
@@ -395,7 +398,6 @@ def cache_dir() -> Path:
     override = _env("SOCIALFRAME_CACHE_DIR")
     if override:
         return Path(override).expanduser()
-    import platformdirs
 
     return Path(platformdirs.user_cache_dir("socialframe", appauthor=False))
 
@@ -403,8 +405,6 @@ def cache_dir() -> Path:
 def _expire(value: object, what: str) -> float | timedelta:
     """``value`` as an ``expire_after`` requests-cache can use (see the module doc)."""
     if type(value).__name__ == "timedelta64":  # NumPy's (pandas' Timedelta is a timedelta)
-        import pandas as pd
-
         with contextlib.suppress(ValueError, OverflowError):
             value = pd.Timedelta(value).to_pytimedelta()
     if isinstance(value, bool) or not isinstance(value, numbers.Real | timedelta):

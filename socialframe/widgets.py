@@ -29,6 +29,7 @@ import pandas as pd
 from ._analysis import comments as analysis
 from ._display import html as render
 from ._display.html import MAX_ROWS
+from ._display.plots import activity_span
 from ._errors import FetchError, SocialFrameError
 
 if TYPE_CHECKING:
@@ -216,7 +217,6 @@ def explore_comments(
 
 
 def _plots_span(comments: pd.DataFrame, freq: str, tz: str) -> Any:
-    from ._display.plots import activity_span
 
     return activity_span(comments, freq, tz=tz)
 

@@ -16,6 +16,7 @@ removes them.
 from __future__ import annotations
 
 import re
+import sqlite3
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -26,10 +27,15 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import pandas as pd
 
+from .._errors import CacheWarning, NetworkError
+from .._frames.shape import ad_groups, problem
+from .._json import decoded
 from .._ledger import PRICE_CENTS, usd
 from .._models import FETCHED_AT
 from .._operations import operation_of
 from .._time import instant
+from .notices import unreadable_message
+from .sqlite import Store
 
 #: The columns of :func:`report`, in order.
 REPORT_COLUMNS: Final = (
@@ -110,7 +116,6 @@ def scan(backend: Any) -> Scan:
         NetworkError: the team cache stopped answering.
         OSError: the cache file cannot be read.
     """
-    import sqlite3
 
     found: list[CachedPage] = []
     unreadable: list[str] = []
@@ -139,8 +144,6 @@ def scan(backend: Any) -> Scan:
 def _raise_if_redis(backend: Any, exc: BaseException) -> None:
     """A team cache that stopped answering, as the one error a fetch raises for it."""
     if type(exc).__module__.split(".")[0] == "redis":  # (redis-py loads with a team cache)
-        from .._errors import NetworkError
-
         where = getattr(backend, "where", "the team cache")
         raise NetworkError(
             f"the team cache at {where} stopped answering ({type(exc).__name__})"
@@ -167,8 +170,6 @@ def warn_unreadable(backend: Any, found: Scan) -> None:
     """One :class:`~socialframe.CacheWarning` naming how many entries could not be read."""
     if not found.unreadable:
         return
-    from .._errors import CacheWarning
-    from .notices import unreadable_message
 
     where = getattr(backend, "where", None) or getattr(backend, "db_path", "?")
     message = unreadable_message(
@@ -225,8 +226,6 @@ def _fetched_at(response: Any) -> datetime:
 def _rows(operation: str, response: Any) -> dict[str, Any] | None:
     """The rows a page brings: comments, or ads (by id: pages of a search may repeat);
     None for a body that is not a page of ``operation``."""
-    from .._frames.shape import ad_groups, problem
-    from .._json import decoded
 
     body = decoded(response)
     if problem(operation, body, paging=False) is not None:
@@ -387,7 +386,6 @@ def summary(backend: Any, where: str) -> Summary:
 
 def size_of(backend: Any) -> int | None:
     """Bytes the cache takes: the SQLite file with its journal, or its Redis keys."""
-    from .sqlite import Store
 
     if isinstance(backend, Store):
         db_path = backend.db_path

@@ -36,7 +36,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from filelock import FileLock, Timeout
+
 from .._errors import ConfigError
+from .sqlite import Store
 
 
 def _me() -> str:
@@ -100,7 +103,6 @@ class FileLocks:
     @contextmanager
     def held(self, key: str, wait: float) -> Iterator[str | None]:
         """Hold ``key``'s lock for the block; yields None, or who held it past ``wait``."""
-        from filelock import FileLock, Timeout
 
         stripe = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % self.STRIPES
         path = self.folder / f"{stripe:04d}.lock"
@@ -331,7 +333,6 @@ def page_locks(backend: Any) -> FileLocks | RedisLocks | NoLocks:
     Raises:
         ConfigError: the place of a SQLite cache's lock folder is taken by a file.
     """
-    from .sqlite import Store  # (requests-cache: with a cache only)
 
     if isinstance(backend, Store):
         # A file this process cannot write stores no page: there is nothing to lock.

@@ -17,7 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from .._errors import ConfigError
+from .._errors import ConfigError, NetworkError
+from .serializer import MAX_STORED, PageFormat
+from .serializer import response as read_response
+from .sqlite import Failures
 
 SCHEMES = ("redis://", "rediss://", "unix://")
 
@@ -129,11 +132,6 @@ def _team_cache_class() -> type:
     not raised raw (built lazily: requests-cache and redis-py load only for a team cache)."""
     import redis
     from requests_cache.backends.redis import RedisCache, RedisDict
-
-    from .._errors import NetworkError
-    from .serializer import MAX_STORED, PageFormat
-    from .serializer import response as read_response
-    from .sqlite import Failures
 
     class TeamTable(RedisDict):
         """The pages: written and read as data only (a pickled value, as earlier versions

@@ -15,10 +15,12 @@ from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
+import requests_cache
 
 from .._frames.shape import problem
 from .._json import decoded
 from .._operations import operation_of
+from .serializer import KEY_SERIALIZER
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -33,9 +35,6 @@ def is_storable(response: requests.Response) -> bool:
 
 
 def _cache_key(request: Any, **kwargs: Any) -> str:
-    from requests_cache import create_key
-
-    from .serializer import KEY_SERIALIZER
 
     # requests-cache puts the serializer's name in every key: the pages paid for
     # before the data-only format keep theirs.
@@ -48,7 +47,7 @@ def _cache_key(request: Any, **kwargs: Any) -> str:
     memo = _memo(request, kwargs)
     key = _KEYS.get(memo) if memo is not None else None
     if key is None:
-        key = str(create_key(request, **kwargs))
+        key = str(requests_cache.create_key(request, **kwargs))
         if memo is not None:
             remember(_KEYS, memo, key)
     return key

@@ -27,6 +27,7 @@ from .._json import NOT_PARSED, is_utf8
 from .._json import fast as fast_json
 from .._models import Fetched, fetched_at
 from .rules import remember
+from .sqlite import Store
 
 if TYPE_CHECKING:
     from .._clock import Clock
@@ -55,7 +56,6 @@ def stored(backend: Any, key: str) -> Stored | None:
     Raises:
         Whatever the backend raises on a read (``sqlite3.Error``, a Redis error).
     """
-    from .sqlite import Store
 
     if isinstance(backend, Store):
         try:

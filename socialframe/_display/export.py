@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import errno
+import importlib
 import io
 import json
 import os
@@ -326,7 +327,6 @@ def check_place(target: Path) -> None:
 
 def _installed(*modules: str) -> str | None:
     """The first of ``modules`` that imports, or ``None``."""
-    import importlib
 
     for name in modules:
         try:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pandas as pd
 
 from .._checks import count
+from .plots import plot_activity
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -369,7 +370,6 @@ def activity_png(
     Returns:
         The PNG file's bytes.
     """
-    from .plots import plot_activity
 
     return png(
         lambda ax: plot_activity(comments, freq, by="author_type", tz=tz, ax=ax, span=span),

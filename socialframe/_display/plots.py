@@ -9,9 +9,12 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from .. import _time
+from .._analysis.ads import OTHER, share_of_voice
+from .._analysis.audience import shared_commenters
 from .._analysis.comments import comment_activity
 from .._checks import count, count_or_none
 
@@ -172,10 +175,7 @@ def plot_overlap(
     ``max_posts`` posts, those with the most commenters are shown (in their order).
     """
     import matplotlib
-    import numpy as np
     from matplotlib.ticker import MaxNLocator
-
-    from .._analysis.audience import shared_commenters
 
     max_posts = count_or_none("max_posts", max_posts, minimum=1)
     # Only the posts shown are counted: the matrix of every post first was 800 MB at
@@ -278,8 +278,6 @@ def plot_share_of_voice(
     """
     import matplotlib.dates as mdates
     from matplotlib.ticker import MaxNLocator, PercentFormatter
-
-    from .._analysis.ads import OTHER, share_of_voice
 
     values = share_of_voice(ads, freq, by=by, top=top, tz=tz, share=share)
     ax = _axes(ax, (10, 4))

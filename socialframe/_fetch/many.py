@@ -17,7 +17,11 @@ import itertools
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Set
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
 
 from .. import _frames as frames
 from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
@@ -206,7 +210,6 @@ class _Batches:
 
     def whole(self, empty: pd.DataFrame) -> pd.DataFrame:
         """Every part in item order, as one frame (the empty one when nothing came)."""
-        import pandas as pd
 
         self.flush(final=True)
         if not self.parts:
@@ -231,7 +234,6 @@ def _in_threads(
 ) -> None:
     """``run(0..n-1)`` on ``workers`` threads; after a failure no new item starts, and
     after an interrupt (Ctrl-C) the running ones send nothing more."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="socialframe") as pool:
         pending: set[Future[None]] = set()
@@ -311,14 +313,12 @@ MAX_ITEMS = 1_000_000
 
 
 def _is_frame(value: object) -> bool:
-    import pandas as pd
 
     return isinstance(value, pd.DataFrame)
 
 
 def key_name(items: object, default: str | None) -> str | None:
     """The key column of a many-item fetch: a named Series' name, else ``default``."""
-    import pandas as pd
 
     if isinstance(items, pd.Series) and items.name is not None:
         return str(items.name)
@@ -335,7 +335,6 @@ def keyed(
     """
     if key is None:
         return frame
-    import numpy as np
 
     keyed = frame.copy(deep=False)
     # each item's text once, then taken row by row in Arrow

@@ -8,6 +8,7 @@ parsed once. Imported only when a raw body is given (msgspec loads lazily).
 """
 
 # No ``from __future__ import annotations``: msgspec reads these types at run time.
+import json
 from operator import attrgetter
 from typing import Any, ClassVar
 
@@ -118,7 +119,6 @@ def author_value(text: bytes) -> Any:
     (which msgspec does not check inside a ``Raw``) and integers too long for
     Python (over 4,300 digits) neither parser takes.
     """
-    import json
 
     try:
         return msgspec.json.decode(text)

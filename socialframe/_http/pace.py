@@ -17,9 +17,13 @@ client:
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
+from pyrate_limiter import Limiter, Rate, RedisBucket
+
 from .._checks import RateLimit, parse_rate
+from .._clock import SYSTEM_CLOCK
 
 if TYPE_CHECKING:
     from .._clock import Clock
@@ -45,7 +49,6 @@ class Pacer:
             self._limiter = self._local()
 
     def _local(self) -> Any:
-        from pyrate_limiter import Limiter, Rate
 
         assert self.rate is not None
         return Limiter(Rate(self.rate[0], self.rate[1]))
@@ -55,7 +58,6 @@ class Pacer:
         machine of the team (with the same ``rate_limit``)."""
         if self.rate is None:
             return
-        from pyrate_limiter import Limiter, Rate
 
         key = f"socialframe:rate:{self.rate[0]}/{self.rate[1]}ms"
         try:
@@ -91,7 +93,6 @@ class Pacer:
             stop: Set when the run is interrupted: the cooldown ends at once (on the
                 system clock) and no permit is taken.
         """
-        from .._clock import SYSTEM_CLOCK
 
         while True:
             with self._lock:
@@ -133,9 +134,6 @@ def _quiet_bucket() -> Any:
     is due anyway): a failed one is skipped, and the failure is met, and said once,
     where a permit is taken (:meth:`Pacer.wait`).
     """
-    import time
-
-    from pyrate_limiter import RedisBucket
 
     class QuietBucket(RedisBucket):
         def now(self) -> Any:

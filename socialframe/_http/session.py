@@ -16,8 +16,10 @@ from collections.abc import Iterable
 from datetime import UTC, timedelta
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import requests
 from requests.adapters import BaseAdapter
+from requests_cache import CachedSession
 
 from .._cache.rules import _cache_key, is_storable
 from .._cache.setting import CacheSetting, open_backend
@@ -96,7 +98,6 @@ def _scrub_body(response: requests.Response, secrets: list[str], raw: list[bytes
                 content = content.replace(v, b"***")
             _set_content(response, content, None)
         return
-    import msgspec
 
     try:
         canonical = msgspec.json.encode(body)
@@ -173,8 +174,6 @@ def make_session(
     if cache is False or cache is None:
         session = requests.Session()
     else:
-        from requests_cache import CachedSession
-
         backend = open_backend(cache)
         ignored = {"Authorization", "X-API-KEY", "access_token", "api_key"}
         for name in secret_headers:

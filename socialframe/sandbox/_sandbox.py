@@ -26,7 +26,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
+from .._client import Client
 from .._clock import SYSTEM_CLOCK, Clock
+from .._http.transport import MockTransport
 from . import _routes as routes
 from ._routes import Answer, Fault
 from ._server import Server
@@ -226,7 +228,6 @@ class Sandbox:
             >>> n, client.ledger.failed_calls, sandbox.charges, clock.sleeps[1] >= 1.0
             (82, 2, 2, True)
         """
-        from .._client import Client  # the sandbox must not need the client
 
         if in_process:
             client_kwargs.setdefault("transport", self.transport())
@@ -264,7 +265,6 @@ class Sandbox:
             ...     len(client.post_comments(EXAMPLE_POSTS[50])), sandbox.charges
             (50, 1)
         """
-        from .._http.transport import MockTransport
 
         def answer(request: PreparedRequest) -> tuple[int, Any, dict[str, str]]:
             split = urlsplit(request.url or "")

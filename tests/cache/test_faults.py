@@ -42,9 +42,21 @@ CHILD = textwrap.dedent(
     if limit:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk is an error, not a kill
     if os.environ.get("NOBODY"):
-        # What the client imports when it is built, imported while the interpreter's
-        # own files (under /root here) can still be read.
-        import socialframe._http.caller, socialframe._cache.sqlite  # noqa: E401, F401
+        # Whatever the run imports, imported while the checkout and the interpreter's
+        # files (in a folder only root may read, perhaps) can still be read: every
+        # module of the package, and one refused call down the whole path (a wrong
+        # key: free, and nothing is stored).
+        import importlib, pkgutil, tempfile
+        for module in pkgutil.walk_packages(sf.__path__, "socialframe."):
+            if module.name != "socialframe.__main__":
+                importlib.import_module(module.name)
+        with tempfile.TemporaryDirectory() as scratch:
+            with sf.Client("wrong-key-0123456789", base_url=os.environ["URL"], cache=scratch,
+                           progress=False) as warm_up:
+                try:
+                    warm_up.post_comments(EXAMPLE_POSTS[82])
+                except sf.FetchError:
+                    pass
         os.setgid(65534)
         os.setuid(65534)
     out = {}

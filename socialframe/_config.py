@@ -40,6 +40,10 @@ wrong type is a ``TypeError``. What is allowed:
 
 Messages never show the key, a header's value, or a header name that is not
 one (it may be a whole ``Name: value`` line pasted in).
+
+Why over 400 lines: one checker per setting of the tables above, each with the
+message that says what is allowed; they share the order of precedence and the
+rule that a message never shows a secret, so they stay in one module.
 """
 
 from __future__ import annotations

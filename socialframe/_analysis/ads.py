@@ -10,6 +10,10 @@ are in :mod:`socialframe._schema` (``CAMPAIGN_SUMMARY``, ``AD_SPEND``).
 
 The same ad found by several queries of a many-query fetch is one ad here: it is
 counted once (once per ``by`` value in :func:`share_of_voice`).
+
+Why over 400 lines: three analyses (campaigns, share of voice, spend) that share
+the run spans, the counting of an ad once across queries and the parsing of
+spend ranges; a fifth of it is docstrings with examples that run as doctests.
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ through the backend's own interface, so the SQLite file and the team cache are
 reported alike. Expiry is requests-cache's own (``response.is_expired``): pages
 are kept past it (offline mode still serves them), and ``cache clear --expired``
 removes them.
+
+Why over 400 lines: it reads two backends alike (SQLite rows, Redis keys), each
+page as data and junk left out, groups pages into items per operation, and
+builds the report, the summary and the removal list from that one scan.
 """
 
 from __future__ import annotations

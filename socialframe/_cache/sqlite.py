@@ -14,6 +14,9 @@ with no word). :class:`Store` keeps the backend and changes only that:
   folder that cannot be written) is a :class:`~socialframe.ConfigError` when the
   client is built, naming the path and what to do;
 - a read-only cache still reads (offline mode over a shared, read-only copy).
+
+Why over 400 lines: the lock waits, the write failures and the file checks all
+wrap the same backend object and its one connection; a quarter is docstrings.
 """
 
 from __future__ import annotations

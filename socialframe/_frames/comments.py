@@ -1,4 +1,10 @@
-"""Comment pages -> one typed row per comment (columns: ``_schema.COMMENTS``)."""
+"""Comment pages -> one typed row per comment (columns: ``_schema.COMMENTS``).
+
+Why over 400 lines: a comment's row takes four readings of loose data (ids from
+the permalink or the URN, the time from ``createdAt`` or the comment's id, the author's
+fields, followers from a title), each total over any JSON value; the builder
+uses them all and nothing else does.
+"""
 
 from __future__ import annotations
 

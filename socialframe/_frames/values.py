@@ -7,6 +7,9 @@ beyond 64 bits, a 5,000-digit number, a date beyond the calendar) becomes
 missing and is noted in an :class:`Unfit` tally, which the builders report in
 one :class:`~socialframe.SchemaWarning`. Columns are built directly from Python
 lists: ``pd.json_normalize`` is about 3x slower at 200k rows.
+
+Why over 400 lines: about thirty small converters, one per kind of column value,
+each total over any JSON value, sharing the :class:`Unfit` tally.
 """
 
 from __future__ import annotations

@@ -10,6 +10,12 @@ Retries use tenacity (exponential backoff with jitter) on 429 (waiting at least
 its ``Retry-After``), 5xx, connection errors, bodies that broke or missed the
 ``timeout`` deadline, and HTTP 200 ``success: false`` bodies. 400 and 401 are
 final. A 200 whose body broke counts as paid: the service charged for it.
+
+Why over 400 lines: the retry policy (tenacity, ``Retry-After``), the mapping of
+status and body to the public exceptions and the ledger's accounting are one
+sequence around one send; auth, the warm read, the locks and the budget are
+elsewhere (:mod:`.auth`, :mod:`socialframe._cache.warm`, :mod:`socialframe._cache.locks`,
+:class:`socialframe.Ledger`).
 """
 
 from __future__ import annotations

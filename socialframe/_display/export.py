@@ -1,7 +1,13 @@
 """Files that survive spreadsheets and pipelines: CSV (ids as text, lists as JSON,
 newlines quoted), JSON lines, Parquet and Excel, chosen by the suffix of the name
 given; written whole or not at all, and only over a regular file that is neither
-the cache nor an input (see :func:`check_target`)."""
+the cache nor an input (see :func:`check_target`).
+
+Why over 400 lines: one job, a frame into a file that nothing can break. The
+four formats and the checks of where they may go belong together: the checks run
+once before a paid fetch and again at the moment of writing, and the atomic
+replace (with interrupts held back) is what every format is written through.
+"""
 
 from __future__ import annotations
 

@@ -33,8 +33,9 @@ from test_browser import chromium_or_skip
 
 import socialframe as sf
 from socialframe import _time
-from socialframe._display import report as _report
-from socialframe._display.report import Section, write_report
+from socialframe._display import sections as _sections
+from socialframe._display.report import write_report
+from socialframe._display.sections import Section
 from socialframe.sandbox import EXAMPLE_POSTS
 
 # tests/test_browser.py's fixtures, shared: its Chromium (launched with the
@@ -309,7 +310,7 @@ def test_a_lone_surrogate_becomes_a_replacement_character(
 def test_activity_bars_have_a_readable_width(days: int, freq: str, word: str) -> None:
     times = pd.Series(pd.to_datetime(["2025-01-01", "2025-01-01"], utc=True))
     times.iloc[1] += pd.Timedelta(days=days)
-    assert _report._activity_freq(times) == freq
+    assert _sections._activity_freq(times) == freq
     assert _time.period_word(freq) == word
 
 
@@ -469,7 +470,7 @@ def test_a_new_section_is_one_entry(
         lambda df, tz: Section("Texts", table=df[["text"]].head(2), caption="<two>"),
         lambda df, tz: None,  # a builder may leave its section out
     )
-    monkeypatch.setattr(_report, "COMMENT_SECTIONS", (*_report.COMMENT_SECTIONS, *extra))
+    monkeypatch.setattr(_sections, "COMMENT_SECTIONS", (*_sections.COMMENT_SECTIONS, *extra))
     page = read(hostile.social.report(tmp_path / "r.html"))
     assert page.headings[-1] == "Texts" and page.captions["Texts"] == "<two>"
     assert body(page, "Texts") == [[TEXT_1], [TEXT_2]]
@@ -511,7 +512,7 @@ def test_a_failure_while_rendering_leaves_the_old_report(
     def broken(df: pd.DataFrame, tz: str) -> Section:
         raise RuntimeError("a section failed")
 
-    monkeypatch.setattr(_report, "COMMENT_SECTIONS", (*_report.COMMENT_SECTIONS, broken))
+    monkeypatch.setattr(_sections, "COMMENT_SECTIONS", (*_sections.COMMENT_SECTIONS, broken))
     with pytest.raises(RuntimeError, match="a section failed"):
         hostile.social.report(path)
     assert path.read_bytes() == old and [p.name for p in tmp_path.iterdir()] == ["r.html"]

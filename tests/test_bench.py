@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "run.py"
 
 

@@ -262,6 +262,7 @@ def test_success_false_after_retries_is_server_error(sandbox: Sandbox, client: s
     assert sandbox.charges == 0 and client.ledger.failed_calls == 5
 
 
+@pytest.mark.slow
 def test_rate_limit_honours_retry_after(sandbox: Sandbox, cache_path: object) -> None:
     # Real time, real socket: the 429 says Retry-After: 1 (the in-process tests cover
     # the sandbox's own rate limit on a manual clock).

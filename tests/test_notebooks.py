@@ -23,6 +23,8 @@ from nbclient import NotebookClient
 
 from socialframe.sandbox import EXAMPLE_POSTS
 
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CELL_TIMEOUT = 60  # seconds; a cell against the sandbox takes well under one

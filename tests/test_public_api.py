@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
+
 import socialframe as sf
 
 
@@ -214,6 +216,7 @@ def test_ad_filters_are_search_ads_keywords() -> None:
     assert set(typing.get_type_hints(AdFilters)) == keywords
 
 
+@pytest.mark.slow
 def test_sf_widgets_after_a_plain_import_is_lazy() -> None:
     import subprocess
     import sys
@@ -272,6 +275,7 @@ def test_fetch_errors_survive_pickle_copy_and_a_process_pool() -> None:
             assert error.partial is not None and error.partial["x"].tolist() == [i]
 
 
+@pytest.mark.slow
 def test_importing_socialframe_is_cheap() -> None:
     # The heavy parts load when first used: charts, widgets, the cache, its locks, and
     # HTTP itself (requests, the retry library) with the first Client.

@@ -153,6 +153,7 @@ def test_an_unusable_expiry_from_the_environment_is_refused(
     assert sandbox.requests == []
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_an_infinite_expiry_before_paying(sandbox: Sandbox) -> None:
     from test_cli import cli
 
@@ -504,6 +505,7 @@ def hostile(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("hostile", list(HOSTILE), indirect=True)
+@pytest.mark.slow
 def test_a_body_past_the_cap_is_a_paid_network_error_in_bounded_memory(
     hostile: str, tmp_path: Path
 ) -> None:

@@ -142,6 +142,7 @@ def comments(comments_2345: pd.DataFrame) -> pd.DataFrame:
     return comments_2345
 
 
+@pytest.mark.slow
 def test_import_does_not_load_ipywidgets_or_matplotlib() -> None:
     code = (
         "import sys, socialframe.widgets;"
@@ -187,6 +188,7 @@ def test_explorer_starts_with_everything(comments: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(explorer.filtered, comments)
 
 
+@pytest.mark.slow
 def test_explorer_filters_combine(comments: pd.DataFrame) -> None:
     explorer = explore_comments(comments, max_rows=500)
     explorer.author_types.value = ("organization",)

@@ -656,6 +656,7 @@ def test_a_link_is_never_words(before: str, after: str, url: str) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.text(max_size=40) | st.none(), max_size=6))
+@pytest.mark.slow
 def test_counts_add_up_for_any_text(values: list[str | None]) -> None:
     frame = texts(*values)
     for kind in _terms.KINDS:

@@ -144,6 +144,7 @@ def terms_in_a_child(text: str, timeout: float = 60) -> dict[str, Any]:
         ),
     ],
 )
+@pytest.mark.slow
 def test_terms_of_a_huge_comment_finish_with_the_right_counts(
     text: str, expected: dict[str, list[list[object]]]
 ) -> None:
@@ -277,6 +278,7 @@ def commenters(comments: pd.DataFrame) -> dict[str, set[str]]:
     return who
 
 
+@pytest.mark.slow
 def test_overlap_matrix_of_10k_posts_keeps_1000_and_says_so(posts_10k: pd.DataFrame) -> None:
     with pytest.warns(UserWarning) as caught:
         matrix, peak = traced(lambda: posts_10k.social.overlap_matrix())
@@ -319,6 +321,7 @@ def test_overlap_matrix_max_posts(posts_10k: pd.DataFrame) -> None:
             few.social.overlap_matrix(max_posts=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_plot_overlap_of_10k_posts_counts_only_the_posts_shown(
     posts_10k: pd.DataFrame, no_plt_show: None
 ) -> None:
@@ -337,6 +340,7 @@ def test_plot_overlap_of_10k_posts_counts_only_the_posts_shown(
     assert labels == [p.rsplit(":", 1)[1] for p in shown]
 
 
+@pytest.mark.slow
 def test_report_of_10k_posts_is_bounded_in_memory(posts_10k: pd.DataFrame, tmp_path: Path) -> None:
     one_each = posts_10k.groupby("post_urn", sort=False).head(1)  # 10,000 posts, few texts
     path, peak = traced(lambda: one_each.social.report(tmp_path / "r.html"))

@@ -241,6 +241,7 @@ def test_cache_argument_forms(sandbox: Sandbox, tmp_path: Path, clean_env: Path)
         sandbox.client(cache=3.5)
 
 
+@pytest.mark.slow
 def test_import_writes_nothing_and_stays_light(tmp_path: Path) -> None:
     probe = (
         "import sys, socialframe\n"

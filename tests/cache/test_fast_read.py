@@ -122,6 +122,7 @@ def test_pages_plain_requests_cache_stores_are_read_by_the_fast_path(tmp_path: P
     assert frame["text"].tolist() == [f"comment {p}-{i}" for p in (1, 2) for i in range(3)]
 
 
+@pytest.mark.slow
 def test_an_expired_page_is_fetched_again_online_and_served_offline(
     sandbox: Sandbox, cache_path: Path
 ) -> None:

@@ -28,6 +28,8 @@ import socialframe as sf
 from socialframe._cache import sqlite as _store
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 P82 = EXAMPLE_POSTS[82]  # two pages
 ROOT = os.geteuid() == 0
 

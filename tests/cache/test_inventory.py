@@ -94,6 +94,7 @@ def test_a_second_run_adds_nothing_and_pays_nothing(sandbox: Sandbox, tmp_path: 
     assert sandbox.charges == 2
 
 
+@pytest.mark.slow
 def test_expired_pages_are_counted_and_still_there(sandbox: Sandbox, tmp_path: Path) -> None:
     # A page cannot be stored already expired (expire_after under 1 s is refused: every
     # run would pay), so the pages get a second and the report waits that out.

@@ -18,6 +18,8 @@ from servers import free_port
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
 
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 P82 = EXAMPLE_POSTS[82]
 KEY = "sf-team-secret-0123456789"
 

@@ -179,6 +179,7 @@ def test_pages_an_earlier_version_paid_for_keep_serving_for_free(tmp_path: Path)
     assert all(v.startswith(MAGIC) for v in values)
 
 
+@pytest.mark.slow
 def test_old_pages_are_read_as_data_where_the_file_cannot_be_migrated(tmp_path: Path) -> None:
     """Another process holds the file's write lock while the client opens it: the pages
     stay pickled, and are read one by one by the unpickler that admits no class (an
@@ -238,6 +239,7 @@ def _bad_values(good: dict[str, Any]) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])
+@pytest.mark.slow
 def test_every_unreadable_value_is_a_miss_with_one_warning(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -265,6 +267,7 @@ def test_every_unreadable_value_is_a_miss_with_one_warning(
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])
+@pytest.mark.slow
 def test_the_cache_report_and_commands_survive_junk(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -323,6 +326,7 @@ def test_the_cache_report_and_commands_survive_junk(
             assert _page_keys_redis(cache) == ["\ufffd\ufffd"]  # (no key of socialframe's)
 
 
+@pytest.mark.slow
 def test_a_table_of_another_program_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
     cache = tmp_path / "other.sqlite"
     with sqlite3.connect(cache) as con:
@@ -401,6 +405,7 @@ def _forms(url: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_a_redis_password_is_never_shown(locked_redis: str, tmp_path: Path) -> None:
     worked = []
     for url in _forms(locked_redis):
@@ -483,6 +488,7 @@ with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["
 """
 
 
+@pytest.mark.slow
 def test_a_team_cache_dying_mid_run_prints_no_thread_traceback(
     own_redis: tuple[Any, str],
 ) -> None:
@@ -528,6 +534,7 @@ print(len(frame), client.ledger.paid_calls, client.ledger.cached_calls)
 """
 
 
+@pytest.mark.slow
 def test_processes_opening_an_old_cache_at_once_all_read_it_for_free(tmp_path: Path) -> None:
     """Several processes meet an old (pickled) cache at once: one migrates it in a
     transaction, the others wait or read the old pages as data; none loses a page."""
@@ -681,6 +688,7 @@ def test_an_interrupted_migration_leaves_the_file_as_it_was(
         ("expires", "9999-12-31T23:59:59-23:59"),
     ],
 )
+@pytest.mark.slow
 def test_a_stamp_no_utc_time_can_hold_makes_no_page(tmp_path: Path, field: str, stamp: str) -> None:
     """Found by the hostile review: such a page was served (fetched_at in year 10000),
     and the report and `cache info` / `cache clear` crashed on it."""
@@ -758,6 +766,7 @@ def test_a_page_with_long_headers_is_stored_and_read_back(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])
+@pytest.mark.slow
 def test_a_stored_page_whose_url_cannot_be_read_is_unreadable_not_a_crash(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

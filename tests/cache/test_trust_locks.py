@@ -45,6 +45,7 @@ with contextlib.ExitStack() as stack:
 """
 
 
+@pytest.mark.slow
 def test_a_lock_held_by_a_hung_process_costs_one_wait_and_one_warning(tmp_path: Path) -> None:
     cache = tmp_path / "c.sqlite"
     with Sandbox(seed=0) as sandbox:
@@ -99,6 +100,7 @@ with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["
 """
 
 
+@pytest.mark.slow
 def test_the_lock_of_a_machine_that_died_frees_itself_within_seconds(
     team: str, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import pandas as pd
+import pytest
 import requests
 from hypothesis import HealthCheck, example, given, settings
 
@@ -92,6 +93,7 @@ tenants = st.sampled_from([None, "a", "b"])
     auth_header="X-API-KEY",
     tenants=(None, None),
 )
+@pytest.mark.slow
 def test_the_warm_read_answers_as_requests_cache_does(
     data: list[dict[str, Any]],
     vary: str | None,

@@ -25,6 +25,8 @@ import requests
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 P82, P50, P51, P2345 = (EXAMPLE_POSTS[n] for n in (82, 50, 51, 2345))
 SCRIPT = shutil.which("socialframe", path=str(Path(sys.executable).parent))
 

@@ -16,6 +16,8 @@ from test_cli import P82, SCRIPT, cli
 
 from socialframe.sandbox import Sandbox, comment_total
 
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 SECRET = "sk_live_9fQxTz2Lp0SECRET"
 
 

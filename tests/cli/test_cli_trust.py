@@ -26,6 +26,8 @@ from test_cli_hardening import _env
 
 from socialframe.sandbox import Sandbox, comment_total
 
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 SECRET = "sk_live_9fQxTz2Lp0SECRETkey"
 PAGES_2345 = 47  # 2,345 comments, 50 a page
 

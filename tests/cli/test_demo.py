@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
+
 
 def run_demo(tmp_path: Path) -> str:
     env = dict(os.environ, SOCIALFRAME_CACHE_DIR=str(tmp_path / "cache"), MPLBACKEND="Agg")

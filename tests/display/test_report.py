@@ -314,6 +314,7 @@ def test_activity_bars_have_a_readable_width(days: int, freq: str, word: str) ->
     assert _time.period_word(freq) == word
 
 
+@pytest.mark.slow
 def test_long_text_is_cut_newlines_kept(hostile: pd.DataFrame, tmp_path: Path) -> None:
     frame = hostile.copy()
     frame.loc[0, "text"] = "line one\n" + "x" * 600
@@ -401,6 +402,7 @@ def test_a_sandbox_post(comments_2345: pd.DataFrame, tmp_path: Path) -> None:
     assert png_size(chart)[0] == 1440
 
 
+@pytest.mark.slow
 def test_a_sandbox_search(client: sf.Client, tmp_path: Path) -> None:
     ads = client.search_ads("running shoes")
     page = read(ads.social.report(tmp_path / "ads.html"))
@@ -417,6 +419,7 @@ def test_a_sandbox_search(client: sf.Client, tmp_path: Path) -> None:
     assert png_size(timeline)[0] == 1440 and png_size(platforms)[0] == 8 * 144
 
 
+@pytest.mark.slow
 def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
     posts = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[51]]
     comments = client.post_comments(posts)
@@ -502,6 +505,7 @@ def test_other_frames_are_refused(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_failure_while_rendering_leaves_the_old_report(
     hostile: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -568,6 +572,7 @@ _PAGE_WIDTH = "[document.documentElement.scrollWidth, document.documentElement.c
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_reports_in_a_real_browser(
     browser: Any,
     shots: Path,
@@ -614,6 +619,7 @@ def test_reports_in_a_real_browser(
                 assert visit.requests == [path.as_uri()]  # the file itself, nothing else
 
 
+@pytest.mark.slow
 def test_frames_cut_to_the_core_columns_still_report(tmp_path: Path) -> None:
     """The accessor knows an ads frame by its core columns: the report leaves out the
     sections whose columns are gone (query, collation_id) instead of failing."""
@@ -628,6 +634,7 @@ def test_frames_cut_to_the_core_columns_still_report(tmp_path: Path) -> None:
     assert "Campaigns" in page.headings and "Queries" not in page.facts
 
 
+@pytest.mark.slow
 def test_cut_tables_say_so(client: sf.Client, tmp_path: Path) -> None:
     comments = client.post_comments(list(EXAMPLE_POSTS.values()))
     many = pd.concat(
@@ -642,6 +649,7 @@ def test_cut_tables_say_so(client: sf.Client, tmp_path: Path) -> None:
     assert page.captions["Response times"].startswith(f"The 20 of {with_replies} posts")
 
 
+@pytest.mark.slow
 def test_share_of_voice_over_years_of_running_ads_is_monthly(tmp_path: Path) -> None:
     from socialframe.sandbox import example_ads
 

@@ -61,6 +61,7 @@ def test_threads_sharing_a_client_never_pass_max_cost(
     assert refused and all(isinstance(r, pd.DataFrame | sf.BudgetExceededError) for r in results)
 
 
+@pytest.mark.slow
 def test_threads_asking_for_the_same_pages_pay_once_each(
     slow_sandbox: Sandbox, tmp_path: Path
 ) -> None:
@@ -98,6 +99,7 @@ def test_a_held_budget_is_given_back_when_the_call_fails_or_is_cached(
 
 
 @pytest.mark.parametrize("workers", [2, 8])
+@pytest.mark.slow
 def test_workers_give_the_frame_of_one_worker(
     slow_sandbox: Sandbox, tmp_path: Path, workers: int
 ) -> None:
@@ -138,6 +140,7 @@ print(len(frame), client.ledger.paid_calls, client.ledger.cached_calls)
 """
 
 
+@pytest.mark.slow
 def test_processes_sharing_a_cache_pay_once_per_page(tmp_path: Path) -> None:
     # 50 posts of 82 comments: 100 pages. Before: 4 processes paid up to 323 calls.
     import os
@@ -171,6 +174,7 @@ def test_processes_sharing_a_cache_pay_once_per_page(tmp_path: Path) -> None:
         assert sandbox.charges == paid == 100, outs
 
 
+@pytest.mark.slow
 def test_soak_faults_and_rate_limits_under_workers(tmp_path: Path) -> None:
     # In the suite, small: 40 posts (the full 200 is bench territory).
     posts = [str(7_384_427_202_391_592_960 + k) for k in range(40)]  # every comment total
@@ -199,6 +203,7 @@ with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["
 """
 
 
+@pytest.mark.slow
 def test_kill_9_mid_run_then_a_rerun_pays_only_for_pages_never_stored(tmp_path: Path) -> None:
     import os
     import signal
@@ -250,6 +255,7 @@ def test_a_budget_is_refused_only_once_it_is_spent(slow_sandbox: Sandbox, tmp_pa
 
 
 @pytest.mark.parametrize("workers", [1, 4])
+@pytest.mark.slow
 def test_long_runs_are_built_in_batches_with_the_same_frame(
     slow_sandbox: Sandbox, tmp_path: Path, workers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -301,6 +307,7 @@ def test_extras_are_typed_over_all_rows_however_the_run_is_split(
     assert ads["x_extra"].tolist() == [None, 2**60, 2.5]
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_sends_nothing_more(tmp_path: Path) -> None:
     """Ctrl-C reaches the main thread only; workers waiting for the rate limit (or the
     budget, or a cooldown) would go on paying after it (8 more calls before)."""
@@ -348,6 +355,7 @@ _EXTRA = (
     batch=st.integers(min_value=1, max_value=4),
     name=st.sampled_from(["x_extra", "x_id"]),
 )
+@pytest.mark.slow
 def test_extras_do_not_depend_on_how_the_run_is_split(
     values: list[Any], batch: int, name: str
 ) -> None:

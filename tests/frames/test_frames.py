@@ -383,6 +383,7 @@ def comment(draw: st.DrawFn) -> dict[str, object]:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(comment(), max_size=5), max_size=4))
+@pytest.mark.slow
 def test_comments_frame_properties(pages: list[list[dict[str, object]]]) -> None:
     import warnings
 

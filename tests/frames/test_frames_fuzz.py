@@ -131,6 +131,7 @@ def _check(
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(COMMENT_PATHS), value=VALUES)
+@pytest.mark.slow
 def test_comments_frame_never_raises_but_schema_error(path: tuple[Any, ...], value: Any) -> None:
     _check(
         sf.comments_frame, _replaced(COMMENTS_BODY, path, value), COMMENT_COLUMNS, COMMENT_DTYPES
@@ -139,6 +140,7 @@ def test_comments_frame_never_raises_but_schema_error(path: tuple[Any, ...], val
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(AD_PATHS), value=VALUES)
+@pytest.mark.slow
 def test_ads_frame_never_raises_but_schema_error(path: tuple[Any, ...], value: Any) -> None:
     _check(sf.ads_frame, _replaced(ADS_BODY, path, value), AD_COLUMNS, AD_DTYPES)
 
@@ -253,6 +255,7 @@ def _assert_same_from_raw(build: Callable[[Any], pd.DataFrame], body: Any) -> No
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(COMMENT_PATHS), value=VALUES)
+@pytest.mark.slow
 def test_raw_comment_bodies_give_the_frame_of_their_dicts(
     path: tuple[Any, ...], value: Any
 ) -> None:
@@ -261,6 +264,7 @@ def test_raw_comment_bodies_give_the_frame_of_their_dicts(
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(AD_PATHS), value=VALUES)
+@pytest.mark.slow
 def test_raw_ad_bodies_give_the_frame_of_their_dicts(path: tuple[Any, ...], value: Any) -> None:
     _assert_same_from_raw(sf.ads_frame, _replaced(ADS_BODY, path, value))
 

@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from socialframe._http import transport as _transport
 from socialframe._http.transport import _WATCH, _Deadline
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
@@ -56,6 +58,7 @@ def _in_child(check: Any) -> str:
         os.waitpid(pid, 0)
 
 
+@pytest.mark.slow
 def test_a_forked_child_never_fires_the_parents_deadlines() -> None:
     parents = _Deadline(0.3)
     parents.connection = _Connection()

@@ -82,6 +82,7 @@ def test_max_cost_stops_a_loop_of_broken_bodies(sandbox: Sandbox, tmp_path: Path
 
 
 @pytest.mark.parametrize(("wire", "paid"), [("drip", 1), ("drip_headers", 0)])
+@pytest.mark.slow
 def test_a_dripping_server_cannot_hold_a_call_past_its_timeout(
     tmp_path: Path, wire: str, paid: int
 ) -> None:

@@ -43,6 +43,7 @@ def test_bad_rate_limits_are_refused_before_any_call(bad: object) -> None:
         sf.Client("k", base_url="http://127.0.0.1:9", cache=False, rate_limit=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_a_client_rate_limit_keeps_workers_under_the_service_limit(tmp_path: Path) -> None:
     with Sandbox(rate_limit=4) as sandbox:
         with sandbox.client(cache=tmp_path, workers=8, rate_limit=4) as client:
@@ -58,6 +59,7 @@ def test_a_client_rate_limit_keeps_workers_under_the_service_limit(tmp_path: Pat
         assert done.is_set() and len(sandbox.requests) == 16
 
 
+@pytest.mark.slow
 def test_a_429_pauses_every_worker_once(tmp_path: Path) -> None:
     # Before: the other workers kept sending while one waited out its Retry-After.
     latency = 0.2

@@ -623,6 +623,7 @@ def test_fault_rate_is_deterministic_and_free(http: requests.Session) -> None:
         assert broken.charges == 0
 
 
+@pytest.mark.slow
 def test_rate_limit(http: requests.Session) -> None:
     with Sandbox(rate_limit=3) as sandbox:
         statuses = [call(sandbox, http, ADS).status_code for _ in range(5)]
@@ -703,6 +704,7 @@ def test_conflicting_content_lengths_are_a_400(sb: Sandbox) -> None:
     assert raw_exchange(sb, request).startswith(b"HTTP/1.1 400 ")
 
 
+@pytest.mark.slow
 def test_two_hundred_simultaneous_connections_are_all_answered(sb: Sandbox) -> None:
     # Timing goes in bench/ (a shared machine is noisy); here: none refused or dropped.
     import threading

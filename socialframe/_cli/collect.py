@@ -1,0 +1,211 @@
+"""The ``comments`` and ``ads`` commands: read the items, fetch them through a Client,
+write the rows (all of them, or those fetched before a failure) and say what it cost."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .exits import EXIT_AUTH, EXIT_BUDGET, EXIT_FAILED, EXIT_OK, NoKey, Usage
+from .messages import fail, holds_key, say
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .._client import Client
+    from .._display.export import Target
+
+
+def _items(given: list[str], what: str) -> list[str]:
+    """The items as given, ``-`` replaced by the lines of standard input."""
+    items: list[str] = []
+    for item in given:
+        if item != "-":
+            items.append(item)
+            continue
+        if sys.stdin is None or sys.stdin.isatty():
+            raise Usage(f"{what} '-' reads standard input, but nothing is piped in")
+        raw = sys.stdin.buffer.read()
+        try:
+            text = raw.decode("utf-8-sig")  # (a byte-order mark is no part of the item)
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise Usage(
+                f"standard input is not UTF-8 (line {line}): save it as UTF-8 first"
+            ) from None
+        lines = [line.strip() for line in text.splitlines()]
+        for number, line in enumerate(lines, 1):
+            if holds_key(line):
+                raise Usage(
+                    f"line {number} of standard input holds the API key: nothing was sent"
+                    " (a list of items never needs the key)"
+                )
+        # '#' starts a comment in a list of posts; a query may be a hashtag.
+        comment = what == "POST"
+        items.extend(line for line in lines if line and not (comment and line[0] == "#"))
+    if not items:
+        raise Usage(f"no {what} given (standard input held none)")
+    return items
+
+
+def _client(args: argparse.Namespace) -> Client:
+    """The Client the options describe; :class:`NoKey` without a key (unless offline)."""
+    from .._client import Client
+
+    key = os.environ.get(args.key_env, "").strip() or None
+    if key is None and not args.offline:
+        if args.key_env == "SOCIALFRAME_API_KEY":
+            raise NoKey(
+                "no API key: set SOCIALFRAME_API_KEY in the environment"
+                " (or name the variable holding it with --key-env NAME)"
+            )
+        # Not repeated: what was given may be the key itself, pasted by mistake.
+        raise NoKey("no API key: the variable named by --key-env is not set (or is empty)")
+    return Client(
+        key,
+        cache=args.cache or True,
+        offline=args.offline,
+        max_cost=args.max_cost,
+        workers=args.workers,
+        progress=sys.stderr.isatty(),
+    )
+
+
+def comments(args: argparse.Namespace) -> int:
+    """``socialframe comments``: every comment of the posts given, one row each."""
+    posts = _items(args.posts, "POST")
+
+    def fetch(client: Client) -> pd.DataFrame:
+        options: dict[str, Any] = {"sort": args.sort, "max_pages": args.max_pages}
+        if len(posts) > 1:
+            return client.post_comments(posts, on_error=args.on_error, **options)
+        # One post is fetched as one (its bar counts pages, where a list's counts posts),
+        # with the same `post` column first as for several.
+        from .._errors import FetchError
+        from .._fetch.many import keyed
+
+        try:
+            frame = client.post_comments(posts[0], **options)
+            return keyed(frame, "post", [posts[0]], [len(frame)])
+        except FetchError as exc:
+            partial = (
+                None
+                if exc.partial is None
+                else keyed(exc.partial, "post", [posts[0]], [len(exc.partial)])
+            )
+            raise exc.with_partial(partial) from None
+
+    return _collect(args, fetch, noun="comments")
+
+
+def ads(args: argparse.Namespace) -> int:
+    """``socialframe ads``: the ads matching each query (or of one page), one row each."""
+    queries = _items(args.queries, "QUERY") if args.queries else None
+    if queries is None and args.page_id is None:
+        raise Usage("give a QUERY (or '-' to read them from stdin), or --page-id ID")
+    # One query is fetched as one (its bar counts pages); its frame is the same.
+    query: str | list[str] | None = queries[0] if queries and len(queries) == 1 else queries
+    return _collect(
+        args,
+        lambda client: client.search_ads(
+            query,
+            ad_page_id=args.page_id,
+            country=args.country,
+            active_status=args.status,
+            after=args.after,
+            before=args.before,
+            max_pages=args.max_pages,
+            max_ads=args.max_ads,
+            on_error=args.on_error,
+        ),
+        noun="ads",
+    )
+
+
+def _collect(
+    args: argparse.Namespace, fetch: Callable[[Client], pd.DataFrame], *, noun: str
+) -> int:
+    """Fetch, write what came back (all of it, or what came before a failure), report."""
+    from .._cache.setting import cache_location
+    from .._display import export as export
+    from .._errors import AuthError, BudgetExceededError, FetchError
+
+    # Before paying for anything: where it goes, and that it is neither the cache nor
+    # the list of items piped in.
+    location = cache_location(args.cache or True)
+    cache_file = [location] if isinstance(location, Path) else []
+    given = getattr(args, "posts", None) or getattr(args, "queries", None) or []
+    target = export.check_target(
+        args.output, protect=cache_file, inputs=[0] if "-" in given else []
+    )
+    where = str(target)
+    failure: FetchError | None = None
+    with _client(args) as client:
+        try:
+            frame: pd.DataFrame | None = fetch(client)
+        except FetchError as exc:
+            failure, frame = exc, exc.partial
+        except KeyboardInterrupt:
+            say(str(client.ledger))
+            raise
+        except Exception as exc:
+            if not client.ledger.paid_calls and isinstance(exc, ValueError | TypeError):
+                raise  # bad input, found before any call: exit 2
+            # Whatever stopped it once calls were paid: what they cost, and where they are.
+            say(str(client.ledger))
+            return fail(
+                EXIT_FAILED,
+                f"{type(exc).__name__}: {exc}; the pages paid so far are in the cache",
+            )
+        say(str(client.ledger))
+    if failure is None:
+        assert frame is not None
+        unwritten = _write(frame, target, excel=args.excel)
+        if unwritten:
+            return fail(EXIT_FAILED, unwritten)
+        skipped = frame.attrs.get("failed") or []
+        say(
+            f"wrote {len(frame):,} {noun} to {where}"
+            + (f"; {len(skipped)} item(s) skipped after failing" if skipped else "")
+        )
+        return EXIT_OK
+    if frame is not None and len(frame):
+        unwritten = _write(frame, target, excel=args.excel)
+        written = f"wrote the {len(frame):,} {noun} fetched before it to {where} (partial)"
+        kept = unwritten or written
+    else:
+        kept = "nothing was fetched before it, so nothing was written"
+    if isinstance(failure, BudgetExceededError):
+        from .._ledger import usd
+
+        return fail(
+            EXIT_BUDGET,
+            f"stopped by --max-cost {usd(round(failure.max_cost * 100))} before the next paid"
+            f" call (spent {usd(round(failure.spent_usd * 100))}); {kept}. Run again with a"
+            " higher --max-cost: the pages paid so far come from the cache.",
+        )
+    code = EXIT_AUTH if isinstance(failure, AuthError) else EXIT_FAILED
+    return fail(code, f"{type(failure).__name__}: {str(failure).rstrip('.')}; {kept}.")
+
+
+def _write(frame: pd.DataFrame, target: Target, *, excel: bool) -> str:
+    """Write the rows paid for; what went wrong, or ``""``.
+
+    The target was checked before the fetch and is checked again now (it may have
+    become a pipe, or a link to the cache, meanwhile): a failure now is the
+    output's (exit 5), not a bad argument, since the calls are paid.
+    """
+    from .._display import export as export
+
+    try:
+        export.write(frame, target, excel=excel)
+    except (ValueError, OSError) as exc:
+        return (
+            f"{exc}; nothing was written. The pages paid are in the cache:"
+            " run again with another -o, they cost nothing then"
+        )
+    return ""

@@ -1,0 +1,336 @@
+"""The parser: what the command line accepts, its help, and how it says no.
+
+Arguments that would carry an API key, and arguments or settings that are not
+UTF-8, are refused before parsing, without repeating them; a bad value gets one
+line naming what is allowed (exit 2), never argparse's usage block.
+
+Built on argparse: it is in the standard library and adds about 7 ms to the
+start where click adds about 25 ms and typer about 50 ms (plus rich for its
+help); the start itself is importing pandas (~0.5 s). Its help lists every
+option with its default, and an epilog carries the exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, Final, NoReturn
+
+from .exits import CACHE_EXIT_CODES, EXIT_CODES, EXIT_USAGE
+from .messages import ENV_NAME, PROG, holds_key, printable, say
+
+ENVIRONMENT: Final = """\
+environment:
+  SOCIALFRAME_API_KEY     the API key (--key-env names another variable); never
+                          put a key on the command line: it stays in shell history
+  SOCIALFRAME_BASE_URL    the service's base URL (or SOCIALFRAME_ADS_URL and
+                          SOCIALFRAME_COMMENTS_URL)
+  SOCIALFRAME_CACHE_DIR   folder of the cache; SOCIALFRAME_CACHE_URL: a team cache
+                          (redis://host:port/db); SOCIALFRAME_CACHE_EXPIRE: seconds
+"""
+
+OUTPUT_HELP: Final = (
+    "write to FILE; its suffix picks the format: .csv (ids as text, lists as JSON),"
+    " .jsonl (one row per line), .parquet, .xlsx (if openpyxl is installed);"
+    " without it (or -), CSV to standard output; /dev/null discards the rows"
+)
+
+#: The most --max-cost takes: more is no budget (leave the option out).
+MAX_COST_USD: Final = Decimal(1_000_000)
+
+#: Options whose value is a file name: given to the system as the bytes typed, so
+#: they need not be UTF-8 (every other value is text sent or shown).
+_PATH_OPTIONS: Final = ("-o", "--output", "--cache", "--out")
+
+#: Settings from the environment that are text (SOCIALFRAME_CACHE_DIR is a file name).
+_TEXT_SETTINGS: Final = tuple(
+    f"SOCIALFRAME_{n}"
+    for n in ("BASE_URL", "ADS_URL", "COMMENTS_URL", "AUTH_HEADER", "CACHE_URL", "CACHE_EXPIRE")
+)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command and its options, or exit 2 with one line saying what is wrong.
+
+    Key-like options and arguments that are not UTF-8 are refused before argparse
+    reads them, so that neither is ever repeated in a message.
+    """
+    _refuse_key_options(argv)
+    _refuse_bytes(argv)
+    return build_parser().parse_args(argv)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: the message and where to read more."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments:"):
+            # Only the option names: a value may be a key typed after a wrong option.
+            tokens = message.split(":", 1)[1].split()
+            names = [token.split("=", 1)[0] for token in tokens if token.startswith("-")]
+            message = "unrecognized arguments: " + (" ".join(names) or "(values not shown)")
+        say(f"error: {message} (see '{self.prog} --help')")
+        raise SystemExit(EXIT_USAGE)
+
+
+# Options that would carry a secret: refused before parsing, never repeated.
+_KEY_OPTION = re.compile(
+    r"--?(api[-_]?key|apikey|key|token|secret|password|auth)(=.*)?", re.IGNORECASE
+)
+
+
+def _refuse_key_options(argv: Sequence[str]) -> None:
+    """Exit 2 when a key-like option is on the command line, without echoing its value
+    (the sandbox command's own --api-key, the key the sandbox accepts, excepted)."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command == "sandbox":
+        return
+    holding = next((n for n, a in enumerate(argv, 1) if holds_key(a)), None)
+    if holding is not None or any(_KEY_OPTION.fullmatch(a) for a in argv):
+        where = "" if holding is None else f"argument {holding} holds the API key: "
+        say(
+            f"error: {where}never put the API key on the command line (it stays in shell"
+            " history): set SOCIALFRAME_API_KEY, or name another variable with"
+            f" --key-env NAME (see '{PROG} --help')"
+        )
+        raise SystemExit(EXIT_USAGE)
+
+
+def _refuse_bytes(argv: Sequence[str]) -> None:
+    """Exit 2 on an argument or a setting that is not UTF-8 (Python keeps its bytes as lone
+    surrogates, which no request, cache key or file format can carry), file names excepted."""
+    for name in _TEXT_SETTINGS:
+        if not _is_utf8(os.environ.get(name, "")):
+            # (its value not shown: a URL may carry a password)
+            say(f"error: {name} is not UTF-8 text: set it again, as UTF-8 (see '{PROG} --help')")
+            raise SystemExit(EXIT_USAGE)
+    path_value = False
+    for position, token in enumerate(argv, 1):
+        is_path = path_value or token.startswith(tuple(f"{o}=" for o in _PATH_OPTIONS[1:]))
+        is_path = is_path or (token.startswith("-o") and not token.startswith("--"))
+        path_value = token in _PATH_OPTIONS
+        if is_path or _is_utf8(token):
+            continue
+        say(
+            f"error: argument {position} ({printable(token)}) is not UTF-8 text: type it,"
+            " or save the script or list holding it, as UTF-8"
+            f" (see '{PROG} --help')"
+        )
+        raise SystemExit(EXIT_USAGE)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class _RefuseKey(argparse.Action):
+    """``--api-key``: refused without repeating it, since the key would be in the output."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        parser.error(
+            "never put the API key on the command line (it stays in shell history):"
+            " set SOCIALFRAME_API_KEY, or name another variable with --key-env NAME"
+        )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _usd(text: str) -> float:
+    """A budget in USD: whole cents (each call costs one), from 0 to :data:`MAX_COST_USD`."""
+    allowed = f"an amount of USD in whole cents from 0 to {MAX_COST_USD:,}, such as 1.50"
+    try:
+        value = Decimal(text.strip().removeprefix("$"))
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+    if not value.is_finite() or value < 0 or value > MAX_COST_USD:
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+    if value * 100 != int(value * 100):
+        raise argparse.ArgumentTypeError(
+            f"expected {allowed} (a call costs $0.01: no fraction of a cent), got {text!r}"
+        )
+    return float(abs(value))  # (abs: "-0" is 0, never shown as $-0.00)
+
+
+def _env_name(text: str) -> str:
+    # Capitals, digits and _, as environment variables are named: a key pasted here by
+    # mistake is refused without being repeated in a message.
+    if not ENV_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            "expected the NAME of an environment variable holding the key, not a key"
+        )
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``socialframe`` parser with every command."""
+    from .._version import __version__
+
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog=PROG,
+        description="Paid social data into files and frames, cached and budgeted.\n\n"
+        "  socialframe comments POST [POST ...] -o comments.csv\n"
+        "  socialframe ads 'running shoes' --country US --max-ads 100 -o ads.parquet\n"
+        "  socialframe cache report",
+        epilog=EXIT_CODES + "\n" + ENVIRONMENT,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    fetching = _Parser(add_help=False, allow_abbrev=False)
+    out = fetching.add_argument_group("output")
+    out.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
+    out.add_argument("--excel", action="store_true", help="CSV for Excel: a BOM, ids kept as text")
+    spend = fetching.add_argument_group("spending and the cache")
+    spend.add_argument(
+        "--max-cost",
+        type=_usd,
+        metavar="USD",
+        help="stop before the call that would spend more (exit 3, rows so far written)",
+    )
+    spend.add_argument(
+        "--workers", type=_count, default=4, metavar="N", help="items fetched at once (default 4)"
+    )
+    spend.add_argument(
+        "--offline", action="store_true", help="answer from the cache only; send nothing"
+    )
+    spend.add_argument(
+        "--on-error",
+        choices=("raise", "skip"),
+        default="raise",
+        help="with several items: stop at the first that fails (default), or skip it",
+    )
+    _cache_option(spend)
+    spend.add_argument(
+        "--key-env",
+        type=_env_name,
+        default="SOCIALFRAME_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default SOCIALFRAME_API_KEY)",
+    )
+    for refused in ("--api-key", "--key"):
+        spend.add_argument(refused, nargs="?", action=_RefuseKey, help=argparse.SUPPRESS)
+
+    comments = commands.add_parser(
+        "comments",
+        parents=[fetching],
+        help="the comments of posts, one row per comment",
+        description="All comments of one or more LinkedIn posts (replies included), one\n"
+        "row per comment, the post as given in the first column.",
+        epilog=EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    comments.add_argument(
+        "posts",
+        nargs="+",
+        metavar="POST",
+        help="a post id, urn:li:activity:<id> or post URL; '-' reads one per line from stdin",
+    )
+    comments.add_argument(
+        "--sort",
+        choices=("mostRelevant", "mostRecent"),
+        default="mostRelevant",
+        help="the service's order of the comments (default mostRelevant)",
+    )
+    comments.add_argument("--max-pages", type=_count, metavar="N", help="pages per post (50 each)")
+
+    ads = commands.add_parser(
+        "ads",
+        parents=[fetching],
+        help="a Meta Ad Library search, one row per ad",
+        description="Ads of the Meta Ad Library matching each QUERY (or of one advertiser\n"
+        "page), one row per distinct ad, with the query it matched.",
+        epilog=EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    ads.add_argument(
+        "queries",
+        nargs="*",
+        metavar="QUERY",
+        help="search text; '-' reads one per line from stdin (or give --page-id)",
+    )
+    ads.add_argument("--page-id", metavar="ID", help="numeric id of an advertiser page")
+    ads.add_argument("--country", metavar="CC", help="ISO-3166 code such as US, or ALL")
+    ads.add_argument("--status", choices=("active", "inactive", "all"), help="active status")
+    ads.add_argument("--after", metavar="DATE", help="ads started on or after this day")
+    ads.add_argument("--before", metavar="DATE", help="ads started on or before this day")
+    ads.add_argument("--max-ads", type=_count, metavar="N", help="stop at N ads per query")
+    ads.add_argument(
+        "--max-pages", type=_count, metavar="N", help="pages per query (up to 26 ads each)"
+    )
+
+    cache = commands.add_parser(
+        "cache",
+        help="what the cache holds and what it cost; clear it",
+        description="The cache: what it holds and what it cost (every page in it was paid\n"
+        "once, $0.01), and clearing it.",
+        epilog=CACHE_EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    actions = cache.add_subparsers(dest="action", required=True, metavar="ACTION")
+    info = actions.add_parser(
+        "info", help="where it is, its size, pages and their paid value", allow_abbrev=False
+    )
+    _cache_option(info)
+    report = actions.add_parser(
+        "report",
+        help="one row per cached post or search: pages, rows, when fetched, paid value",
+        allow_abbrev=False,
+    )
+    report.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
+    report.add_argument("--excel", action="store_true", help="CSV for Excel")
+    _cache_option(report)
+    clear = actions.add_parser(
+        "clear", help="remove every page, or the expired ones", allow_abbrev=False
+    )
+    clear.add_argument(
+        "--expired",
+        action="store_true",
+        help="only the pages past their expiry (SOCIALFRAME_CACHE_EXPIRE when they were stored)",
+    )
+    clear.add_argument("--yes", action="store_true", help="do not ask (needed without a terminal)")
+    _cache_option(clear)
+
+    demo = commands.add_parser("demo", help="fetch comments and ads from the embedded sandbox")
+    demo.add_argument(
+        "--out", type=Path, default=Path("socialframe-demo"), help="folder of the charts"
+    )
+    demo.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
+    serve = commands.add_parser("sandbox", help="serve the sandbox for other tools")
+    serve.add_argument("--port", type=int, default=8750, help="0 picks a free port")
+    serve.add_argument("--seed", type=int, default=0)
+    serve.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
+    serve.add_argument("--fault-rate", type=float, default=0.0, help="share of 5xx / success:false")
+    serve.add_argument("--rate-limit", type=float, default=None, help="requests per second")
+    serve.add_argument("--api-key", default=None, help="key to accept (default: a random one)")
+    return parser
+
+
+def _cache_option(group: Any) -> None:
+    group.add_argument(
+        "--cache",
+        metavar="PATH|URL",
+        help="the cache: a SQLite file or folder, or redis://host:port/db (default: the"
+        " user cache folder, SOCIALFRAME_CACHE_DIR or SOCIALFRAME_CACHE_URL)",
+    )

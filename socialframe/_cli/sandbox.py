@@ -1,0 +1,40 @@
+"""The commands that run the embedded sandbox: ``demo`` (a tour against it, see
+:mod:`.demo`) and ``sandbox`` (serve it on a port for other tools)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .exits import EXIT_OK
+
+
+def demo(args: argparse.Namespace) -> int:
+    """``socialframe demo``: the tour against the embedded sandbox, charts into ``--out``."""
+    from .demo import run
+
+    run(args.out, cache=not args.no_cache)
+    return EXIT_OK
+
+
+def sandbox(args: argparse.Namespace) -> int:
+    """``socialframe sandbox``: serve the sandbox until Ctrl-C, its URL and key printed."""
+    from ..sandbox import Sandbox
+
+    server = Sandbox(
+        port=args.port,
+        seed=args.seed,
+        latency=args.latency,
+        fault_rate=args.fault_rate,
+        rate_limit=args.rate_limit,
+        api_key=args.api_key,
+    )
+
+    def ready(served: Sandbox) -> None:
+        print(f"sandbox serving at {served.url} (Ctrl-C stops it)")
+        print(f"  export SOCIALFRAME_BASE_URL={served.url}")
+        print(f"  export SOCIALFRAME_API_KEY={served.api_key}")
+        sys.stdout.flush()
+
+    server.serve_forever(ready=ready)
+    return EXIT_OK

@@ -4,6 +4,7 @@ escaped; warnings and requests-cache's log lines said the same way."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -36,7 +37,7 @@ def _keys(argv: Sequence[str]) -> list[str]:
     """The keys this run could use: ``SOCIALFRAME_API_KEY`` and the ``--key-env``
     variable's, longest first (so that a key inside another is hidden whole)."""
     names = {"SOCIALFRAME_API_KEY"}
-    for token, following in zip(argv, [*argv[1:], ""], strict=True):
+    for token, following in itertools.pairwise([*argv, ""]):
         if token == "--key-env":
             names.add(following)
         elif token.startswith("--key-env="):

@@ -349,6 +349,16 @@ def test_offline_needs_no_key_and_sends_nothing(sandbox: Sandbox) -> None:
     assert len(sandbox.requests) == sent
 
 
+def test_no_command_at_all_is_a_usage_error() -> None:
+    # Before: a traceback (zip() of the arguments and their successors, strict) and exit 1.
+    run = cli()
+    assert run.code == 2 and run.out == ""
+    assert run.lines == [
+        "socialframe: error: the following arguments are required: COMMAND"
+        " (see 'socialframe --help')"
+    ]
+
+
 def test_help_documents_the_exit_codes() -> None:
     for args in (["--help"], ["comments", "--help"], ["ads", "--help"]):
         run = cli(*args)

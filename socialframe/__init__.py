@@ -33,6 +33,7 @@ from ._errors import (
     SettingError,
     SkippedWarning,
     SocialFrameError,
+    StudyError,
 )
 from ._frames import ads_frame, comments_frame
 from ._ledger import Ledger
@@ -40,6 +41,7 @@ from ._schema import AD_COLUMNS, COMMENT_COLUMNS
 
 if TYPE_CHECKING:
     from ._http.transport import MockTransport
+    from ._study.study import Study
     from .sandbox import Sandbox
 
 from ._version import __version__
@@ -68,6 +70,8 @@ __all__ = [
     "SettingError",
     "SkippedWarning",
     "SocialFrameError",
+    "Study",
+    "StudyError",
     "__version__",
     "ads_frame",
     "comments_frame",
@@ -84,6 +88,10 @@ def __getattr__(name: str) -> object:
         from ._http.transport import MockTransport
 
         return MockTransport
+    if name == "Study":  # DuckDB and pyarrow load when a study is read or written
+        from ._study.study import Study
+
+        return Study
     if name == "Sandbox":
         from .sandbox import Sandbox
 

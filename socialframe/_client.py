@@ -532,14 +532,18 @@ class Client:
         return interactive() if chosen is None else bool(chosen)
 
     def _fetcher(
-        self, operation: str, path: str
+        self, operation: str, path: str, *, fresh_after: datetime | None = None
     ) -> tuple[Callable[[Mapping[str, str]], Fetched], threading.Event]:
-        """A fetch of one run, and the run's stop (set when it is interrupted)."""
+        """A fetch of one run, and the run's stop (set when it is interrupted).
+
+        ``fresh_after`` (a study's refresh): cached pages fetched before it are fetched
+        again, see :meth:`socialframe._http.caller.Caller.get`.
+        """
         stop = threading.Event()
         authors: dict[bytes, Any] = {}  # the run's comment authors, parsed once each
 
         def fetch(params: Mapping[str, str]) -> Fetched:
-            return self._caller.get(operation, path, params, stop, authors)
+            return self._caller.get(operation, path, params, stop, authors, fresh_after)
 
         return fetch, stop
 

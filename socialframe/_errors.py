@@ -5,6 +5,8 @@
     SocialFrameError
       ├─ ConfigError                missing key / base URL; raised before any request
       │    └─ SettingError          a setting's value is not allowed (a ValueError too)
+      ├─ StudyError                 a study's folder cannot be used (not a study, newer,
+      │                             read-only, full, busy with another refresh)
       └─ FetchError                 a fetch failed; .partial: the frame fetched before
            ├─ NotCachedError        offline and the page is not cached; nothing sent
            ├─ BudgetExceededError   the next paid call would pass max_cost
@@ -56,6 +58,7 @@ __all__ = [
     "SettingError",
     "SkippedWarning",
     "SocialFrameError",
+    "StudyError",
 ]
 
 
@@ -68,6 +71,12 @@ class ConfigError(SocialFrameError):
 
     Raised when the client is built, before any request.
     """
+
+
+class StudyError(SocialFrameError):
+    """A study's folder cannot be used as asked: it is not a study, it was written by a
+    newer socialframe, it cannot be written (read-only, disk full), or another
+    refresh holds it. Nothing the study already held is lost."""
 
 
 class SettingError(ConfigError, ValueError):

@@ -227,8 +227,15 @@ class Caller:
         params: Mapping[str, str],
         stop: threading.Event | None = None,
         authors: dict[bytes, Any] | None = None,
+        fresh_after: datetime | None = None,
     ) -> Fetched:
         """GET ``{base_url}/{path}?params`` for ``operation``, with retries.
+
+        ``fresh_after``: a cached page fetched before this time does not count: the
+        page is fetched from the service again and stored in its place (a study's
+        refresh asks so for the pages that may hold what is new). One fetched at or
+        after it (by this run before it was cut short, another thread or process)
+        is answered from the cache, free.
 
         ``stop`` is the run's: once set (the user interrupted it), nothing more is
         sent, whatever the call was waiting for (the budget, the rate limit, a
@@ -245,9 +252,16 @@ class Caller:
             return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
         assert self._warm is not None
         verify = self._sending[operation]["verify"]
-        hit = self._warm.read(operation, url, params, verify, authors)
-        if hit is not None:
+
+        def warm() -> Fetched | None:
+            assert self._warm is not None
+            hit = self._warm.read(operation, url, params, verify, authors)
+            if hit is None or (fresh_after is not None and hit.fetched_at < fresh_after):
+                return None
             self.ledger.record("cached")
+            return hit
+
+        if (hit := warm()) is not None:
             return hit
         # One page, one payment: a thread (or, through lock files beside a SQLite
         # cache, a process) asking for a page another one is fetching waits for
@@ -257,6 +271,12 @@ class Caller:
         with self._pages.held(key), self._files.held(key, wait=wait) as holder:
             if holder is not None:
                 self._lock_waits.ran_out(holder)
+            if fresh_after is not None:
+                if (hit := warm()) is not None:  # fetched while this call waited
+                    return hit
+                return self._retrying(
+                    self._attempt, operation, url, dict(params), stop=stop, fresh=True
+                )
             return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
 
     def _scrub(self, text: str) -> str:
@@ -277,16 +297,19 @@ class Caller:
         params: dict[str, str],
         refetched: bool = False,
         stop: threading.Event | None = None,
+        fresh: bool = False,
     ) -> Fetched:
         interrupted = FetchError(f"{operation}: the run was interrupted; nothing was sent")
         if stop is not None and stop.is_set():
             raise interrupted  # (a FetchError that is never retried)
         hold = None if self.offline else self.ledger.reserve(wait=self._budget_wait, stop=stop)
+        if fresh and hold is None:  # the cache's page is too old to count: it must be paid
+            raise self._refuse(operation, params)
         try:
             if stop is not None and stop.is_set():
                 raise interrupted
             with transport.stopping(stop):  # the transport checks it again before sending
-                return self._send(operation, url, params, hold, refetched=refetched)
+                return self._send(operation, url, params, hold, refetched=refetched, fresh=fresh)
         finally:
             self.ledger.release(hold)  # not charged (cached, refused, raised): given back
 
@@ -298,6 +321,7 @@ class Caller:
         hold: Hold | None,
         *,
         refetched: bool,
+        fresh: bool = False,
     ) -> Fetched:
         """Send one GET (or, without ``hold``, ask the cache only), and count it in the
         ledger, settling ``hold`` (the call's cent held against the budget)."""
@@ -305,6 +329,8 @@ class Caller:
         if cache_only and not self.cached:
             raise self._refuse(operation, params)
         extra: dict[str, Any] = {"only_if_cached": True} if cache_only else {}
+        if fresh and not cache_only:
+            extra["force_refresh"] = True  # sent whatever the cache holds; stored anew
         failure: FetchError | None = None
         try:
             # Redirects are not followed: requests would re-send a custom key header

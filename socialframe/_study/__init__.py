@@ -1,0 +1,1 @@
+"""Studies: posts and ad searches watched over time (see :class:`socialframe.Study`)."""

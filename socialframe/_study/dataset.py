@@ -1,0 +1,288 @@
+"""A study's folder: Hive-partitioned Parquet any tool reads, and a manifest written last.
+
+::
+
+    brand-watch/
+      study.json                                   the manifest (what is watched, the refreshes)
+      comments/refresh=20261125T030500123Z/part-0.parquet
+      ads/refresh=.../part-0.parquet
+      changes/refresh=.../part-0.parquet
+      runs/refresh=.../part-0.parquet          one row: the refresh's figures
+      items/refresh=.../part-0.parquet         one row per watched item it looked at
+
+One folder per kind of row, Hive-partitioned by refresh (the kind is the folder, not
+a ``kind=`` key, because ``changes`` and ``items`` have a column ``kind`` of their own).
+      .lock                                         held by the one process writing
+
+Files are only ever added. A refresh writes each of its files into ``.staging``,
+flushes it, moves its partition folder into place (one ``rename``: a partition
+appears whole or not at all), then rewrites the manifest (a new file moved over
+the old one) naming the refresh: the study changes at that one step. A refresh
+killed before it (``kill -9``, power loss) leaves partitions the manifest does not
+name: socialframe reads only the files the manifest lists, and the next write
+removes them. Tools reading the folder by themselves see every refresh the
+manifest names through ``runs`` (a refresh's row there is written last of
+its files).
+
+One process writes at a time: :meth:`Dataset.writing` takes ``.lock`` (``flock``,
+released by the kernel when the process dies, so a killed writer never leaves it
+held) within a bounded wait, and then refuses with a :class:`StudyError`. Readers
+take no lock: the files a manifest names never change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import pandas as pd
+
+from .._errors import StudyError
+
+#: What ``study.json`` says it is; a newer number is refused, never half-read.
+FORMAT: Final = "socialframe-study"
+VERSION: Final = 1
+MANIFEST: Final = "study.json"
+#: The kinds of file a refresh writes, each a folder Hive-partitioned by ``refresh``.
+KINDS: Final = ("comments", "ads", "changes", "runs", "items")
+#: How long a second writer waits for the first before it is refused.
+LOCK_WAIT: Final = 10.0
+
+
+@dataclass
+class Manifest:
+    """What ``study.json`` holds.
+
+    Attributes:
+        watched: One dict per watched item (``kind``, ``item``, ``filters``, ``added_at``).
+        refreshes: One dict per committed refresh, oldest first: ``id``, ``at`` and
+            ``files`` (kind -> path relative to the folder).
+        state: Per watched item (by its key), what the next refresh needs.
+        pending: The refresh under way (``id``, ``at``), if one started and did not
+            finish: the next one reads the pages it paid for from the HTTP cache.
+    """
+
+    watched: list[dict[str, Any]] = field(default_factory=list)
+    refreshes: list[dict[str, Any]] = field(default_factory=list)
+    state: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pending: dict[str, Any] | None = None
+
+    def files(self, kind: str) -> list[str]:
+        """The files of ``kind`` of every committed refresh, oldest first."""
+        return [r["files"][kind] for r in self.refreshes if kind in r.get("files", {})]
+
+
+def refresh_id(at: datetime) -> str:
+    """A refresh's id: its UTC time, sortable as text and safe as a folder name.
+
+    Example:
+        >>> refresh_id(datetime(2026, 11, 25, 3, 5, 0, 123456, tzinfo=UTC))
+        '20261125T030500123Z'
+    """
+    at = at.astimezone(UTC)
+    return at.strftime("%Y%m%dT%H%M%S") + f"{at.microsecond // 1000:03d}Z"
+
+
+class Dataset:
+    """One study folder (see the module's docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"a study is a folder path, not {type(path).__name__}")
+        self.path = Path(path).expanduser()
+        if self.path.exists() and not self.path.is_dir():
+            raise StudyError(f"{self.path} is a file, not a study folder")
+
+    # -- the manifest ----------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        return (self.path / MANIFEST).is_file()
+
+    def read(self) -> Manifest:
+        """The manifest; an empty one where the folder is not a study yet.
+
+        Raises:
+            StudyError: the folder holds files but no manifest (not a study), or the
+                manifest is unreadable or of a newer format.
+        """
+        target = self.path / MANIFEST
+        try:
+            raw = target.read_bytes()
+        except FileNotFoundError:
+            if self.path.is_dir() and any(
+                p.name not in (".lock", ".staging", *KINDS) for p in self.path.iterdir()
+            ):
+                raise StudyError(
+                    f"{self.path} is not a study (it holds other files and no {MANIFEST});"
+                    " give an empty or new folder"
+                ) from None
+            return Manifest()
+        except OSError as exc:
+            raise StudyError(f"{target} cannot be read: {exc.strerror}") from None
+        try:
+            value = json.loads(raw)
+            if value.get("format") != FORMAT:
+                raise ValueError("not a study manifest")
+            version = value.get("version")
+        except (ValueError, AttributeError):
+            raise StudyError(f"{target} is not a study manifest (it cannot be read)") from None
+        if not isinstance(version, int) or version > VERSION:
+            raise StudyError(
+                f"{self.path} was written by a newer socialframe (study format {version!r};"
+                f" this one reads up to {VERSION}): upgrade socialframe to read it"
+            )
+        try:
+            return Manifest(
+                watched=list(value["watched"]),
+                refreshes=list(value["refreshes"]),
+                state=dict(value["state"]),
+                pending=value.get("pending"),
+            )
+        except (KeyError, TypeError):
+            raise StudyError(f"{target} is not a study manifest (fields missing)") from None
+
+    def write(self, manifest: Manifest) -> None:
+        """Replace the manifest whole (a new file moved over the old; flushed first)."""
+        value = {
+            "format": FORMAT,
+            "version": VERSION,
+            "watched": manifest.watched,
+            "refreshes": manifest.refreshes,
+            "state": manifest.state,
+            "pending": manifest.pending,
+        }
+        data = json.dumps(value, indent=1, sort_keys=True).encode()
+        self._atomic(self.path / MANIFEST, data)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def writing(self, wait: float = LOCK_WAIT) -> Iterator[Manifest]:
+        """Hold the study's write lock; yield its manifest as it is now.
+
+        Raises:
+            StudyError: another process writes the study still after ``wait`` seconds,
+                or the folder cannot be created or written.
+        """
+        self._make_folder()
+        try:
+            fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise self._unwritable(exc) from None
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StudyError(
+                            f"{self.path} is being written by another process (a refresh"
+                            f" still running after {wait:g} s of waiting): try again when"
+                            " it is done"
+                        ) from None
+                    time.sleep(0.05)
+            manifest = self.read()
+            self._remove_orphans(manifest)
+            yield manifest
+        finally:
+            os.close(fd)  # releases the lock
+
+    def write_partition(self, kind: str, refresh: str, frame: pd.DataFrame) -> str:
+        """Write ``frame`` as the partition ``<kind>/refresh=<refresh>``, whole or not
+        at all; the path of its file, relative to the folder."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        staging = self.path / ".staging" / refresh / kind
+        final = self.path / kind / f"refresh={refresh}"
+        name = "part-0.parquet"
+        try:
+            staging.mkdir(parents=True, exist_ok=True)
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            with open(staging / name, "wb") as out:
+                pq.write_table(table, out, compression="zstd")
+                out.flush()
+                os.fsync(out.fileno())
+            final.parent.mkdir(exist_ok=True)
+            os.rename(staging, final)
+            _fsync_dir(final.parent)
+        except OSError as exc:
+            raise self._unwritable(exc) from None
+        with contextlib.suppress(OSError):
+            staging.parent.rmdir()  # empty once its last kind has moved
+        return f"{kind}/refresh={refresh}/{name}"
+
+    def _remove_orphans(self, manifest: Manifest) -> None:
+        """Remove what a refresh that never finished left (under the write lock)."""
+        named = {str(Path(path).parent) for r in manifest.refreshes for path in r["files"].values()}
+        shutil.rmtree(self.path / ".staging", ignore_errors=True)
+        for kind in KINDS:
+            folder = self.path / kind
+            if not folder.is_dir():
+                continue
+            for part in folder.iterdir():
+                if f"{kind}/{part.name}" not in named:
+                    shutil.rmtree(part, ignore_errors=True)
+
+    def _make_folder(self) -> None:
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise self._unwritable(exc) from None
+
+    def _atomic(self, target: Path, data: bytes) -> None:
+        try:
+            fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(temporary, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+            _fsync_dir(target.parent)
+        except OSError as exc:
+            raise self._unwritable(exc) from None
+
+    def _unwritable(self, exc: OSError) -> StudyError:
+        why = {
+            errno.ENOSPC: "the disk is full",
+            errno.EDQUOT: "the disk quota is used up",
+            errno.EROFS: "the file system is read-only",
+            errno.EACCES: "no permission to write there",
+            errno.EPERM: "no permission to write there",
+        }.get(exc.errno or 0, exc.strerror or type(exc).__name__)
+        return StudyError(
+            f"{self.path} cannot be written ({why}); the study is as it was before this step"
+        )
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (where the system allows it)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def now_utc(value: Mapping[str, Any] | None = None) -> datetime:
+    """The present moment, in UTC (the study's times are all UTC)."""
+    return datetime.now(UTC)

@@ -1,0 +1,129 @@
+"""One refresh of one watched item: the fewest pages that may hold what is new.
+
+**A post** is read newest thread first (``sort=mostRecent``), each page fresh from the
+service (a page the cache holds from before the refresh does not count), and the
+walk stops after the first page holding a comment the study knew before: what
+follows is older. A post with nothing new costs one call. What this cannot see: a
+new reply under an old thread lands on a later page. Page 1's ``total`` says how
+many comments the service counts; ``missing`` is that minus what the study holds
+after the refresh, and a ``full`` refresh walks every page of the post.
+
+A walk cut short (the budget, an error) stops nothing from being kept; the next
+refresh walks on until a comment known before the cut walk began, so it picks up
+where the cut one stopped (paying again for the first pages, which it needs fresh).
+
+**A search**: the first refresh reads it whole. Later ones read the ads started
+since the day of the last one (``after``), and the active ones: an ad the study
+knew as running that is no longer among them, or that now shows ``is_active``
+false or an ``end_date``, has stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import pandas as pd
+
+from .. import _frames as frames
+from .. import _operations as endpoints
+from .._errors import FetchError
+from .._fetch import pages as pager
+from .._models import Fetched, Page
+from . import watch
+
+Fetch = Callable[[Mapping[str, str]], Fetched]
+
+
+@dataclass
+class Walked:
+    """What one item's refresh fetched.
+
+    Attributes:
+        pages: Every page fetched, in order (ads: of every search it ran).
+        reached: Whether the walk got where it had to (a known comment, the last
+            page; every page of each search): if not, it was cut short.
+        total: Page 1's ``total`` (posts).
+        active_ids: The ids of the running ads the search returned, when it read
+            them all (None otherwise: nothing can be said about stopped ads).
+        error: The failure that cut the walk short.
+    """
+
+    pages: list[Page] = field(default_factory=list)
+    reached: bool = False
+    total: int | None = None
+    active_ids: set[str] | None = None
+    error: FetchError | None = None
+
+    @property
+    def paid(self) -> int:
+        return sum(not page.from_cache for page in self.pages)
+
+
+def _ids(page: Page) -> set[str]:
+    frame = frames.comments_frame([page])
+    return set(frame["comment_id"].dropna().tolist())
+
+
+def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: bool) -> Walked:
+    """Comment pages of a post, newest first, until one holds a comment in ``known``."""
+    walked = Walked()
+    params = endpoints.comment_params(watched["item"], "mostRecent")
+    try:
+        for page in pager.iter_comment_pages(fetch, params):
+            walked.pages.append(page)
+            if page.page == 1 and isinstance(page.body.get("total"), int):
+                walked.total = page.body["total"]
+            if not full and known and _ids(page) & known:
+                break
+        walked.reached = True
+    except FetchError as exc:
+        walked.error = exc
+    return walked
+
+
+def walk_search(
+    fetch: Fetch, watched: dict[str, Any], *, since: date | None, stop: threading.Event
+) -> Walked:
+    """Ad pages of a watched search: whole (``since`` None), or the ads started since
+    ``since`` and the running ones."""
+    walked = Walked()
+    runs: list[tuple[dict[str, str], bool]]
+    if since is None:
+        runs = [(watch.ad_params(watched), False)]
+    else:
+        runs = [(watch.ad_params(watched, after=since), False)]
+    status = watched["filters"].get("activeStatus")
+    if status != "Inactive":
+        runs.append((dict(watch.ad_params(watched), activeStatus="Active"), True))
+    try:
+        for params, active in runs:
+            if stop.is_set():
+                raise FetchError("ads: the refresh was stopped; nothing more was sent")
+            got = list(pager.iter_ad_pages(fetch, params))
+            walked.pages += got
+            if active:
+                ads = frames.ads_frame(got) if got else frames.ads_frame([])
+                running = ads[ads["is_active"].fillna(True).astype(bool)]
+                walked.active_ids = set(running["ad_archive_id"].dropna().tolist())
+        walked.reached = True
+    except FetchError as exc:
+        walked.error = exc
+    return walked
+
+
+def comment_rows(pages: list[Page]) -> pd.DataFrame:
+    """The comments of ``pages``, one row per comment (the last sighting wins)."""
+    frame = frames.comments_frame(pages)
+    return frame.drop_duplicates("comment_id", keep="last").reset_index(drop=True)
+
+
+def ad_rows(pages: list[Page]) -> pd.DataFrame:
+    """The ads of ``pages``, one row per ad."""
+    if not pages:
+        return frames.ads_frame([])
+    frame = frames.ads_frame(pages)
+    return frame.drop_duplicates("ad_archive_id", keep="last").reset_index(drop=True)

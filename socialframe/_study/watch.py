@@ -1,0 +1,83 @@
+"""What a study watches: posts and ad searches, checked and written in one canonical form.
+
+A watched item is a dict (the manifest stores it as JSON)::
+
+    {"kind": "post", "item": "7384427202391592960", "filters": {}, "added_at": "..."}
+    {"kind": "ads", "item": "running shoes", "filters": {"country": "US", ...}, ...}
+    {"kind": "ads", "item": "page 123456", "filters": {"ad_page_id": "123456"}, ...}
+
+Its key (:func:`key`) names it in the manifest's state and in the study's rows: a post
+written two ways (an id, a URL) is one post; a search is its text (or advertiser)
+and its filters.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from typing import Any
+
+from .. import _operations as endpoints
+from .._fetch import many
+
+#: Filters of a watched search, as search_ads names them -> the service's parameter.
+AD_FILTERS = {"country": "country", "active_status": "activeStatus"}
+
+
+def posts(given: object) -> list[dict[str, Any]]:
+    """The watched-post dicts of ``given`` (one post, a list or a Series), each checked.
+
+    Raises:
+        ValueError / TypeError: a post that is not one (naming it), before anything is
+            written.
+    """
+    items = many.items_of(given, "post")
+    chosen = [given] if items is None else items
+    found: dict[str, dict[str, Any]] = {}
+    for post in chosen:
+        pid = endpoints.post_id(post)
+        found.setdefault(pid, {"kind": "post", "item": pid, "filters": {}})
+    return list(found.values())
+
+
+def search(
+    query: str | None,
+    *,
+    page_id: str | int | None,
+    country: str | None,
+    active_status: str | bool | None,
+) -> dict[str, Any]:
+    """The watched-search dict of a query (or advertiser) and its filters, checked as
+    :meth:`~socialframe.Client.search_ads` checks them."""
+    params = endpoints.ad_params(
+        query,
+        ad_page_id=page_id,
+        country=country,
+        active_status=active_status,
+        after=None,
+        before=None,
+    )
+    filters = {k: v for k, v in params.items() if k != "query"}
+    item = params["query"] if "query" in params else f"page {params['ad_page_id']}"
+    return {"kind": "ads", "item": item, "filters": filters}
+
+
+def key(watched: dict[str, Any]) -> str:
+    """The one name of a watched item.
+
+    Example:
+        >>> key({"kind": "ads", "item": "shoes", "filters": {"country": "US"}})
+        'ads:shoes:{"country":"US"}'
+    """
+    filters = json.dumps(watched["filters"], sort_keys=True, separators=(",", ":"))
+    return f"{watched['kind']}:{watched['item']}:{filters}"
+
+
+def ad_params(watched: dict[str, Any], *, after: date | datetime | None = None) -> dict[str, str]:
+    """The parameters of a watched search's first page (``after``: started since then)."""
+    params = dict(watched["filters"])
+    if "ad_page_id" not in params:
+        params["query"] = watched["item"]
+    if after is not None:
+        params["after_time"] = (after.date() if isinstance(after, datetime) else after).isoformat()
+    return params

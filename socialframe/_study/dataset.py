@@ -221,8 +221,9 @@ class Dataset:
             _fsync_dir(final.parent)
         except OSError as exc:
             raise self._unwritable(exc) from None
-        with contextlib.suppress(OSError):
-            staging.parent.rmdir()  # empty once its last kind has moved
+        for empty in (staging.parent, staging.parent.parent):  # once the last kind moved
+            with contextlib.suppress(OSError):
+                empty.rmdir()
         return f"{kind}/refresh={refresh}/{name}"
 
     def _remove_orphans(self, manifest: Manifest) -> None:

@@ -195,7 +195,8 @@ class Study:
         comments frame's columns, then ``item`` (the watched post), ``first_seen`` and
         ``last_seen`` (the refreshes that first and last saw it)."""
         frame = self._query(
-            "select * exclude (refresh, item, seen_at), item, first_seen, last_seen"
+            "select * exclude (refresh, item, seen_at, first_seen, last_seen),"
+            " item, first_seen, last_seen"
             " from comments order by created_at desc nulls last, comment_id"
         )
         return queries.typed(frame, queries.comment_dtypes())

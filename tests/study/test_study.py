@@ -1,0 +1,331 @@
+"""sf.Study through the sandbox over HTTP, a real SQLite cache, real Parquet files and
+DuckDB: what is watched, what a refresh pays, what the folder holds for other tools,
+and what happens to a study that another process, a crash or a budget interrupts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+P82, P50, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[2345]
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox(seed=0) as server:
+        yield server
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> sf.Study:
+    return sf.Study(tmp_path / "brand-watch")
+
+
+def _client(sandbox: Sandbox, tmp_path: Path, **options: object) -> sf.Client:
+    return sandbox.client(cache=tmp_path / "cache", progress=False, backoff=0.01, **options)
+
+
+# -- what is watched ---------------------------------------------------------------------------
+
+
+def test_a_post_written_two_ways_is_one(study: sf.Study) -> None:
+    study.add_posts(
+        pd.Series(
+            [
+                P82,
+                f"urn:li:activity:{P82}",
+                f"https://www.linkedin.com/feed/update/urn:li:activity:{P82}/",
+            ]
+        )
+    )
+    study.add_posts(int(P50))
+    study.add_posts([P82])  # again: nothing added
+    watched = study.watched()
+    assert watched["kind"].tolist() == ["post", "post"]
+    assert watched["item"].tolist() == [P82, P50]
+    assert str(watched["added_at"].dtype) == "datetime64[us, UTC]"
+
+
+def test_searches_are_checked_and_kept_with_their_filters(study: sf.Study) -> None:
+    study.add_ads("running shoes", country="US", active_status="all")
+    study.add_ads(page_id="123456")
+    study.add_ads("running shoes", country="us", active_status="all")  # the same search
+    watched = study.watched()
+    assert watched["item"].tolist() == ["running shoes", "page 123456"]
+    assert watched["filters"].tolist() == [
+        {"country": "US", "activeStatus": "ALL"},
+        {"ad_page_id": "123456"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda s: s.add_posts("not a post"), ValueError),
+        (lambda s: s.add_posts([P82, ""]), ValueError),
+        (lambda s: s.add_posts({P82}), TypeError),
+        (lambda s: s.add_ads(), ValueError),
+        (lambda s: s.add_ads("shoes", page_id="1"), ValueError),
+        (lambda s: s.add_ads("shoes", country="USA"), ValueError),
+        (lambda s: s.add_ads("shoes", active_status="running"), ValueError),
+    ],
+)
+def test_bad_items_are_refused_and_nothing_is_written(
+    tmp_path: Path, call: object, error: type[Exception]
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    with pytest.raises(error):
+        call(study)  # type: ignore[operator]
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_folder_that_is_not_a_study_is_refused_untouched(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(sf.StudyError, match="is not a study"):
+        sf.Study(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(sf.StudyError, match="is a file"):
+        sf.Study(tmp_path / "file")
+
+
+def test_a_study_of_a_newer_format_is_refused(study: sf.Study) -> None:
+    study.add_posts(P82)
+    manifest = Path(study.path) / "study.json"
+    value = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**value, "version": 99}))
+    with pytest.raises(sf.StudyError, match="newer socialframe"):
+        sf.Study(study.path)
+    manifest.write_text("{not json")
+    with pytest.raises(sf.StudyError, match="not a study manifest"):
+        sf.Study(study.path).watched()
+
+
+# -- refreshing --------------------------------------------------------------------------------
+
+
+def test_the_first_refresh_reads_everything_and_the_next_pays_one_page_a_post(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    study.add_posts([P82, P50])
+    with _client(sandbox, tmp_path) as client:
+        first = study.refresh(client)
+        assert first[["item", "new", "paid_calls", "complete", "missing"]].to_dict("list") == {
+            "item": [P82, P50],
+            "new": [82, 50],
+            "paid_calls": [2, 1],
+            "complete": [True, True],
+            "missing": [0, 0],
+        }
+        second = study.refresh(client)  # the world has not moved: nothing new
+        # each post's first page, fresh from the service although the cache holds it
+        assert second["paid_calls"].tolist() == [1, 1] and second["new"].tolist() == [0, 0]
+        assert client.ledger.paid_calls == 5 and client.ledger.cached_calls == 0
+    assert list(first.columns) == [
+        "kind",
+        "item",
+        "new",
+        "changed",
+        "paid_calls",
+        "cost_usd",
+        "complete",
+        "missing",
+    ]
+    runs = study.runs()
+    assert runs["paid_calls"].tolist() == [3, 2] and runs["cost_usd"].tolist() == [0.03, 0.02]
+    assert runs["new"].tolist() == [132, 0]
+    comments = study.comments()
+    assert len(comments) == 132 and comments["comment_id"].is_unique
+    assert list(comments.columns) == [*sf.COMMENT_COLUMNS, "item", "first_seen", "last_seen"]
+    assert (comments["first_seen"] == runs["at"][0]).all()
+    assert (comments.loc[comments["item"] == P82, "last_seen"] == runs["at"][1]).sum() == 50
+    reference = sf.comments_frame([])  # the comments frame's dtypes
+    for name in sf.COMMENT_COLUMNS:
+        assert comments[name].dtype == reference[name].dtype, name
+    changes = study.changes()
+    assert (changes["change"] == "new").all() and len(changes) == 132
+    assert set(changes["kind"]) == {"comment"}
+
+
+def test_ads_refresh_new_and_stopped_are_found(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    study.add_ads("running shoes", country="US", active_status="all")
+    with _client(sandbox, tmp_path) as client:
+        first = study.refresh(client)
+        reference = client.search_ads("running shoes", country="US", active_status="all")
+    assert first["new"].tolist() == [len(reference)] and first["complete"].tolist() == [True]
+    ads = study.ads()
+    assert set(ads["ad_archive_id"]) == set(reference["ad_archive_id"])
+    assert ads["ad_archive_id"].is_unique and ads["stopped_seen"].isna().all()
+    assert list(ads.columns[: len(sf.AD_COLUMNS)]) == list(sf.AD_COLUMNS)
+    # every field beyond the contract columns is kept, as JSON
+    extra = json.loads(ads["extra"].iloc[0])
+    assert isinstance(extra, dict) and extra
+
+
+def test_the_dataset_is_read_without_socialframe(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    study.add_posts([P82])
+    study.add_ads("coffee", country="US")
+    with _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+    folder = Path(study.path)
+    # pandas alone (pyarrow's dataset reader): the refresh folder is a column
+    comments = pd.read_parquet(folder / "comments")
+    assert len(comments) == 82 and comments["refresh"].nunique() == 1
+    assert set(comments["comment_id"]) == set(study.comments()["comment_id"])
+    # DuckDB alone
+    con = duckdb.connect()
+    found = con.execute(
+        f"select count(*), count(distinct refresh) from read_parquet('{folder}/ads/*/*.parquet',"
+        " hive_partitioning = true)"
+    ).fetchone()
+    assert found == (len(study.ads()), 1)
+    runs = con.execute(
+        f"select paid_calls from read_parquet('{folder}/runs/*/*.parquet')"
+    ).fetchall()
+    assert runs == [(int(study.runs()["paid_calls"].sum()),)]
+    # and the study's own SQL
+    by = study.sql("select item, count(*) as n from comments group by 1")
+    assert by.to_dict("list") == {"item": [P82], "n": [82]}
+
+
+def test_the_key_never_reaches_the_study(sandbox: Sandbox, study: sf.Study, tmp_path: Path) -> None:
+    study.add_posts([P82])
+    study.add_ads("coffee")
+    with _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+    for path in Path(study.path).rglob("*"):
+        if path.is_file():
+            assert sandbox.api_key.encode() not in path.read_bytes(), path
+
+
+# -- budget, errors, other processes, kill -9 ------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_budget_stop_keeps_what_was_fetched_and_the_next_refresh_picks_up(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    study.add_posts([P2345])  # 47 pages
+    with _client(sandbox, tmp_path) as client:
+        with pytest.raises(sf.BudgetExceededError) as stopped:
+            study.refresh(client, max_cost=0.10)
+        assert client.ledger.paid_calls == 10
+        partial = stopped.value.partial
+        assert partial is not None and partial["paid_calls"].tolist() == [10]
+        assert partial["complete"].tolist() == [False]
+        assert len(study.comments()) == 500  # kept
+        done = study.refresh(client)  # walks on to the end of the walk that was cut
+    assert done["complete"].tolist() == [True] and len(study.comments()) == 2345
+    assert done["new"].tolist() == [1845]
+
+
+@pytest.mark.slow
+def test_a_second_refresh_at_once_waits_then_says_so(
+    study: sf.Study, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    study.add_posts([P82])
+    lock = os.open(Path(study.path) / ".lock", os.O_RDWR)
+    holder = subprocess.Popen(  # another process holds the study's lock
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; fcntl.flock(int(sys.argv[1]), fcntl.LOCK_EX);"
+            " print('held', flush=True); time.sleep(60)",
+            str(lock),
+        ],
+        pass_fds=(lock,),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        from socialframe._study import dataset
+
+        with _client(sandbox, tmp_path) as client:
+            began = time.monotonic()
+            busy = pytest.raises(sf.StudyError, match="being written by another process")
+            with busy, dataset.Dataset(study.path).writing(wait=0.5):
+                pass
+            assert time.monotonic() - began >= 0.5
+            assert client.ledger.paid_calls == 0
+    finally:
+        holder.kill()
+        holder.wait()
+        assert holder.stdout is not None
+        holder.stdout.close()
+        os.close(lock)
+    # once it is gone (killed: the kernel frees its lock) the study is there to write
+    with _client(sandbox, tmp_path) as client:
+        assert study.refresh(client)["new"].tolist() == [82]
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, socialframe as sf
+    from socialframe.sandbox import Sandbox
+    study = sf.Study(sys.argv[1])
+    with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=sys.argv[4], progress=False) as c:
+        print("refreshing", flush=True)
+        study.refresh(c)
+    print("done", flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+def test_kill_9_mid_refresh_leaves_the_study_as_it_was_and_the_next_pays_only_the_rest(
+    tmp_path: Path,
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    with Sandbox(seed=0) as fast, fast.client(cache=tmp_path / "cache", progress=False) as c:
+        study.refresh(c)
+    before = study.comments()
+    study.add_posts([P2345])
+    with Sandbox(seed=0, latency=0.05) as slow:
+        key = slow.api_key
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(study.path), slow.url, key, str(tmp_path / "cache")],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert child.stdout is not None and child.stdout.readline().strip() == "refreshing"
+        deadline = time.monotonic() + 60
+        while slow.charges < 12 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        paid_by_child = slow.charges
+        assert 12 <= paid_by_child < 48
+        # as it was before that refresh: the same rows, no run more
+        assert len(study.runs()) == 1
+        pd.testing.assert_frame_equal(study.comments(), before)
+        with slow.client(cache=tmp_path / "cache", progress=False) as client:
+            after = study.refresh(client)
+        # What the killed child paid for and stored (P82's page 1, P2345's first pages) comes
+        # from the cache; a page it was paid for and killed before storing, again.
+        stored = paid_by_child - 1
+        assert slow.charges - paid_by_child in (47 - stored, 47 - stored + 1)
+    assert after.set_index("item")["new"].to_dict() == {P82: 0, P2345: 2345}
+    assert len(study.runs()) == 2 and len(study.comments()) == 82 + 2345
+    leftovers = [p for p in Path(study.path).rglob("*") if ".staging" in p.parts]
+    assert leftovers == []

@@ -27,6 +27,7 @@ from .exits import EXIT_AUTH, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .messages import fail, hide_keys, one_line_warnings
 from .parser import parse_args
 from .sandbox import demo, sandbox
+from .study import study
 
 #: Each command's function: its arguments in, its exit code out.
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -35,6 +36,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "cache": cache,
     "demo": demo,
     "sandbox": sandbox,
+    "study": study,
 }
 
 

@@ -312,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     clear.add_argument("--yes", action="store_true", help="do not ask (needed without a terminal)")
     _cache_option(clear)
 
+    _study_commands(commands, fetching, formatter)
+
     demo = commands.add_parser("demo", help="fetch comments and ads from the embedded sandbox")
     demo.add_argument(
         "--out", type=Path, default=Path("socialframe-demo"), help="folder of the charts"
@@ -325,6 +327,70 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate-limit", type=float, default=None, help="requests per second")
     serve.add_argument("--api-key", default=None, help="key to accept (default: a random one)")
     return parser
+
+
+def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter: Any) -> None:
+    """``socialframe study ACTION STUDY ...``: watch posts and searches over time."""
+    study = commands.add_parser(
+        "study",
+        help="watch posts and ad searches over time, paying only for what may be new",
+        description="A study is a folder: what it watches, and every version of every\n"
+        "comment and ad its refreshes saw (Parquet, for DuckDB, pandas, Spark).\n\n"
+        "  socialframe study add-posts brand-watch 7384427202391592960 ...\n"
+        "  socialframe study add-ads brand-watch 'running shoes' --country US\n"
+        "  socialframe study refresh brand-watch --max-cost 2.00\n"
+        "  socialframe study changes brand-watch --since 7d -o changes.csv",
+        epilog=EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    actions = study.add_subparsers(dest="action", required=True, metavar="ACTION")
+    folder = {"metavar": "STUDY", "help": "the study's folder (created on the first add)"}
+    posts = actions.add_parser("add-posts", help="watch posts", allow_abbrev=False)
+    posts.add_argument("study", **folder)
+    posts.add_argument(
+        "posts",
+        nargs="+",
+        metavar="POST",
+        help="a post id, urn:li:activity:<id> or post URL; '-' reads one per line from stdin",
+    )
+    searches = actions.add_parser(
+        "add-ads", help="watch an ad search or an advertiser", allow_abbrev=False
+    )
+    searches.add_argument("study", **folder)
+    searches.add_argument("query", nargs="?", metavar="QUERY", help="search text (or --page-id)")
+    searches.add_argument("--page-id", metavar="ID", help="numeric id of an advertiser page")
+    searches.add_argument("--country", metavar="CC", help="ISO-3166 code such as US, or ALL")
+    searches.add_argument("--status", choices=("active", "inactive", "all"), help="active status")
+    refresh = actions.add_parser(
+        "refresh",
+        parents=[fetching],
+        help="look again at everything watched; -o writes one row per item",
+        description="Look again at every watched post and search, paying only for the pages\n"
+        "that may hold what is new, and keep what is found.",
+        epilog=EXIT_CODES,
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    refresh.add_argument("study", **folder)
+    refresh.add_argument(
+        "--full",
+        action="store_true",
+        help="read every page of the posts not complete (new replies under old threads)",
+    )
+    changes = actions.add_parser(
+        "changes", help="what changed: new, stopped, edited", allow_abbrev=False
+    )
+    changes.add_argument("study", **folder)
+    changes.add_argument(
+        "--since", metavar="WHEN", help="a time (2026-11-01) or a span back from now (7d, 12h)"
+    )
+    changes.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
+    changes.add_argument("--excel", action="store_true", help="CSV for Excel")
+    runs = actions.add_parser("runs", help="one row per refresh: what it paid and found")
+    runs.add_argument("study", **folder)
+    runs.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
+    runs.add_argument("--excel", action="store_true", help="CSV for Excel")
 
 
 def _cache_option(group: Any) -> None:

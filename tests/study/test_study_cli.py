@@ -1,0 +1,98 @@
+"""``socialframe study ...``: the real console script against the sandbox over HTTP."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+pytestmark = pytest.mark.slow  # real processes: -m 'not slow' leaves them out
+
+P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
+
+
+def run(
+    *args: str, sandbox: Sandbox, cwd: Path, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
+    done = subprocess.run(
+        [sys.executable, "-m", "socialframe", "study", *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert sandbox.api_key not in done.stdout + done.stderr
+    return done
+
+
+def test_a_cron_job_adds_refreshes_and_writes_the_changes(tmp_path: Path) -> None:
+    with Sandbox(seed=0) as sandbox:
+        added = run(
+            "add-posts", "bw", P82, "-", sandbox=sandbox, cwd=tmp_path, stdin=f"{P50}\n# a note\n"
+        )
+        assert added.returncode == 0, added.stderr
+        assert "2 post(s) added; bw watches 2 post(s) and 0 search(es)" in added.stderr
+        assert (
+            run(
+                "add-ads", "bw", "coffee", "--country", "US", sandbox=sandbox, cwd=tmp_path
+            ).returncode
+            == 0
+        )
+        first = run("refresh", "bw", "--cache", "c", "-o", "run.csv", sandbox=sandbox, cwd=tmp_path)
+        assert first.returncode == 0, first.stderr
+        run_rows = pd.read_csv(tmp_path / "run.csv", dtype={"item": str})
+        assert run_rows["item"].tolist() == [P82, P50, "coffee"]
+        assert run_rows["new"].tolist()[:2] == [82, 50]
+        # the budget stops the next one (exit 3) and says the study keeps what it got
+        stopped = run(
+            "refresh", "bw", "--cache", "c", "--max-cost", "0.01", sandbox=sandbox, cwd=tmp_path
+        )
+        assert stopped.returncode == 3, stopped.stderr
+        assert "kept in the study" in stopped.stderr
+        changes = run(
+            "changes", "bw", "--since", "7d", "-o", "changes.csv", sandbox=sandbox, cwd=tmp_path
+        )
+        assert changes.returncode == 0, changes.stderr
+    written = pd.read_csv(tmp_path / "changes.csv", dtype=str)
+    study = sf.Study(tmp_path / "bw")
+    assert len(written) == len(study.changes()) and set(written["change"]) == {"new"}
+    assert len(study.runs()) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["add-posts", "bw", "not-a-post"], "no activity id"),
+        (["add-ads", "bw"], "give a QUERY, or --page-id ID"),
+        (["add-ads", "bw", "shoes", "--country", "USA"], "country"),
+        (["changes", "bw", "--since", "last tuesday"], "since must be"),
+        (["refresh", "bw", "--offline"], "--offline cannot be used here"),
+    ],
+)
+def test_bad_arguments_exit_2_and_pay_nothing(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    with Sandbox(seed=0) as sandbox:
+        done = run(*args, sandbox=sandbox, cwd=tmp_path)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert sandbox.charges == 0
+
+
+def test_a_folder_that_is_not_a_study_exits_2_untouched(tmp_path: Path) -> None:
+    (tmp_path / "bw").mkdir()
+    (tmp_path / "bw" / "mine.txt").write_text("x")
+    with Sandbox(seed=0) as sandbox:
+        done = run("add-posts", "bw", P82, sandbox=sandbox, cwd=tmp_path)
+    assert done.returncode == 5 and "is not a study" in done.stderr
+    assert [p.name for p in (tmp_path / "bw").iterdir()] == ["mine.txt"]

@@ -9,6 +9,8 @@ one of each id, with when it was first and last seen.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
@@ -19,6 +21,8 @@ from .dataset import Dataset, Manifest
 if TYPE_CHECKING:
     import duckdb
 
+#: What one query may hold in memory before DuckDB spills to disk.
+MEMORY_LIMIT: Final = "1GB"
 #: Columns a refresh adds to each kind's rows (besides the partition's ``refresh``).
 SEEN: Final = {"item": "string", "seen_at": "datetime64[us, UTC]"}
 CHANGE_DTYPES: Final = {
@@ -76,6 +80,13 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
 
     con = duckdb.connect(":memory:")
     con.execute("set TimeZone = 'UTC'")
+    # Bounded memory, whatever the study's size: past the limit DuckDB spills to the
+    # system's temporary folder (never into the study or the working folder).
+    con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
+    con.execute(
+        f"set temp_directory = {_quoted(str(Path(tempfile.gettempdir()) / 'socialframe-duckdb'))}"
+    )
+    con.execute("set preserve_insertion_order = false")
     for kind in ("comments", "ads", "changes", "runs", "items"):
         files = [str(dataset.path / path) for path in manifest.files(kind)]
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)

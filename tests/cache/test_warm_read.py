@@ -43,6 +43,20 @@ varies = st.sampled_from(
 tenants = st.sampled_from([None, "a", "b"])
 
 
+def _case(
+    vary: str, expire_after: int, offline: bool, auth_header: str, tenants: tuple[str | None, ...]
+) -> Any:
+    """One example always tried (no comments: the headers decide)."""
+    return example(
+        data=[],
+        vary=vary,
+        expire_after=expire_after,
+        offline=offline,
+        auth_header=auth_header,
+        tenants=tenants,
+    )
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=comments,
@@ -53,46 +67,11 @@ tenants = st.sampled_from([None, "a", "b"])
     tenants=st.tuples(tenants, tenants),
 )
 # the cases a mutation of the Vary check must not slip through, always tried:
-@example(
-    data=[],
-    vary="X-Tenant",
-    expire_after=-1,
-    offline=False,
-    auth_header="Authorization",
-    tenants=(None, "a"),
-)
-@example(
-    data=[],
-    vary="X-Tenant",
-    expire_after=3600,
-    offline=True,
-    auth_header="X-API-KEY",
-    tenants=("a", "b"),
-)
-@example(
-    data=[],
-    vary="X-Tenant",
-    expire_after=-1,
-    offline=False,
-    auth_header="Authorization",
-    tenants=("b", "b"),
-)
-@example(
-    data=[],
-    vary="*",
-    expire_after=-1,
-    offline=False,
-    auth_header="Authorization",
-    tenants=(None, None),
-)
-@example(
-    data=[],
-    vary="X-API-KEY",
-    expire_after=-1,
-    offline=False,
-    auth_header="X-API-KEY",
-    tenants=(None, None),
-)
+@_case("X-Tenant", -1, False, "Authorization", (None, "a"))
+@_case("X-Tenant", 3600, True, "X-API-KEY", ("a", "b"))
+@_case("X-Tenant", -1, False, "Authorization", ("b", "b"))
+@_case("*", -1, False, "Authorization", (None, None))
+@_case("X-API-KEY", -1, False, "X-API-KEY", (None, None))
 @pytest.mark.slow
 def test_the_warm_read_answers_as_requests_cache_does(
     data: list[dict[str, Any]],

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
@@ -329,3 +331,96 @@ def test_kill_9_mid_refresh_leaves_the_study_as_it_was_and_the_next_pays_only_th
     assert len(study.runs()) == 2 and len(study.comments()) == 82 + 2345
     leftovers = [p for p in Path(study.path).rglob("*") if ".staging" in p.parts]
     assert leftovers == []
+
+
+FAULT_CHILD = textwrap.dedent(
+    """
+    import json, os, resource, signal, sys, tempfile
+    import socialframe as sf
+    import duckdb, pyarrow, pyarrow.parquet  # what a refresh loads, before any limit
+    from socialframe._study import dataset, queries, refresh, study, watch  # noqa: F401
+    import importlib, pkgutil
+    for module in pkgutil.walk_packages(sf.__path__, "socialframe."):
+        if module.name != "socialframe.__main__":
+            importlib.import_module(module.name)
+    # The whole path once while everything can be read (a refused key: free), so that
+    # nothing is left to import after the limits.
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch_study = sf.Study(scratch + "/s")
+        scratch_study.add_posts("1")
+        with sf.Client("wrong-key-0123456789", base_url=sys.argv[2], cache=False,
+                       progress=False) as warm_up:
+            try:
+                scratch_study.refresh(warm_up)
+            except sf.FetchError:
+                pass
+        scratch_study.comments(), scratch_study.runs()
+    limit = int(os.environ.get("FSIZE", "0"))
+    if limit:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk is an error, not a kill
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    if os.environ.get("NOBODY"):
+        os.setgid(65534)
+        os.setuid(65534)
+    out = {}
+    try:
+        target = sf.Study(sys.argv[1])
+        with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=False, progress=False) as c:
+            out["rows"] = len(target.refresh(c))
+    except sf.StudyError as exc:
+        out["error"] = str(exc)
+    print(json.dumps(out))
+    """
+)
+
+
+def _fault_child(sandbox: Sandbox, folder: Path, **env: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", FAULT_CHILD, str(folder), sandbox.url, sandbox.api_key],
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_one_clear_error_and_the_study_stays_as_it_was(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    study.add_posts([P82])
+    with _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+    before = (study.comments(), study.runs())
+    study.add_posts([P2345])
+    out = _fault_child(sandbox, Path(study.path), FSIZE=str(64 * 1024))
+    assert "cannot be written" in str(out.get("error")), out
+    assert "the study is as it was" in str(out["error"])
+    pd.testing.assert_frame_equal(study.comments(), before[0])
+    pd.testing.assert_frame_equal(study.runs(), before[1])
+    with _client(sandbox, tmp_path) as client:  # room again: the next refresh goes on
+        assert study.refresh(client).set_index("item")["new"].to_dict() == {P82: 0, P2345: 2345}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="drops to nobody: needs root")
+def test_a_read_only_study_is_one_clear_error_and_still_reads(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="sf-study-ro-"))
+    try:
+        study = sf.Study(folder / "s")
+        study.add_posts([P82])
+        with _client(sandbox, tmp_path) as client:
+            study.refresh(client)
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        out = _fault_child(sandbox, folder / "s", NOBODY="1")
+        assert "cannot be written (no permission to write there)" in str(out.get("error")), out
+        assert len(sf.Study(folder / "s").comments()) == 82  # (root) it reads as it was
+    finally:
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(folder)

@@ -314,14 +314,18 @@ class _Refresh:
         self.fresh_after = datetime.fromisoformat(pending["at"]) if pending else self.at
 
     def run(self) -> pd.DataFrame:
-        manifest, client = self.manifest, self.client
+        manifest = self.manifest
         manifest.pending = {"id": self.id, "at": self.fresh_after.isoformat()}
         self.data.write(manifest)
         con = queries.connect(self.data, manifest)
         try:
-            known = self._known(con)
+            return self._run(con)
         finally:
             con.close()
+
+    def _run(self, con: Any) -> pd.DataFrame:
+        client = self.client
+        known = self._known(con)
         ledger = client.ledger
         before_cents = client._caller.ledger.max_cost_cents
         if self.budget_cents is not None:
@@ -331,6 +335,13 @@ class _Refresh:
             results = self._walk_all(known)
         finally:
             ledger.max_cost_cents = before_cents
+        fetched = [
+            cid
+            for watched, walked in results
+            if watched["kind"] == "post" and walked.pages
+            for cid in refresh.comment_rows(walked.pages)["comment_id"].dropna()
+        ]
+        known["texts"] = _texts(con, fetched)
         frame, first_error = self._commit(results, known)
         if first_error is not None:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
@@ -338,7 +349,12 @@ class _Refresh:
 
     def _known(self, con: Any) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
-        comments = con.execute("select item, comment_id, refresh, text from comments").df()
+        # Each comment once, with the refresh that first saw it (its text is read later,
+        # for the comments a walk brings back only: a study may be larger than memory).
+        comments = con.execute(
+            "select item, comment_id, min(refresh) as refresh from comment_versions"
+            " group by item, comment_id"
+        ).df()
         ads = con.execute(
             "select item, ad_archive_id, is_active, end_date, stopped_seen,"
             f" {', '.join(AD_TEXT)} from ads"
@@ -425,7 +441,7 @@ class _Refresh:
                         if cid not in old_comments.index:
                             new += 1
                             changes.append((at, "comment", item, cid, "new"))
-                        elif _differs(old_comments.at[cid, "text"], text):
+                        elif _differs(known["texts"].get(cid), text):
                             changed += 1
                             changes.append((at, "comment", item, cid, "edited"))
                 ids = set() if got is None else set(got["comment_id"].dropna())
@@ -532,6 +548,23 @@ class _Refresh:
             if not isinstance(first_error, BudgetExceededError | AuthError):
                 first_error = None
         return frame, first_error
+
+
+def _texts(con: Any, ids: list[str]) -> dict[str, Any]:
+    """The latest text the study holds of each of ``ids``."""
+    if not ids:
+        return {}
+    wanted = pd.DataFrame({"comment_id": pd.array(ids, dtype="string")})
+    con.register("wanted", wanted)
+    try:
+        found = con.execute(
+            "select v.comment_id, arg_max(v.text, v.seen_at) as text from comment_versions v"
+            " join (select distinct comment_id from wanted) w using (comment_id)"
+            " group by v.comment_id"
+        ).df()
+    finally:
+        con.unregister("wanted")
+    return dict(zip(found["comment_id"], found["text"], strict=True))
 
 
 def _is_false(value: Any) -> bool:

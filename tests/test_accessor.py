@@ -210,10 +210,13 @@ def test_accessor_keeps_no_state(comments: pd.DataFrame) -> None:
 def test_the_accessor_is_the_kind_of_its_frame(comments: pd.DataFrame, ads: pd.DataFrame) -> None:
     """As pandas' ``.dt``: the accessor is built as the class of the frame's kind, whose
     methods are its own (tab completion shows them), and nothing else's."""
-    from socialframe._accessor import AdsAccessor, CommentsAccessor, SocialAccessor
-
-    assert type(comments.social) is CommentsAccessor and type(ads.social) is AdsAccessor
-    assert type(pd.DataFrame({"x": [1]}).social) is SocialAccessor
+    base = pd.DataFrame.social  # the class registered as df.social
+    kinds = {"comments": type(comments.social), "ads": type(ads.social)}
+    assert type(pd.DataFrame({"x": [1]}).social) is base
+    for kind, cls in kinds.items():
+        assert cls is not base and issubclass(cls, base) and cls.kind == kind
+    assert type(sf.comments_frame([]).social) is kinds["comments"]
+    assert type(sf.ads_frame([]).social) is kinds["ads"]
     assert "activity" in dir(comments.social) and "activity" not in dir(ads.social)
     assert "by_page" in dir(ads.social) and "by_page" not in dir(comments.social)
     for frame in (comments, ads, pd.DataFrame({"x": [1]})):

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox, comment_total
 
 P82 = EXAMPLE_POSTS[82]
 
@@ -537,25 +537,46 @@ def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
     ],
 )
 def test_retry_after_forms(header: str, expected: float | None) -> None:
-    import requests
+    assert _rate_limited(header, ManualClock()).retry_after == expected
 
-    from socialframe._http.caller import _retry_after
 
-    response = requests.Response()
-    response.headers["Retry-After"] = header
-    assert _retry_after(response) == expected
+def _rate_limited(retry_after: str, clock: ManualClock) -> sf.RateLimitError:
+    """The error of a call the service answers 429 with this Retry-After (not retried)."""
+    transport = sf.MockTransport(lambda request: (429, {}, {"Retry-After": retry_after}))
+    client = sf.Client(
+        "key",
+        base_url="https://api.example",
+        cache=False,
+        max_retries=0,
+        clock=clock,
+        transport=transport,
+    )
+    with client, pytest.raises(sf.RateLimitError) as info:
+        client.post_comments("1")
+    return info.value
 
 
 def test_retry_after_in_the_future_is_waited_for() -> None:
     import email.utils
 
-    import requests
-
-    from socialframe._http.caller import _retry_after
-
-    response = requests.Response()
-    response.headers["Retry-After"] = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 28 <= _retry_after(response) <= 30  # type: ignore[operator]
+    clock = ManualClock()  # a date counts from the client's clock: exact seconds
+    later = email.utils.formatdate(clock.now().timestamp() + 30, usegmt=True)
+    assert _rate_limited(later, clock).retry_after == 30.0
+    answers = [
+        (429, {}, {"Retry-After": later}),
+        (200, {"success": True, "data": [], "totalPage": 1}),
+    ]
+    client = sf.Client(
+        "key",
+        base_url="https://api.example",
+        cache=False,
+        max_retries=1,
+        clock=clock,
+        transport=sf.MockTransport(lambda request: answers.pop(0)),
+    )
+    with client:
+        assert client.post_comments("1").empty  # retried once the date came
+    assert clock.sleeps == [30.0] and client.ledger.paid_calls == 1
 
 
 @pytest.mark.parametrize("key", ["sk-abc\ndef", "sk abc", "sk-äbc"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+import pandas as pd
 import pytest
 
 import socialframe as sf
@@ -123,10 +124,11 @@ def _cells(table: str) -> list[list[str]]:
 
 
 def test_accessor_and_widget_signatures_are_the_contract() -> None:
-    from socialframe._accessor import AdsAccessor, CommentsAccessor, SocialAccessor
+    # df.social's class, and the class it is built as on a comments / an ads frame
+    kinds = (pd.DataFrame.social, type(sf.comments_frame([]).social), type(sf.ads_frame([]).social))
 
     def sig(name: str) -> list[tuple[str, object, str]]:
-        owner = next(c for c in (SocialAccessor, CommentsAccessor, AdsAccessor) if name in vars(c))
+        owner = next(c for c in kinds if name in vars(c))
         params = list(inspect.signature(getattr(owner, name)).parameters.values())[1:]
         return [(p.name, p.default, p.kind.name) for p in params]
 
@@ -168,7 +170,6 @@ def _public_callables() -> list[tuple[str, object]]:
     """Every public function, class and method of the public modules and df.social."""
     import socialframe.sandbox as sandbox
     import socialframe.widgets as widgets
-    from socialframe._accessor import SocialAccessor
 
     found: list[tuple[str, object]] = []
     for module_name, module in [("sf", sf), ("widgets", widgets), ("sandbox", sandbox)]:
@@ -178,7 +179,7 @@ def _public_callables() -> list[tuple[str, object]]:
                 continue  # the error tree is documented in the errors module's docstring
             if inspect.isclass(obj) or inspect.isfunction(obj):
                 found.append((f"{module_name}.{name}", obj))
-    classes = [obj for _, obj in found if inspect.isclass(obj)] + [SocialAccessor]
+    classes = [obj for _, obj in found if inspect.isclass(obj)] + [pd.DataFrame.social]
     for cls in dict.fromkeys(classes):
         for name, member in vars(cls).items():
             if name.startswith("_") or not inspect.isfunction(member):

@@ -20,7 +20,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import socialframe as sf  # noqa: E402
-from socialframe._analysis.ads import Bounds, parse_amount, representative_text  # noqa: E402
+from socialframe._analysis.ads import Bounds, parse_amount  # noqa: E402
 from socialframe.sandbox import Sandbox  # noqa: E402
 
 TIME = "datetime64[us, UTC]"
@@ -190,7 +190,19 @@ def test_campaign_text_ties_names_and_templates() -> None:
     ],
 )
 def test_representative_text(texts: list[tuple[str | None, bool]], expected: str | None) -> None:
-    assert representative_text(texts) == expected
+    """The text campaigns() gives a campaign of these variants (oldest first; a template
+    is ``{{...}}`` text without a card to take a real text from)."""
+    assert all(("{{" in (text or "")) == template for text, template in texts)
+    rows = [
+        ad(f"v{i}", "C", "10", f"2025-01-{i + 1:02d}", None, False, [], "IMAGE", text)
+        for i, (text, _) in enumerate(texts)
+    ]
+    got = frame(rows).social.campaigns()
+    if not rows:
+        assert got.empty  # no variant, no campaign to name
+        return
+    (text,) = got["body_text"].tolist()  # one campaign
+    assert (None if pd.isna(text) else text) == expected
 
 
 def test_campaigns_need_a_collation_id(ads: pd.DataFrame) -> None:
@@ -461,10 +473,10 @@ def test_only_on_ads_frames() -> None:
 
 
 def test_signatures() -> None:
-    from socialframe._accessor import AdsAccessor as SocialAccessor
+    accessor = type(sf.ads_frame([]).social)  # df.social's class on an ads frame
 
     def sig(name: str) -> list[tuple[str, object, str]]:
-        params = list(inspect.signature(getattr(SocialAccessor, name)).parameters.values())[1:]
+        params = list(inspect.signature(getattr(accessor, name)).parameters.values())[1:]
         return [(p.name, p.default, p.kind.name) for p in params]
 
     kw = "KEYWORD_ONLY"
@@ -596,10 +608,15 @@ def test_share_of_voice_by_a_column_of_lists_says_how(ads: pd.DataFrame) -> None
 
 
 def test_post_labels_stay_apart_when_two_kinds_share_an_id() -> None:
-    from socialframe._display.plots import short_post_labels
+    from matplotlib.figure import Figure
 
     urns = ["urn:li:activity:7384427202391592960", "urn:li:ugcPost:7384427202391592960"]
-    assert short_post_labels(urns) == urns
+    one = sf.comments_frame([{"success": True, "data": [comment_at("2025-01-01")]}])
+    posts = pd.concat(
+        [one.assign(post_urn=pd.array([urn], dtype="string")) for urn in urns], ignore_index=True
+    )
+    ax = posts.social.plot_overlap(ax=Figure().subplots())
+    assert [t.get_text() for t in ax.get_xticklabels()] == urns
 
 
 def test_list_columns_back_from_parquet_are_refused_too(ads: pd.DataFrame, tmp_path: Any) -> None:

@@ -451,16 +451,28 @@ def test_plot_overlap(comments: pd.DataFrame) -> None:
     assert one.get_title() == "Commenters of 1 post" and [t.get_text() for t in one.texts] == ["3"]
 
 
-def test_short_post_labels() -> None:
-    from socialframe._display.plots import short_post_labels
+def overlap_labels(urns: list[str]) -> list[str]:
+    """The labels plot_overlap gives posts with these urns (one comment each, in order)."""
+    from matplotlib.figure import Figure
 
-    assert short_post_labels(["urn:li:activity:1", "urn:li:ugcPost:22"]) == ["1", "22"]
+    one = frame([comment(P1, C1, ADA)])
+    posts = pd.concat(
+        [one.assign(post_urn=pd.array([urn], dtype="string")) for urn in urns], ignore_index=True
+    )
+    ax = posts.social.plot_overlap(ax=Figure().subplots())
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == [t.get_text() for t in ax.get_yticklabels()]
+    return labels
+
+
+def test_short_post_labels() -> None:
+    assert overlap_labels(["urn:li:activity:1", "urn:li:ugcPost:22"]) == ["1", "22"]
     # the shortest tail that still tells them apart: 7 digits here
     near = ["urn:li:activity:7384427202391592960", "urn:li:activity:7384427202390592960"]
-    assert short_post_labels(near) == ["…1592960", "…0592960"]
+    assert overlap_labels(near) == ["…1592960", "…0592960"]
     # no tail tells these apart: whole ids
     far = ["urn:li:activity:1000000000000000001", "urn:li:activity:2000000000000000001"]
-    assert short_post_labels(far) == ["1000000000000000001", "2000000000000000001"]
+    assert overlap_labels(far) == ["1000000000000000001", "2000000000000000001"]
 
 
 # -- response times -----------------------------------------------------------------------
@@ -554,10 +566,10 @@ def test_methods_belong_to_comments_frames(comments: pd.DataFrame) -> None:
 def test_signatures() -> None:
     import inspect
 
-    from socialframe._accessor import CommentsAccessor as SocialAccessor
+    accessor = type(sf.comments_frame([]).social)  # df.social's class on a comments frame
 
     def sig(name: str) -> list[tuple[str, object, str]]:
-        params = list(inspect.signature(getattr(SocialAccessor, name)).parameters.values())[1:]
+        params = list(inspect.signature(getattr(accessor, name)).parameters.values())[1:]
         return [(p.name, p.default, p.kind.name) for p in params]
 
     kw, pos = "KEYWORD_ONLY", "POSITIONAL_OR_KEYWORD"
@@ -688,9 +700,7 @@ def test_counts_add_up_for_any_text(values: list[str | None]) -> None:
 def test_tokenize_hard_scripts_and_invisible_characters(
     text: str, kind: str, expected: list[str]
 ) -> None:
-    from socialframe._analysis.terms import tokenize
-
-    assert tokenize(text, kind) == expected  # type: ignore[arg-type]
+    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
 
 
 def test_an_unknown_time_zone_is_a_clear_value_error(comments: pd.DataFrame) -> None:
@@ -783,9 +793,7 @@ def test_plot_overlap_of_many_posts_shows_those_with_most_commenters() -> None:
 def test_joiners_at_the_ends_of_words_are_not_part_of_them(
     text: str, kind: str, expected: list[str]
 ) -> None:
-    from socialframe._analysis.terms import tokenize
-
-    assert tokenize(text, kind) == expected  # type: ignore[arg-type]
+    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("tz", ["", " ", None, 5])
@@ -808,9 +816,7 @@ def test_a_time_zone_that_is_no_name_is_the_same_value_error(
     ],
 )
 def test_long_vowels_and_joiners_after_the_hash(text: str, kind: str, expected: list[str]) -> None:
-    from socialframe._analysis.terms import tokenize
-
-    assert tokenize(text, kind) == expected  # type: ignore[arg-type]
+    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("tz", ["Mars/Base", "", None, 5])

@@ -317,19 +317,15 @@ def test_cache_only_requests_never_reach_the_network(
 
 @pytest.mark.parametrize("kind", ["network", "mock"])
 def test_transports_refuse_cache_only_requests(kind: str) -> None:
-    import requests
-
-    from socialframe._http.transport import Guard, HTTPTransport
-
+    """A cache-only request is never sent, whatever the transport: through the session of
+    a client without a cache (with one, requests-cache answers it first)."""
     answered: list[object] = []
     transport = (
-        HTTPTransport()
+        None  # the network
         if kind == "network"
         else sf.MockTransport(lambda request: answered.append(request) or (200, {}))
     )
-    request = requests.Request(
-        "GET", "http://127.0.0.1:9/x", headers={"Cache-Control": "only-if-cached"}
-    ).prepare()
-    with pytest.raises(sf.NotCachedError):
-        Guard(transport).send(request)
+    client = sf.Client("key", base_url="http://127.0.0.1:9", cache=False, transport=transport)
+    with client, pytest.raises(sf.NotCachedError):
+        client.session.get("http://127.0.0.1:9/x", headers={"Cache-Control": "only-if-cached"})
     assert answered == []

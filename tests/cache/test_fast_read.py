@@ -11,10 +11,11 @@ though they are now resolved when the client is built rather than per call.
 from __future__ import annotations
 
 import http.server
+import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,8 @@ import pytest
 import requests
 
 import socialframe as sf
-from socialframe._cache import rules as _cache
-from socialframe._cache.rules import _cache_key
-from socialframe._cache.warm import WarmRead
-from socialframe._clock import SYSTEM_CLOCK
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe._cache.warm import WarmRead, stored
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
 
 P82 = EXAMPLE_POSTS[82]
 
@@ -48,21 +46,26 @@ def full_path(client: sf.Client) -> list[str]:
 
 def plain_session(path: Path, client: sf.Client) -> Any:
     """A plain requests-cache session on the same file, with the same settings and
-    socialframe's data-only serializer (a requests-cache serializer stage)."""
+    socialframe's data-only serializer (a requests-cache serializer pipeline)."""
     import requests_cache
-
-    from socialframe._cache.serializer import PageFormat
 
     settings = client.session.settings  # type: ignore[attr-defined]
     return requests_cache.CachedSession(
         str(path),
         backend="sqlite",
-        serializer=PageFormat(),
+        serializer=client.session.cache.responses.serializer,  # type: ignore[attr-defined]
         allowable_codes=(200,),
         ignored_parameters=settings.ignored_parameters,
-        key_fn=_cache_key,  # socialframe's: the loopback port is not part of a key
+        key_fn=settings.key_fn,  # socialframe's: the loopback port is not part of a key
         expire_after=-1,
     )
+
+
+def client_key_fn(folder: Path) -> Callable[..., str]:
+    """The cache key function of a client's session (requests-cache's ``key_fn``)."""
+    with sf.Client("k", base_url="https://api.example", cache=folder / "c.sqlite") as c:
+        key_fn: Callable[..., str] = c.session.settings.key_fn  # type: ignore[attr-defined]
+    return key_fn
 
 
 def test_pages_socialframe_stores_are_read_by_plain_requests_cache(
@@ -330,7 +333,7 @@ def test_a_remembered_key_is_requests_caches_and_follows_verify(
         assert sent == [] and sandbox.charges == 2
         pd.testing.assert_frame_equal(again, first)
         pd.testing.assert_frame_equal(twice, first)
-        warm = WarmRead(c.session, auth_header="Authorization", offline=True, clock=SYSTEM_CLOCK)
+        warm = WarmRead(c.session, auth_header="Authorization", offline=True, clock=ManualClock())
         page_url = f"{sandbox.url}/get-profile-posts-comments"
         params = {"urn": P82, "sort": "mostRelevant", "page": "1"}
         request = requests.Request("GET", page_url, params=params).prepare()
@@ -361,23 +364,24 @@ def test_a_remembered_key_is_requests_caches_and_follows_verify(
         {"stream": False, "cert": None, "proxies": {}},
     ],
 )
-def test_remembered_cache_keys_are_requests_caches(kwargs: dict[str, Any]) -> None:
-    """``_cache_key`` remembers keys; each is what requests-cache computes with its pickle
-    serializer's name (whatever the serializer: pages paid for before the data-only format
-    keep their keys), and whatever goes into a key (verify, ignored parameters, headers
-    when matched) tells them apart."""
+def test_remembered_cache_keys_are_requests_caches(kwargs: dict[str, Any], tmp_path: Path) -> None:
+    """The session's key function remembers keys; each is what requests-cache computes with
+    its pickle serializer's name (whatever the serializer: pages paid for before the
+    data-only format keep their keys), and whatever goes into a key (verify, ignored
+    parameters, headers when matched) tells them apart."""
     import requests_cache
 
+    cache_key = client_key_fn(tmp_path)
     url = "https://api.example/get-profile-posts-comments"
     for headers in ({"Accept": "a"}, {"Accept": "b"}):
         for params in ({"urn": "1", "page": "1"}, {"urn": "1", "page": "2"}):
             request = requests.Request("GET", url, params=params, headers=headers).prepare()
             pickled = {**kwargs, "serializer": requests_cache.serializers.pickle_serializer}
             expected = requests_cache.create_key(request, **pickled)
-            assert _cache_key(request, **kwargs) == expected  # computed
-            assert _cache_key(request, **kwargs) == expected  # remembered
+            assert cache_key(request, **kwargs) == expected  # computed
+            assert cache_key(request, **kwargs) == expected  # remembered
     one = requests.Request("GET", url, params={"page": "1"}).prepare()
-    assert _cache_key(one, verify=True) != _cache_key(one, verify=False)
+    assert cache_key(one, verify=True) != cache_key(one, verify=False)
 
 
 def test_requests_caches_own_lookups_still_work(tmp_path: Path) -> None:
@@ -385,6 +389,7 @@ def test_requests_caches_own_lookups_still_work(tmp_path: Path) -> None:
     request keeps its params apart, a body is normalised by its Content-Type."""
     with sf.Client("k", base_url="https://api.example", cache=tmp_path / "c.sqlite") as c:
         cache: Any = c.session.cache  # type: ignore[attr-defined]
+        cache_key = c.session.settings.key_fn  # type: ignore[attr-defined]
         url = "https://api.example/get-profile-posts-comments"
         assert cache.contains(url=f"{url}?urn=1") is False
         assert cache.contains(request=requests.Request("GET", url, params={"urn": "1"})) is False
@@ -395,14 +400,15 @@ def test_requests_caches_own_lookups_still_work(tmp_path: Path) -> None:
     as_text = requests.Request(
         "GET", url, data=body, headers={"Content-Type": "text/plain"}
     ).prepare()
-    assert _cache_key(as_json) != _cache_key(as_text)
+    assert cache_key(as_json) != cache_key(as_text)
 
 
 # -- the lean read: requests-cache's plain dict of a page, not a whole CachedResponse ----------
 
 
 def test_the_lean_read_sees_what_requests_cache_reads(sandbox: Sandbox, cache_path: Path) -> None:
-    from socialframe._cache.warm import _from_response, stored
+    def lower(headers: Any) -> dict[str, Any]:
+        return {str(name).lower(): value for name, value in headers.items()}
 
     with sandbox.client(cache=cache_path, expire_after=3600, progress=False) as c:
         c.post_comments(P82)
@@ -412,8 +418,15 @@ def test_the_lean_read_sees_what_requests_cache_reads(sandbox: Sandbox, cache_pa
         assert len(keys) == 4
         for key in keys:
             lean = stored(store, key)
-            full = _from_response(store.get_response(key))
-            assert lean == full
+            full = store.get_response(key)  # requests-cache's own read: a CachedResponse
+            assert lean == (
+                full.status_code,
+                full.expires,
+                lower(full.headers),
+                lower(full.request.headers),
+                full.content,
+                full.encoding,
+            )
             assert lean is not None and lean.expires is not None and not lean.expired
             assert lean.sent and lean.sent["authorization"] == "REDACTED"  # never the key
         assert stored(store, "0123abcd") is None  # a miss
@@ -424,8 +437,6 @@ def test_a_store_read_another_way_goes_through_requests_cache(
 ) -> None:
     """A key that is no hex digest is a parameter of the query, never SQL; a value that is
     not a page: the lean read says so (LookupError) and requests-cache's read counts it."""
-    from socialframe._cache.warm import stored
-
     with sandbox.client(cache=cache_path, progress=False) as c:
         c.post_comments(P82)
         store: Any = c.session.cache  # type: ignore[attr-defined]
@@ -497,7 +508,7 @@ def test_a_stored_page_of_the_wrong_shape_is_fetched_again(tmp_path: Path, body:
 
 
 def test_a_page_key_is_computed_once_per_page(
-    sandbox: Sandbox, cache_path: Path, monkeypatch: pytest.MonkeyPatch
+    cache_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cold call needs its page's key three times (the fast read's miss, requests-cache's
     look-up and its store): requests-cache's normalisation runs once, not per look-up."""
@@ -511,8 +522,10 @@ def test_a_page_key_is_computed_once_per_page(
         return computed[-1]
 
     monkeypatch.setattr(requests_cache, "create_key", counting)
-    monkeypatch.setattr(_cache, "_KEYS", {})  # remembered by earlier tests: forgotten
-    with sandbox.client(cache=cache_path, progress=False) as c:
+    # Keys are remembered for the process: a seed of its own (it is in the pages' URLs)
+    # gives pages no earlier test has keyed.
+    sandbox = Sandbox(seed=random.randrange(10**6, 10**12))
+    with sandbox, sandbox.client(cache=cache_path, progress=False) as c:
         c.post_comments(P82)  # two pages, paid
         assert c.ledger.paid_calls == 2
     assert len(computed) == len(set(computed)) == 2

@@ -13,11 +13,22 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe._cache.inventory import REPORT_COLUMNS
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, repeats
-from socialframe.sandbox._ads import AdSearch
+from socialframe.sandbox import EXAMPLE_POSTS, AdSearch, Sandbox, repeats
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
+# The report's columns, as the README documents them.
+REPORT_COLUMNS = (
+    "operation",
+    "item",
+    "filters",
+    "pages",
+    "rows",
+    "first_fetched",
+    "last_fetched",
+    "paid_usd",
+    "expired_pages",
+    "base_url",
+)
 
 
 def _fill(client: sf.Client) -> dict[str, tuple[pd.DataFrame, int]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from test_cli import P82, SCRIPT, cli
 
+from socialframe._display import export
 from socialframe.sandbox import Sandbox, comment_total
 
 pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
@@ -170,22 +171,18 @@ def test_control_characters_reach_an_xlsx_as_replacement_marks(tmp_path: Path) -
     workbook with half its cells empty."""
     import pandas as pd
 
-    from socialframe._display import export as _export
-
     frame = pd.DataFrame({"text": pd.array(["bell\x07 vt\x0b esc\x1b", "fine"], dtype="string")})
     out = tmp_path / "ctrl.xlsx"
-    _export.write(frame, out)
+    export.write(frame, out)
     assert pd.read_excel(out)["text"].tolist() == ["bell\ufffd vt\ufffd esc\ufffd", "fine"]
 
 
 def test_durations_reach_an_xlsx_with_their_unit(tmp_path: Path) -> None:
     import pandas as pd
 
-    from socialframe._display import export as _export
-
     spans = pd.to_timedelta([56 * 86400 + 8 * 3600, None, 90], unit="s").astype("timedelta64[s]")
     out = tmp_path / "d.xlsx"
-    _export.write(pd.DataFrame({"total_active_time": spans}), out)
+    export.write(pd.DataFrame({"total_active_time": spans}), out)
     got = pd.read_excel(out)["total_active_time"].tolist()
     assert got[0] == "56 days 08:00:00" and pd.isna(got[1])  # (before: 56, the unit lost)
     assert got[2] == "0 days 00:01:30"
@@ -212,27 +209,25 @@ def test_the_writer_keeps_modes_links_and_long_names(tmp_path: Path) -> None:
     the longest legal length works (the temporary name was 15 characters longer)."""
     import pandas as pd
 
-    from socialframe._display import export as _export
-
     frame = pd.DataFrame({"text": pd.array(["new"], dtype="string")})
     private = tmp_path / "private.csv"
     private.write_text("old\n")
     private.chmod(0o600)
-    _export.write(frame, private)
+    export.write(frame, private)
     assert private.stat().st_mode & 0o777 == 0o600 and "new" in private.read_text()
 
     real, link = tmp_path / "real.csv", tmp_path / "link.csv"
     real.write_text("old\n")
     link.symlink_to(real)
-    _export.write(frame, link)
+    export.write(frame, link)
     assert link.is_symlink() and "new" in real.read_text()
 
     twin = tmp_path / "twin.csv"
     os.link(real, twin)
-    _export.write(frame.assign(text="newer"), real)
+    export.write(frame.assign(text="newer"), real)
     assert "newer" in twin.read_text()
 
     long = tmp_path / ("x" * 251 + ".csv")
-    _export.write(frame, long)
+    export.write(frame, long)
     assert "new" in long.read_text()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sf-")]

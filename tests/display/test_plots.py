@@ -227,13 +227,17 @@ def test_names_in_cjk_arabic_and_devanagari_draw_with_installed_fonts(tmp_path: 
 
 
 def test_label_fonts_follow_the_default_family_as_it_changes() -> None:
+    """Labels from the data (legend entries, advertisers' names) take the default family
+    first, as it is when the chart is drawn."""
     import matplotlib
+    from matplotlib.figure import Figure
 
-    from socialframe._display.plots import families
+    from socialframe.sandbox import example_ads, example_comments
 
-    with matplotlib.rc_context({"font.family": ["monospace"]}):
-        assert families()[0] == "monospace"
-    with matplotlib.rc_context({"font.family": ["serif"]}):
-        first = families()
-        first.append("mine")  # a caller's list is its own
-        assert families()[0] == "serif" and "mine" not in families()
+    comments, ads = example_comments(), example_ads()
+    for family in ("monospace", "serif", "monospace"):
+        with matplotlib.rc_context({"font.family": [family]}):
+            legend = comments.social.plot_activity("1W", ax=Figure().subplots()).get_legend()
+            names = ads.social.plot_timeline(ax=Figure().subplots()).get_yticklabels()
+        assert [t.get_fontfamily()[0] for t in legend.get_texts()] == [family] * 2
+        assert names and {t.get_fontfamily()[0] for t in names} == {family}

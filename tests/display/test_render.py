@@ -17,6 +17,7 @@ from socialframe._display.html import (
     activity_png,
     ads_table_html,
     comments_table_html,
+    fallback,
     search_cost_label,
 )
 
@@ -173,8 +174,6 @@ def test_ads_table_keeps_dates_on_one_line_and_the_link_near_the_front() -> None
 
 
 def test_fallback_is_one_line_and_the_parts() -> None:
-    from socialframe._display.html import fallback
-
     text, rich = fallback("AdSearch", "<b>3</b> ads &amp; more<br>next", "<table></table>")
     assert text == "AdSearch: 3 ads & more next"
     assert rich == "<p><b>AdSearch</b>: <b>3</b> ads &amp; more<br>next</p><table></table>"

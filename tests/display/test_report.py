@@ -32,10 +32,7 @@ from test_accessor import DAY, POST, T0, _permalink
 from test_browser import chromium_or_skip
 
 import socialframe as sf
-from socialframe import _time
 from socialframe._display import sections as _sections
-from socialframe._display.report import write_report
-from socialframe._display.sections import Section
 from socialframe.sandbox import EXAMPLE_POSTS
 
 # tests/test_browser.py's fixtures, shared: its Chromium (launched with the
@@ -307,11 +304,14 @@ def test_a_lone_surrogate_becomes_a_replacement_character(
     [(0, "1h", "hour"), (3, "1h", "hour"), (4, "1D", "day"), (180, "1D", "day")]
     + [(181, "1W", "week"), (1095, "1W", "week"), (1096, "1ME", "month")],
 )
-def test_activity_bars_have_a_readable_width(days: int, freq: str, word: str) -> None:
-    times = pd.Series(pd.to_datetime(["2025-01-01", "2025-01-01"], utc=True))
-    times.iloc[1] += pd.Timedelta(days=days)
-    assert _sections._activity_freq(times) == freq
-    assert _time.period_word(freq) == word
+def test_activity_bars_have_a_readable_width(
+    days: int, freq: str, word: str, tmp_path: Path
+) -> None:
+    """The report's activity chart is cut in ``freq`` periods, named in its caption."""
+    rows = [comment(T0, ZOE, "first"), comment(T0 + days * DAY, ACME, "last")]
+    frame = sf.comments_frame([{"success": True, "data": rows, "totalPage": 1}])
+    page = read(frame.social.report(tmp_path / "r.html"))
+    assert page.captions["Activity"] == f"Comments per {word} (UTC), stacked by author type."
 
 
 @pytest.mark.slow
@@ -470,7 +470,7 @@ def test_a_new_section_is_one_entry(
     hostile: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     extra = (
-        lambda df, tz: Section("Texts", table=df[["text"]].head(2), caption="<two>"),
+        lambda df, tz: _sections.Section("Texts", table=df[["text"]].head(2), caption="<two>"),
         lambda df, tz: None,  # a builder may leave its section out
     )
     monkeypatch.setattr(_sections, "COMMENT_SECTIONS", (*_sections.COMMENT_SECTIONS, *extra))
@@ -513,7 +513,7 @@ def test_a_failure_while_rendering_leaves_the_old_report(
     os.chmod(path, 0o640)
     old = path.read_bytes()
 
-    def broken(df: pd.DataFrame, tz: str) -> Section:
+    def broken(df: pd.DataFrame, tz: str) -> _sections.Section:
         raise RuntimeError("a section failed")
 
     monkeypatch.setattr(_sections, "COMMENT_SECTIONS", (*_sections.COMMENT_SECTIONS, broken))
@@ -525,8 +525,8 @@ def test_a_failure_while_rendering_leaves_the_old_report(
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
 
     monkeypatch.undo()
-    write_report(hostile, path, kind="comments", title="again", now=pd.Timestamp(0, tz="UTC"))
-    assert read(path).facts["Generated"] == "1970-01-01 00:00 (UTC)"
+    hostile.social.report(path, title="again")
+    assert read(path).h1 == "again"
     assert stat.S_IMODE(path.stat().st_mode) == 0o640  # replaced, keeping its mode
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
 
@@ -623,11 +623,12 @@ def test_reports_in_a_real_browser(
 def test_frames_cut_to_the_core_columns_still_report(tmp_path: Path) -> None:
     """The accessor knows an ads frame by its core columns: the report leaves out the
     sections whose columns are gone (query, collation_id) instead of failing."""
-    from socialframe._schema import AD_CORE
     from socialframe.sandbox import example_ads
 
+    core = ["ad_archive_id", "page_id", "page_name", "is_active", "start_date", "end_date"]
+    core += ["publisher_platforms", "display_format"]
     ads = example_ads()
-    page = read(ads[list(AD_CORE)].social.report(tmp_path / "core.html"))
+    page = read(ads[core].social.report(tmp_path / "core.html"))
     assert "Campaigns" not in page.headings and "Queries" not in page.headings
     assert "Queries" not in page.facts and page.facts["Ads"] == f"{len(ads)} (36 running)"
     page = read(ads.drop(columns="query").social.report(tmp_path / "no-query.html"))

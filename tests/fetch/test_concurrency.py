@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
+from socialframe._fetch import many as _many  # its batch size, set small in tests
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 # 12 posts of 1-3 pages each (the examples, then ids whose totals the sandbox derives)
@@ -261,8 +262,6 @@ def test_long_runs_are_built_in_batches_with_the_same_frame(
 ) -> None:
     """A run holds at most a batch of pages before building them (not every page of
     the run until its end), and the frame is the one built at once."""
-    from socialframe._fetch import many as _many
-
     posts = POSTS + [EXAMPLE_POSTS[1]]  # and a duplicate, fetched once
     with slow_sandbox.client(cache=tmp_path, workers=workers) as client:
         at_once = client.post_comments(posts)
@@ -292,7 +291,6 @@ def test_extras_are_typed_over_all_rows_however_the_run_is_split(
     """An extra field missing in one query's ads, a 61-bit integer in another's and a
     fraction in a third's: typed over all rows it stays exact (object), whatever the
     batches (before: Int64 in one batch + Float64 in the next made 1.152921504606847e+18)."""
-    from socialframe._fetch import many as _many
 
     def page(n: int, extra: object) -> dict[str, object]:
         ad = {"ad_archive_id": str(n), "page_name": "Acme", "x_extra": extra}
@@ -362,8 +360,6 @@ def test_extras_do_not_depend_on_how_the_run_is_split(
     import json
 
     import requests
-
-    from socialframe._fetch import many as _many
 
     def service(request: requests.PreparedRequest) -> Any:
         query = requests.utils.urlparse(str(request.url)).query

@@ -1,12 +1,34 @@
-"""Argument validation of the two operations: service forms, errors before any call."""
+"""Argument validation of the two operations: the service forms sent, errors before any call.
+
+Through a client of an in-process sandbox, which records the parameters of each request.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 
-from socialframe import _operations as operations
+import socialframe as sf
+from socialframe.sandbox import Sandbox
+
+
+def sent_params(call: Callable[[sf.Client], object]) -> dict[str, str]:
+    """The query parameters of the first request ``call`` makes through a client."""
+    sandbox = Sandbox()
+    with sandbox.client(in_process=True, cache=False, progress=False) as client:
+        call(client)
+    return sandbox.requests[0].params
+
+
+def refused(call: Callable[[sf.Client], object], match: str) -> None:
+    """``call`` raises a ValueError matching ``match`` and sends nothing."""
+    sandbox = Sandbox()
+    client = sandbox.client(in_process=True, cache=False, progress=False)
+    with client, pytest.raises(ValueError, match=match):
+        call(client)
+    assert sandbox.requests == []
 
 
 @pytest.mark.parametrize(
@@ -22,17 +44,20 @@ from socialframe import _operations as operations
     ],
 )
 def test_post_id_forms(post: object, expected: str) -> None:
-    assert operations.post_id(post) == expected
+    assert sent_params(lambda c: c.post_comments(post, max_pages=1))["urn"] == expected  # type: ignore[arg-type]
 
 
 def test_ad_params_in_service_forms() -> None:
-    got = operations.ad_params(
-        " shoes ",
-        ad_page_id=None,
-        country="all",
-        active_status="ALL",
-        after="2025-01-02",
-        before=None,
+    got = sent_params(
+        lambda c: c.search_ads(
+            " shoes ",
+            ad_page_id=None,
+            country="all",
+            active_status="ALL",  # type: ignore[arg-type]
+            after="2025-01-02",
+            before=None,
+            max_pages=1,
+        )
     )
     assert got == {
         "query": "shoes",
@@ -52,14 +77,13 @@ def test_ad_params_in_service_forms() -> None:
     ],
 )
 def test_days_with_a_zone_are_utc_days(given: object, sent: str) -> None:
-    got = operations.ad_params(
-        "q", ad_page_id=None, country=None, active_status=None, after=given, before=None
-    )  # type: ignore[arg-type]
+    got = sent_params(lambda c: c.search_ads("q", after=given, max_pages=1))  # type: ignore[arg-type]
     assert got["after_time"] == sent
 
 
 def test_short_activity_ids_in_urns() -> None:
-    assert operations.post_id("urn:li:activity:12345") == "12345"
+    got = sent_params(lambda c: c.post_comments("urn:li:activity:12345", max_pages=1))
+    assert got["urn"] == "12345"
 
 
 @pytest.mark.parametrize(
@@ -67,13 +91,9 @@ def test_short_activity_ids_in_urns() -> None:
     ["٧٣٨٤٤٢٧٢٠٢٣٩١٥٩٢٩٦٠", "７３８４４２７２０２", "urn:li:activity:٧٣٨٤", "activity-７３８４"],
 )
 def test_ids_are_ascii_digits(post: str) -> None:
-    with pytest.raises(ValueError, match="activity id"):
-        operations.post_id(post)
+    refused(lambda c: c.post_comments(post), match="activity id")
 
 
 @pytest.mark.parametrize("page_id", ["١٢٣", "１２３", "12３"])
 def test_ad_page_ids_are_ascii_digits(page_id: str) -> None:
-    with pytest.raises(ValueError, match="numeric page id"):
-        operations.ad_params(
-            None, ad_page_id=page_id, country=None, active_status=None, after=None, before=None
-        )
+    refused(lambda c: c.search_ads(ad_page_id=page_id), match="numeric page id")

@@ -1,29 +1,37 @@
-"""Paging rules, with a scripted fetch (no network, no client)."""
+"""Paging rules, through a client whose transport answers scripted bodies (no network)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from urllib.parse import parse_qsl, urlsplit
 
+import pandas as pd
 import pytest
+import requests
 
 import socialframe as sf
-from socialframe._fetch import pages as pages_
-from socialframe._models import Fetched
-
-NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 class Script:
-    """A fetch that answers the given bodies in order and records what was asked."""
+    """The service as bodies answered in order; records the parameters of each call."""
 
     def __init__(self, *bodies: Mapping[str, object]) -> None:
         self.bodies = list(bodies)
         self.sent: list[dict[str, str]] = []
 
-    def __call__(self, params: Mapping[str, str]) -> Fetched:
-        self.sent.append(dict(params))
-        return Fetched(self.bodies[len(self.sent) - 1], NOW, False)
+    def __call__(self, request: requests.PreparedRequest) -> tuple[int, object]:
+        self.sent.append(dict(parse_qsl(urlsplit(str(request.url)).query)))
+        return 200, self.bodies[len(self.sent) - 1]
+
+
+def client(fetch: Script) -> sf.Client:
+    return sf.Client(
+        "key",
+        base_url="https://api.example",
+        cache=False,
+        transport=sf.MockTransport(fetch),
+        progress=False,
+    )
 
 
 def comments(n: int, total_page: int, token: str = "tok") -> dict[str, object]:
@@ -35,10 +43,16 @@ def ads(ids: list[str], cursor: str | None, more: bool) -> dict[str, object]:
     return {"data": {"ads": groups, "page_info": {"end_cursor": cursor, "has_next_page": more}}}
 
 
+def search(fetch: Script, **kwargs: object) -> pd.DataFrame:
+    with client(fetch) as c:
+        return c.search_ads("q", **kwargs)  # type: ignore[arg-type]
+
+
 def test_comment_pages_follow_tokens_and_stop_at_total_page() -> None:
     fetch = Script(comments(50, 3, "t1"), comments(50, 3, "t2"), comments(7, 3, "t3"))
-    pages = list(pages_.iter_comment_pages(fetch, {"urn": "1", "sort": "mostRecent"}))
-    assert [p.page for p in pages] == [1, 2, 3]
+    with client(fetch) as c:
+        frame = c.post_comments("1", sort="mostRecent")
+    assert frame["page"].tolist() == [1] * 50 + [2] * 50 + [3] * 7
     assert fetch.sent == [
         {"urn": "1", "sort": "mostRecent", "page": "1"},
         {"urn": "1", "sort": "mostRecent", "page": "2", "paginationToken": "t1"},
@@ -48,7 +62,9 @@ def test_comment_pages_follow_tokens_and_stop_at_total_page() -> None:
 
 def test_comment_pages_stop_on_an_empty_page() -> None:
     fetch = Script(comments(50, 5), comments(0, 5))
-    assert len(list(pages_.iter_comment_pages(fetch, {"urn": "1", "sort": "x"}))) == 2
+    with client(fetch) as c:
+        assert len(c.post_comments("1")) == 50
+    assert len(fetch.sent) == 2
 
 
 @pytest.mark.parametrize(
@@ -60,8 +76,8 @@ def test_comment_pages_stop_on_an_empty_page() -> None:
     ],
 )
 def test_comment_pages_schema_errors(body: dict[str, object]) -> None:
-    with pytest.raises(sf.SchemaError):
-        list(pages_.iter_comment_pages(Script(body, body), {"urn": "1", "sort": "x"}))
+    with client(Script(body, body)) as c, pytest.raises(sf.SchemaError):
+        c.post_comments("1")
 
 
 @pytest.mark.parametrize(
@@ -76,8 +92,8 @@ def test_comment_pages_schema_errors(body: dict[str, object]) -> None:
 )
 def test_ad_pages_stop_rules(bodies: list[dict[str, object]], calls: int) -> None:
     fetch = Script(*bodies)
-    pages = list(pages_.iter_ad_pages(fetch, {"query": "q"}))
-    assert len(pages) == calls == len(fetch.sent)
+    frame = search(fetch)
+    assert len(fetch.sent) == calls
     assert (
         [s.get("end_cursor") for s in fetch.sent][1:]
         == [
@@ -85,13 +101,16 @@ def test_ad_pages_stop_rules(bodies: list[dict[str, object]], calls: int) -> Non
             for b in bodies[: calls - 1]
         ]
     )
+    fetched = [g[0]["ad_archive_id"] for b in bodies[:calls] for g in b["data"]["ads"]]  # type: ignore[index]
+    assert frame["ad_archive_id"].tolist() == list(dict.fromkeys(fetched))  # every page read
 
 
 def test_ad_pages_max_ads_and_max_pages() -> None:
     bodies = [ads([f"{p}-{i}" for i in range(26)], f"c{p}", True) for p in range(5)]
-    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=52))) == 2
-    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=53))) == 3
-    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_pages=4))) == 4
+    for kwargs, calls in (({"max_ads": 52}, 2), ({"max_ads": 53}, 3), ({"max_pages": 4}, 4)):
+        fetch = Script(*bodies)
+        search(fetch, **kwargs)
+        assert len(fetch.sent) == calls, kwargs
 
 
 def test_max_ads_counts_ads_without_ids() -> None:
@@ -108,4 +127,6 @@ def test_max_ads_counts_ads_without_ids() -> None:
         )
         for p in range(6)
     ]
-    assert len(list(pages_.iter_ad_pages(Script(*bodies), {"query": "q"}, max_ads=30))) == 2
+    fetch = Script(*bodies)
+    search(fetch, max_ads=30)
+    assert len(fetch.sent) == 2

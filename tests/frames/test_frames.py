@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import pandas as pd
 import pytest
+import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-from socialframe._models import Page
-from socialframe._schema import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
+from socialframe import AD_COLUMNS, COMMENT_COLUMNS
+from socialframe._schema import AD_DTYPES, COMMENT_DTYPES  # the contract's dtypes, as written
+from socialframe.sandbox import ManualClock
 
 POST = "7384427202391592960"
 
@@ -177,13 +181,38 @@ def test_created_at_never_from_created_at_string() -> None:
     assert pd.isna(df.loc[1, "created_at"])  # no createdAt, no id: NaT, not the garbage string
 
 
+def fetched(
+    bodies: list[dict[str, object]],
+    call: Callable[[sf.Client], pd.DataFrame],
+    at: datetime | None = None,
+) -> pd.DataFrame:
+    """The frame ``call`` gets from a client whose service answers these bodies, one per
+    page in order, at the time ``at``."""
+
+    def service(request: requests.PreparedRequest) -> Any:
+        params = dict(parse_qsl(urlsplit(str(request.url)).query))
+        later = "paginationToken" in params or "end_cursor" in params
+        return 200, bodies[int(params.get("page", 2 if later else 1)) - 1]
+
+    with sf.Client(
+        "key",
+        base_url="https://api.example",
+        cache=False,
+        transport=sf.MockTransport(service),
+        clock=ManualClock(at),
+        progress=False,
+    ) as client:
+        return call(client)
+
+
 def test_page_objects_give_page_key_and_fetch_time() -> None:
+    """The client hands the builder its pages: number, post and the time they came."""
     at = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
-    pages = [
-        Page(comments_body(TOP_COMMENT, total_page=2), 1, at, False, POST),
-        Page(comments_body(dict(SPLIT_COMMENT, permalink=None), total_page=2), 2, at, True, POST),
+    bodies = [
+        comments_body(TOP_COMMENT, total_page=2),
+        comments_body(dict(SPLIT_COMMENT, permalink=None), total_page=2),
     ]
-    df = sf.comments_frame(pages)
+    df = fetched(bodies, lambda client: client.post_comments(POST), at)
     assert df["page"].tolist() == [1, 2]
     assert df["fetched_at"].tolist() == [pd.Timestamp(at)] * 2
     assert df.loc[1, "post_urn"] == f"urn:li:activity:{POST}"  # from the page when no permalink
@@ -329,11 +358,8 @@ def test_empty_ads_frame_has_every_column_and_dtype() -> None:
 
 
 def test_ads_query_and_page_from_page_objects() -> None:
-    pages = [
-        Page(ads_body([ad("1")]), 1, None, False, "shoes", {"query": "shoes"}),
-        Page(ads_body([ad("2")]), 2, None, False, "shoes", {"query": "shoes", "end_cursor": "x"}),
-    ]
-    df = sf.ads_frame(pages)
+    bodies = [ads_body([ad("1")]), ads_body([ad("2")], more=False)]
+    df = fetched(bodies, lambda client: client.search_ads("shoes"))
     assert df["query"].tolist() == ["shoes", "shoes"] and df["result_page"].tolist() == [1, 2]
 
 

@@ -19,8 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-from socialframe._schema import AD_COLUMNS, AD_DTYPES, COMMENT_COLUMNS, COMMENT_DTYPES
+from socialframe import AD_COLUMNS, COMMENT_COLUMNS
+
+# Fast paths beside the plain rules they must equal (the property tests at the end).
+from socialframe._frames.comments import _created, _created_ms, _ids, ids_from_permalink
+from socialframe._frames.values import NAT, Unfit
 from socialframe.sandbox import EXAMPLE_POSTS, ads_body, comments_body
+
+# The contract's dtypes, as the empty frames carry them (tests/frames/test_frames.py holds
+# those to the schema's tables).
+COMMENT_DTYPES = sf.comments_frame([]).dtypes.to_dict()
+AD_DTYPES = sf.ads_frame([]).dtypes.to_dict()
 
 
 class Huge(int):
@@ -375,8 +384,6 @@ _LINKS = (
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_LINKS, max_size=6))
 def test_permalink_ids_in_one_match_equal_the_general_parser(links: list[str | None]) -> None:
-    from socialframe._frames.comments import _ids, ids_from_permalink
-
     expected = [ids_from_permalink(link) for link in links]
     posts, comments, parents = _ids(links)
     assert posts == [i.post_urn for i in expected]
@@ -385,8 +392,6 @@ def test_permalink_ids_in_one_match_equal_the_general_parser(links: list[str | N
 
 
 def test_permalink_ids_of_the_usual_spellings() -> None:
-    from socialframe._frames.comments import _ids
-
     assert _ids([_USUAL_LINK, _USUAL_LINK + _REPLY, None]) == (
         ["urn:li:activity:1", "urn:li:activity:1", None],
         ["2", "3", None],
@@ -408,9 +413,6 @@ def test_permalink_ids_of_the_usual_spellings() -> None:
     )
 )
 def test_created_times_in_numpy_equal_the_row_by_row_rule(rows: list[tuple[Any, Any]]) -> None:
-    from socialframe._frames.comments import _created, _created_ms
-    from socialframe._frames.values import NAT, Unfit
-
     raw, ids = [r[0] for r in rows], [r[1] for r in rows]
     fast_unfit, slow_unfit = Unfit(), Unfit()
     fast = _created(raw, ids, fast_unfit)
@@ -423,8 +425,6 @@ def test_created_times_in_numpy_equal_the_row_by_row_rule(rows: list[tuple[Any, 
 def test_permalinks_after_a_known_prefix_are_checked_like_the_first() -> None:
     """The match after a prefix already seen must still find the first ``replyUrn=``:
     here one hides in another parameter's value, so the general parser reads no reply."""
-    from socialframe._frames.comments import _ids, ids_from_permalink
-
     hidden = _USUAL_LINK.replace("&dashCommentUrn=", "&dashCommentUrn=replyUrn=x") + _REPLY
     for links in (
         [_USUAL_LINK, hidden],

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from socialframe._http import transport as _transport
+import socialframe as sf
 from socialframe._http.transport import _WATCH, _Deadline
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
@@ -123,20 +123,17 @@ def test_real_calls_release_their_connection_before_they_end(sandbox: Sandbox) -
         released.append(connection is self.connection)
         original(self, connection)
 
-    _transport._Deadline.release = spy  # type: ignore[method-assign]
+    _Deadline.release = spy  # type: ignore[method-assign]
     try:
         with sandbox.client(cache=False, progress=False) as client:
             client.post_comments(EXAMPLE_POSTS[82])
     finally:
-        _transport._Deadline.release = original  # type: ignore[method-assign]
+        _Deadline.release = original  # type: ignore[method-assign]
     assert released == [True, True]  # each call's own connection, detached as it went back
 
 
 def test_a_forked_child_does_not_wait_for_the_parents_budget_holds() -> None:
-
-    from socialframe._ledger import Ledger
-
-    ledger = Ledger(max_cost_cents=1)
+    ledger = sf.Ledger(max_cost_cents=1)
     held = ledger.reserve()  # the parent's call in flight holds the last cent
     assert held is not None
 

@@ -106,7 +106,7 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
             select *,
                 min(seen_at) over ids as first_seen,
                 max(seen_at) over ids as last_seen,
-                row_number() over (partition by comment_id order by seen_at desc) as rank_
+                row_number() over (partition by comment_id order by refresh desc) as rank_
             from comment_versions
             window ids as (partition by comment_id)
         ) where rank_ = 1
@@ -126,7 +126,7 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
             select v.*,
                 min(v.seen_at) over ids as first_seen,
                 max(v.seen_at) over ids as last_seen,
-                row_number() over (partition by v.ad_archive_id order by v.seen_at desc) as rank_
+                row_number() over (partition by v.ad_archive_id order by v.refresh desc) as rank_
             from ad_versions v
             window ids as (partition by v.ad_archive_id)
         ) latest left join stops on stops.id = latest.ad_archive_id

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -88,9 +89,20 @@ class Study:
 
         A post already watched (written any way) is not added twice.
 
+        Args:
+            posts: One post, or several (a list, any iterable, a Series): each checked
+                as :meth:`~socialframe.Client.post_comments` checks it.
+
         Raises:
             ValueError / TypeError: a post that is not one; nothing is added.
             StudyError: the folder cannot be written.
+
+        Example:
+            >>> import tempfile
+            >>> study = Study(tempfile.mkdtemp())
+            >>> study.add_posts(["7384427202391592960", "urn:li:activity:7384427202391592960"])
+            >>> study.watched()["item"].tolist()
+            ['7384427202391592960']
         """
         self._add(watch.posts(posts))
 
@@ -105,9 +117,25 @@ class Study:
         """Watch an ad search (``query``) or an advertiser (``page_id``), with filters
         as :meth:`~socialframe.Client.search_ads` takes them.
 
+        Args:
+            query: Search text. Either this or ``page_id``.
+            page_id: Numeric id of an advertiser page.
+            country: ISO-3166 alpha-2 code (``"US"``) or ``"ALL"``.
+            active_status: ``"active"``, ``"inactive"``, ``"all"``, ``True`` or ``False``.
+
         Raises:
             ValueError / TypeError: bad arguments (as ``search_ads`` says); nothing added.
             StudyError: the folder cannot be written.
+
+        Example:
+            >>> import tempfile
+            >>> study = Study(tempfile.mkdtemp())
+            >>> study.add_ads("running shoes", country="us", active_status="all")
+            >>> study.add_ads(page_id=123456)
+            >>> for row in study.watched().itertuples():
+            ...     print(row.item, row.filters)
+            running shoes {'activeStatus': 'ALL', 'country': 'US'}
+            page 123456 {'ad_page_id': '123456'}
         """
         self._add(
             [watch.search(query, page_id=page_id, country=country, active_status=active_status)]
@@ -124,8 +152,20 @@ class Study:
             self._data.write(manifest)
 
     def watched(self) -> pd.DataFrame:
-        """One row per watched item: ``kind`` (post / ads), ``item``, ``filters``,
-        ``added_at``."""
+        """What the study watches.
+
+        Returns:
+            One row per watched item, in the order added: ``kind`` (``post`` / ``ads``),
+            ``item`` (the post id; the search text or ``page <id>``), ``filters`` (a
+            dict of the search's filters, as sent) and ``added_at`` (UTC).
+
+        Example:
+            >>> import tempfile
+            >>> study = Study(tempfile.mkdtemp())
+            >>> study.add_posts("7384427202391592960")
+            >>> study.watched().columns.tolist()
+            ['kind', 'item', 'filters', 'added_at']
+        """
         manifest = self._data.read()
         frame = pd.DataFrame(
             {
@@ -170,6 +210,23 @@ class Study:
             StudyError: another refresh holds the study, or it cannot be written.
             BudgetExceededError, FetchError: after what was fetched is kept;
                 ``.partial`` is the frame above.
+
+        Example:
+            >>> import tempfile
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+            >>> study = Study(tempfile.mkdtemp())
+            >>> study.add_posts([EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]])
+            >>> clock = ManualClock()  # the sandbox's world as of 2026-01-01
+            >>> sandbox = Sandbox(clock=clock)
+            >>> with sandbox.client(in_process=True, cache=False, clock=clock) as client:
+            ...     first = study.refresh(client)
+            ...     again = study.refresh(client)  # nothing new: one page a post
+            >>> first[["item", "new", "paid_calls", "complete", "missing"]]
+                              item  new  paid_calls  complete  missing
+            0  7384427202391592960   82           2      True        0
+            1  7384427202391592963   50           1      True        0
+            >>> again["paid_calls"].tolist(), again["new"].tolist()
+            ([1, 1], [0, 0])
         """
         from .._client import Client
 
@@ -191,9 +248,19 @@ class Study:
     # -- reading ---------------------------------------------------------------------------
 
     def comments(self) -> pd.DataFrame:
-        """Every comment ever seen, one row per ``comment_id`` (its latest version): the
-        comments frame's columns, then ``item`` (the watched post), ``first_seen`` and
-        ``last_seen`` (the refreshes that first and last saw it)."""
+        """Every comment the study has seen.
+
+        Returns:
+            One row per ``comment_id`` (its latest version), newest first: the comments
+            frame's columns (``sf.COMMENT_COLUMNS``, typed alike), then ``item`` (the
+            watched post), ``first_seen`` and ``last_seen`` (the refreshes that first
+            and last saw it).
+
+        Example:
+            >>> import tempfile
+            >>> Study(tempfile.mkdtemp()).comments().columns[-3:].tolist()
+            ['item', 'first_seen', 'last_seen']
+        """
         frame = self._query(
             "select * exclude (refresh, item, seen_at, first_seen, last_seen),"
             " item, first_seen, last_seen"
@@ -202,10 +269,20 @@ class Study:
         return queries.typed(frame, queries.comment_dtypes())
 
     def ads(self) -> pd.DataFrame:
-        """Every ad ever seen, one row per ``ad_archive_id`` (its latest version): the ads
-        frame's columns, ``extra`` (the other fields, JSON), then ``item`` (the watched
-        search), ``first_seen``, ``last_seen`` and ``stopped_seen`` (the first refresh
-        that saw it stopped; ``is_active`` is false from then on)."""
+        """Every ad the study has seen.
+
+        Returns:
+            One row per ``ad_archive_id`` (its latest version): the ads frame's columns
+            (``sf.AD_COLUMNS``), ``extra`` (every other field, as JSON text), then
+            ``item`` (the watched search), ``first_seen``, ``last_seen`` and
+            ``stopped_seen`` (the first refresh that saw it stopped; ``is_active`` is
+            false from then on).
+
+        Example:
+            >>> import tempfile
+            >>> Study(tempfile.mkdtemp()).ads().columns[-4:].tolist()
+            ['item', 'first_seen', 'last_seen', 'stopped_seen']
+        """
         frame = self._query(
             "select * exclude (refresh, item, seen_at, first_seen, last_seen, stopped_seen),"
             " item, first_seen, last_seen, stopped_seen from ads"
@@ -220,6 +297,17 @@ class Study:
         Args:
             since: Only changes at or after this: a time (datetime, date, ISO text) or
                 a span back from now (a timedelta, or text such as ``"7d"``, ``"12h"``).
+
+        Returns:
+            One row per change, oldest first.
+
+        Raises:
+            ValueError: ``since`` is text that is neither a time nor a span.
+
+        Example:
+            >>> import tempfile
+            >>> Study(tempfile.mkdtemp()).changes(since="7d").columns.tolist()
+            ['at', 'kind', 'item', 'id', 'change']
         """
         where, args = "", []
         if since is not None:
@@ -232,8 +320,18 @@ class Study:
         return queries.typed(frame, queries.CHANGE_DTYPES)
 
     def runs(self) -> pd.DataFrame:
-        """One row per refresh: ``at``, ``paid_calls``, ``cost_usd``, ``new``, ``changed``
-        (and ``items``, ``complete``: whether every item was)."""
+        """What each refresh paid and found.
+
+        Returns:
+            One row per refresh, oldest first: ``at``, ``paid_calls``, ``cost_usd``,
+            ``new``, ``changed``, ``items`` (how many it looked at) and ``complete``
+            (whether every one was).
+
+        Example:
+            >>> import tempfile
+            >>> Study(tempfile.mkdtemp()).runs().columns.tolist()
+            ['at', 'paid_calls', 'cost_usd', 'new', 'changed', 'items', 'complete']
+        """
         frame = self._query(
             'select "at", paid_calls, cost_usd, new, changed, items, complete'
             ' from runs order by "at"'
@@ -243,6 +341,14 @@ class Study:
     def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
         """Any SQL over the study's views: ``comments``, ``ads`` (latest versions),
         ``comment_versions``, ``ad_versions`` (every version), ``changes``, ``runs``.
+
+        Args:
+            query: The SQL (DuckDB's dialect); ``?`` marks a parameter.
+            params: The values of its parameters, in order.
+
+        Returns:
+            The query's result (DuckDB streams the files: only the result must fit in
+            memory).
 
         Example:
             >>> import tempfile
@@ -262,6 +368,10 @@ class Study:
             con.close()
 
 
+_SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(w|d|h|m|s)", re.ASCII | re.IGNORECASE)
+_UNIT_SECONDS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
 def _since(value: object) -> datetime:
     """The time ``changes(since=...)`` means (see there)."""
     now = pd.Timestamp.now(tz=UTC)
@@ -274,15 +384,17 @@ def _since(value: object) -> datetime:
         stamp = pd.Timestamp(value.year, value.month, value.day)
     elif isinstance(value, str) and value.strip():
         text = value.strip()
-        try:
-            stamp = now - pd.Timedelta(text)
-        except ValueError:
+        span = _SPAN.fullmatch(text)
+        if span:
+            amount, unit = float(span[1]), span[2].lower()
+            stamp = now - pd.Timedelta(seconds=amount * _UNIT_SECONDS[unit])
+        else:
             try:
                 stamp = pd.Timestamp(text)
             except ValueError:
                 raise ValueError(
                     "since must be a time (2026-11-01, an ISO time) or a span back from now"
-                    f" (7d, 12h), got {text!r}"
+                    f" (7d, 12h, 2w, 30m), got {text!r}"
                 ) from None
     else:
         raise TypeError(f"since must be a time, a date, a timedelta or text, not {value!r}")
@@ -309,6 +421,11 @@ class _Refresh:
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
         self.at = client._caller.clock.now().astimezone(UTC)
         self.id = refresh_id(self.at)
+        taken = {r["id"] for r in manifest.refreshes}
+        if self.id in taken or (manifest.refreshes and self.id < manifest.refreshes[-1]["id"]):
+            # Two refreshes in one millisecond (a ManualClock that stood still) or a clock
+            # set back: ids stay unique and in the order the refreshes ran.
+            self.id = f"{max([self.id, *taken])}-{len(manifest.refreshes) + 1:06d}"
         pending = manifest.pending
         # Pages paid for by a refresh that never finished are in the HTTP cache: they count.
         self.fresh_after = datetime.fromisoformat(pending["at"]) if pending else self.at
@@ -558,7 +675,7 @@ def _texts(con: Any, ids: list[str]) -> dict[str, Any]:
     con.register("wanted", wanted)
     try:
         found = con.execute(
-            "select v.comment_id, arg_max(v.text, v.seen_at) as text from comment_versions v"
+            "select v.comment_id, arg_max(v.text, v.refresh) as text from comment_versions v"
             " join (select distinct comment_id from wanted) w using (comment_id)"
             " group by v.comment_id"
         ).df()

@@ -42,7 +42,29 @@ def generate(folder: Path, refreshes: int, rows: int) -> None:
 
     data = Dataset(folder)
     rng = np.random.default_rng(0)
-    words = np.array(["the", "of", "and", "a", "to", "in", "is", "you", "that", "it", "he", "was", "for", "on", "are", "as", "with", "his", "they"])
+    words = np.array(
+        [
+            "the",
+            "of",
+            "and",
+            "a",
+            "to",
+            "in",
+            "is",
+            "you",
+            "that",
+            "it",
+            "he",
+            "was",
+            "for",
+            "on",
+            "are",
+            "as",
+            "with",
+            "his",
+            "they",
+        ]
+    )
     start = datetime(2026, 1, 1, tzinfo=UTC)
     template = pd.DataFrame(
         {

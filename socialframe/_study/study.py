@@ -49,6 +49,9 @@ RUN_COLUMNS = (
     "complete",
     "missing",
 )
+#: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
+#: pages it had paid for, if that is no longer ago than this; else afresh.
+RESUME_WITHIN = timedelta(days=1)
 #: Fields whose change makes an ad "edited".
 AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
 
@@ -448,18 +451,17 @@ class _Refresh:
         if self.budget_cents is not None:
             limit = ledger.paid_calls * PRICE_CENTS + self.budget_cents
             ledger.max_cost_cents = limit if before_cents is None else min(before_cents, limit)
+        self.interrupted: list[tuple[dict[str, Any], refresh.Walked]] | None = None
         try:
             results = self._walk_all(known)
+        except KeyboardInterrupt:
+            if self.interrupted:  # keep what the walks had fetched, then stop
+                texts = _old_texts(con, self.interrupted)
+                self._commit(self.interrupted, {**known, "texts": texts})
+            raise
         finally:
             ledger.max_cost_cents = before_cents
-        fetched = [
-            cid
-            for watched, walked in results
-            if watched["kind"] == "post" and walked.pages
-            for cid in refresh.comment_rows(walked.pages)["comment_id"].dropna()
-        ]
-        known["texts"] = _texts(con, fetched)
-        frame, first_error = self._commit(results, known)
+        frame, first_error = self._commit(results, {**known, "texts": _old_texts(con, results)})
         if first_error is not None:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
         return frame
@@ -480,13 +482,40 @@ class _Refresh:
 
     def _walk_all(self, known: dict[str, Any]) -> list[tuple[dict[str, Any], refresh.Walked]]:
         client = self.client
-        comments_fetch, comments_stop = client._fetcher(
-            "comments", endpoints.COMMENTS_PATH, fresh_after=self.fresh_after
-        )
-        ads_fetch, ads_stop = client._fetcher(
-            "ads", endpoints.ADS_PATH, fresh_after=self.fresh_after
-        )
         stop = threading.Event()
+        stops: list[threading.Event] = []
+        fetchers: dict[tuple[str, datetime], refresh.Fetch] = {}
+        lock = threading.Lock()
+
+        def fetcher(operation: str, fresh_after: datetime) -> refresh.Fetch:
+            """One fetch per (operation, freshness), sharing the run's stop."""
+            with lock:
+                if (operation, fresh_after) not in fetchers:
+                    path = (
+                        endpoints.COMMENTS_PATH if operation == "comments" else endpoints.ADS_PATH
+                    )
+                    fetch, its_stop = client._fetcher(operation, path, fresh_after=fresh_after)
+                    fetchers[operation, fresh_after] = fetch
+                    stops.append(its_stop)
+                    if stop.is_set():
+                        its_stop.set()
+                return fetchers[operation, fresh_after]
+
+        def stop_all() -> None:
+            with lock:
+                stop.set()
+                for each in stops:
+                    each.set()
+
+        def fresh_after(state: dict[str, Any]) -> datetime:
+            """Pages count from the start of this refresh, or of the one that cut this
+            item's walk short (lately: its pages are in the HTTP cache, paid for)."""
+            cut = state.get("resume_after")
+            if cut is None:
+                return self.fresh_after
+            since = datetime.fromisoformat(cut)
+            return since if self.at - since <= RESUME_WITHIN else self.fresh_after
+
         by_post = known["comments"].groupby("item", sort=False)
         ids_of: dict[str, pd.DataFrame] = {str(k): g for k, g in by_post}
 
@@ -504,11 +533,12 @@ class _Refresh:
                 else:
                     base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
                 full = self.full and not state.get("complete", False)
-                walked = refresh.walk_post(comments_fetch, watched, base, full=full)
+                fetch = fetcher("comments", fresh_after(state))
+                walked = refresh.walk_post(fetch, watched, base, full=full)
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(
-                    ads_fetch,
+                    fetcher("ads", fresh_after(state)),
                     watched,
                     since=date.fromisoformat(since) if since else None,
                     stop=stop,
@@ -517,14 +547,26 @@ class _Refresh:
                 self.on_error == "raise"
                 or isinstance(walked.error, BudgetExceededError | AuthError)
             ):
-                stop.set()
-                comments_stop.set()
-                ads_stop.set()
+                stop_all()
             return walked
 
         watched = list(self.manifest.watched)
-        with ThreadPoolExecutor(max_workers=max(1, client.workers)) as pool:
-            walks = list(pool.map(one, watched))
+        pool = ThreadPoolExecutor(max_workers=max(1, client.workers))
+        futures = [pool.submit(one, item) for item in watched]
+        try:
+            walks = [future.result() for future in futures]
+        except BaseException:
+            # Ctrl-C (or SIGTERM through the command line): nothing more is sent, the
+            # walks under way end at their next page, and what they fetched is kept.
+            stop_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.interrupted = [
+                (item, future.result())
+                for item, future in zip(watched, futures, strict=True)
+                if future.done() and not future.cancelled() and future.exception() is None
+            ]
+            raise
+        pool.shutdown()
         return list(zip(watched, walks, strict=True))
 
     def _commit(
@@ -558,7 +600,7 @@ class _Refresh:
                         if cid not in old_comments.index:
                             new += 1
                             changes.append((at, "comment", item, cid, "new"))
-                        elif _differs(known["texts"].get(cid), text):
+                        elif cid in known["texts"] and _differs(known["texts"][cid], text):
                             changed += 1
                             changes.append((at, "comment", item, cid, "edited"))
                 ids = set() if got is None else set(got["comment_id"].dropna())
@@ -567,6 +609,9 @@ class _Refresh:
                 missing = None if total is None else max(int(total) - have, 0)
                 if walked.reached:
                     state["walked"] = self.id
+                    state.pop("resume_after", None)
+                elif walked.pages:  # cut short: the next refresh walks on from its pages
+                    state.setdefault("resume_after", self.fresh_after.isoformat())
                 state["total"] = total
                 state["complete"] = bool(walked.reached and missing == 0)
                 complete: bool | None = state["complete"]
@@ -608,6 +653,9 @@ class _Refresh:
                         changes.append((at, "ad", item, aid, "stopped"))
                 if walked.reached:
                     state["checked"] = self.at.date().isoformat()
+                    state.pop("resume_after", None)
+                elif walked.pages:
+                    state.setdefault("resume_after", self.fresh_after.isoformat())
                 complete = bool(walked.reached)
                 missing = None
             self.manifest.state[key] = state
@@ -667,8 +715,14 @@ class _Refresh:
         return frame, first_error
 
 
-def _texts(con: Any, ids: list[str]) -> dict[str, Any]:
-    """The latest text the study holds of each of ``ids``."""
+def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> dict[str, Any]:
+    """The latest text the study holds of each comment the walks brought back."""
+    ids = [
+        cid
+        for watched, walked in results
+        if watched["kind"] == "post" and walked.pages
+        for cid in refresh.comment_rows(walked.pages)["comment_id"].dropna()
+    ]
     if not ids:
         return {}
     wanted = pd.DataFrame({"comment_id": pd.array(ids, dtype="string")})

@@ -96,3 +96,48 @@ def test_a_folder_that_is_not_a_study_exits_2_untouched(tmp_path: Path) -> None:
         done = run("add-posts", "bw", P82, sandbox=sandbox, cwd=tmp_path)
     assert done.returncode == 5 and "is not a study" in done.stderr
     assert [p.name for p in (tmp_path / "bw").iterdir()] == ["mine.txt"]
+
+
+def test_sigterm_mid_refresh_keeps_what_was_fetched(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    with Sandbox(seed=0) as fast:
+        run("add-posts", "bw", EXAMPLE_POSTS[2345], P82, sandbox=fast, cwd=tmp_path)
+    with Sandbox(seed=0, latency=0.05) as slow:
+        env = dict(os.environ, SOCIALFRAME_BASE_URL=slow.url, SOCIALFRAME_API_KEY=slow.api_key)
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "socialframe",
+                "study",
+                "refresh",
+                "bw",
+                "--cache",
+                "c",
+                "--workers",
+                "1",
+            ],
+            cwd=tmp_path,
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while slow.charges < 10 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+        assert child.returncode == 143, err
+        assert "Traceback" not in err
+        paid = slow.charges
+        study = sf.Study(tmp_path / "bw")
+        kept = study.comments()
+        assert len(study.runs()) == 1 and len(kept) >= 50 * (paid - 1) - 50
+        # the next refresh pays only for the pages not kept: P2345's rest (a page paid
+        # as the signal came may be paid again) and P82's two, never reached
+        again = run("refresh", "bw", "--cache", "c", sandbox=slow, cwd=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert slow.charges - paid in (47 - paid + 2, 47 - paid + 3)
+    assert len(study.comments()) == 2345 + 82

@@ -87,6 +87,7 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
         f"set temp_directory = {_quoted(str(Path(tempfile.gettempdir()) / 'socialframe-duckdb'))}"
     )
     con.execute("set preserve_insertion_order = false")
+    con.execute("set enable_progress_bar = false")  # a library prints nothing
     for kind in ("comments", "ads", "changes", "runs", "items"):
         files = [str(dataset.path / path) for path in manifest.files(kind)]
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)

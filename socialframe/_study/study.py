@@ -748,8 +748,10 @@ def _was_stopped(error: FetchError) -> bool:
 
 
 def _differs(old: Any, new: Any) -> bool:
-    if pd.isna(old) if not isinstance(old, list | tuple) else False:
-        return not (pd.isna(new) if not isinstance(new, list | tuple) else False)
+    """Whether two sightings of a field differ (missing equals missing only)."""
+    old_missing, new_missing = _missing(old), _missing(new)
+    if old_missing or new_missing:
+        return old_missing != new_missing
     return bool(old != new)
 
 

@@ -425,3 +425,94 @@ def test_a_read_only_study_is_one_clear_error_and_still_reads(
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         shutil.rmtree(folder)
+
+
+# -- the change rules, with a service whose answers a test changes -------------------------
+
+
+class Edited:
+    """The sandbox's answers (in-process), with some comments' text and some ads' fields
+    changed, and some ads left out: what a week can do to what a study saw."""
+
+    def __init__(self) -> None:
+        self.sandbox = Sandbox(seed=0)
+        self.inner = self.sandbox.transport().handler
+        self.texts: dict[str, str] = {}  # comment id -> text now
+        self.ads: dict[str, dict[str, object]] = {}  # ad id -> fields now
+        self.gone: set[str] = set()  # ad ids no longer answered
+
+    def __call__(self, request: object) -> tuple[int, bytes, dict[str, str]]:
+        status, content, headers = self.inner(request)
+        body = json.loads(content)
+        for comment in body.get("data", []) if isinstance(body.get("data"), list) else []:
+            for cid, text in self.texts.items():
+                if cid in json.dumps(comment):
+                    comment["text"] = text
+        data = body.get("data")
+        if isinstance(data, dict) and isinstance(data.get("ads"), list):
+            for group in data["ads"]:
+                kept = []
+                for ad in group if isinstance(group, list) else [group]:
+                    aid = str(ad.get("ad_archive_id"))
+                    if aid in self.gone:
+                        continue
+                    ad.update(self.ads.get(aid, {}))
+                    kept.append(ad)
+                group[:] = kept
+            data["ads"] = [g for g in data["ads"] if g]
+        return status, json.dumps(body).encode(), headers
+
+
+def _scripted(service: Edited, tmp_path: Path) -> sf.Client:
+    return sf.Client(
+        service.sandbox.api_key,
+        base_url="https://api.example",
+        transport=sf.MockTransport(service),
+        cache=tmp_path / "cache",
+        progress=False,
+    )
+
+
+def test_an_edited_comment_is_a_change_and_its_new_text_the_latest(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Edited()
+    study.add_posts([P50])
+    with _scripted(service, tmp_path) as client:
+        study.refresh(client)
+        first = study.comments().set_index("comment_id")
+        edited = first.index[3]
+        service.texts[edited] = "edited: a better comment"
+        run = study.refresh(client)
+    assert run[["new", "changed"]].to_dict("list") == {"new": [0], "changed": [1]}
+    changes = study.changes()
+    assert changes.loc[changes["change"] == "edited", "id"].tolist() == [edited]
+    now = study.comments().set_index("comment_id")
+    assert now.at[edited, "text"] == "edited: a better comment"
+    assert now.at[edited, "first_seen"] == first.at[edited, "first_seen"]
+    versions = study.sql("select text from comment_versions where comment_id = ?", [edited])
+    assert sorted(versions["text"]) == sorted(
+        [first.at[edited, "text"], "edited: a better comment"]
+    )
+
+
+def test_stopped_ads_are_found_both_ways_and_are_no_longer_active(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Edited()
+    study.add_ads("running shoes", country="US", active_status="all")
+    with _scripted(service, tmp_path) as client:
+        study.refresh(client)
+        running = study.ads().query("is_active")["ad_archive_id"].tolist()
+        flagged, vanished, retitled = running[0], running[1], running[2]
+        service.ads[flagged] = {"is_active": False}  # the service says it stopped
+        service.gone.add(vanished)  # no longer among the running ones
+        service.ads[retitled] = {"snapshot": {"title": "A new title"}}
+        run = study.refresh(client)
+    changes = study.changes().query("change != 'new'").set_index("id")["change"].to_dict()
+    assert changes == {flagged: "stopped", vanished: "stopped", retitled: "edited"}
+    assert run["changed"].tolist() == [3] and run["new"].tolist() == [0]
+    ads = study.ads().set_index("ad_archive_id")
+    assert not ads.at[flagged, "is_active"] and not ads.at[vanished, "is_active"]
+    assert ads.loc[[flagged, vanished], "stopped_seen"].notna().all()
+    assert ads["stopped_seen"].notna().sum() == 2

@@ -262,8 +262,8 @@ class Sandbox:
 
         Example:
             >>> import socialframe as sf
-            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
-            >>> sandbox = Sandbox()
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+            >>> sandbox = Sandbox(clock=ManualClock())  # its world as of 2026-01-01
             >>> with sf.Client(sandbox.api_key, base_url="https://api.example",
             ...                transport=sandbox.transport(), cache=False) as client:
             ...     len(client.post_comments(EXAMPLE_POSTS[50])), sandbox.charges

@@ -14,7 +14,7 @@ import pytest
 
 import socialframe as sf
 from socialframe._cache.inventory import REPORT_COLUMNS
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, repeats
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, repeats
 from socialframe.sandbox._ads import AdSearch
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
@@ -79,7 +79,10 @@ def test_the_report_of_a_sqlite_cache(sandbox: Sandbox, tmp_path: Path) -> None:
 
 
 def test_the_report_of_a_team_cache(team: str) -> None:
-    with Sandbox() as sandbox, sandbox.client(cache=team, progress=False) as client:
+    with (
+        Sandbox(clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=team, progress=False) as client,
+    ):
         got = _fill(client)
         _check(client.cache_report(), got, sandbox)
 
@@ -105,7 +108,7 @@ def test_expired_pages_are_counted_and_still_there(sandbox: Sandbox, tmp_path: P
 
 
 def test_without_a_cache_the_report_is_empty() -> None:
-    with Sandbox().client(in_process=True, cache=False) as client:
+    with Sandbox(clock=PinnedClock()).client(in_process=True, cache=False) as client:
         client.post_comments(P82)
         report = client.cache_report()
     assert report.empty and report.columns.tolist() == list(REPORT_COLUMNS)

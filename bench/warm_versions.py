@@ -29,11 +29,13 @@ KEY = "sf-bench-key-0123456789"
 def measure(n_pages: int) -> None:
     """Child mode: print the best warm re-run time, in seconds, of ``n_pages`` pages."""
     import socialframe as sf
-    from socialframe.sandbox import Sandbox
+    from socialframe.sandbox import ManualClock, Sandbox
 
     items = [str(7_384_427_202_391_600_000 + i) for i in range(n_pages // 3)]
     with (
-        Sandbox(seed=0, api_key=KEY) as sandbox,
+        # The world as of 2026-01-01 on both sides (an earlier tree's only world;
+        # ManualClock is in both): the same pages, whatever the day.
+        Sandbox(seed=0, api_key=KEY, clock=ManualClock()) as sandbox,
         tempfile.TemporaryDirectory() as folder,
         sf.Client(KEY, base_url=sandbox.url, cache=folder, progress=False, workers=1) as client,
     ):

@@ -132,9 +132,10 @@ class SocialAccessor:
 
         Example:
             >>> import pandas as pd
-            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
             >>> posts = pd.DataFrame({"url": [EXAMPLE_POSTS[1], EXAMPLE_POSTS[50]]})
-            >>> with Sandbox() as sandbox, sandbox.client(cache=False) as client:
+            >>> sandbox = Sandbox(clock=PinnedClock())  # its world as of 2026-01-01
+            >>> with sandbox, sandbox.client(cache=False) as client:
             ...     got = posts.social.fetch_comments("url", client=client)
             >>> got.groupby("url", sort=False).size().tolist()
             [1, 50]

@@ -340,8 +340,9 @@ class Client:
                 fetched before the failure.
 
         Example:
-            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
-            >>> with Sandbox().client(in_process=True, cache=False) as client:
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+            >>> sandbox = Sandbox(clock=ManualClock())  # its world as of 2026-01-01
+            >>> with sandbox.client(in_process=True, cache=False) as client:
             ...     comments = client.post_comments(EXAMPLE_POSTS[82])
             ...     several = client.post_comments([EXAMPLE_POSTS[1], EXAMPLE_POSTS[50]])
             >>> len(comments), client.ledger.paid_calls

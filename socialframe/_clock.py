@@ -3,6 +3,8 @@
 Injected (``sf.Client(clock=...)``, ``Sandbox(clock=...)``) so that retries,
 ``Retry-After`` waits and rate limits are tested in milliseconds:
 :class:`ManualClock` jumps forward when slept on instead of waiting.
+:class:`PinnedClock` holds the wall clock still (the sandbox's world is a function
+of it) while waits stay real.
 """
 
 from __future__ import annotations
@@ -11,6 +13,10 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+"""Where :class:`ManualClock` and :class:`PinnedClock` start by default: the
+sandbox's reference date, at which its world is the one its docs describe."""
 
 
 @runtime_checkable
@@ -102,7 +108,7 @@ class ManualClock:
     """
 
     def __init__(self, start: datetime | None = None) -> None:
-        self._start = start or datetime(2026, 1, 1, tzinfo=UTC)
+        self._start = start or START
         if self._start.tzinfo is None:
             raise ValueError("start must be tz-aware")
         self._elapsed = 0.0
@@ -173,3 +179,105 @@ class ManualClock:
 
     def __repr__(self) -> str:
         return f"ManualClock(now={self.now().isoformat()!r})"
+
+
+class PinnedClock:
+    """A wall clock that stands still where you pin it; waits and timers stay real.
+
+    ``now()`` shows ``at`` (2026-01-01 UTC by default, the sandbox's reference
+    date) plus what :meth:`advance` added, whatever the time; ``monotonic()`` and
+    ``sleep()`` are the system's. Give it to a sandbox to fix the date its world
+    shows (its comments and ads) while its rate limit, ``Retry-After`` and latency
+    take real time, as they must for a client on the other side of a socket.
+    (A :class:`ManualClock` pins the date too, but its time moves only when slept
+    on: a sandbox's rate limit over HTTP would then never let up.)
+
+    Thread-safe.
+
+    Args:
+        at: The date to show (tz-aware); 2026-01-01 UTC by default.
+
+    Raises:
+        ValueError: ``at`` is naive (no time zone).
+
+    Example:
+        >>> from datetime import datetime, UTC
+        >>> clock = PinnedClock()
+        >>> clock.now().isoformat()
+        '2026-01-01T00:00:00+00:00'
+        >>> clock.advance(7 * 86_400)  # a week later, at once
+        >>> clock.now().isoformat()
+        '2026-01-08T00:00:00+00:00'
+        >>> PinnedClock(datetime(2026, 3, 1, tzinfo=UTC)).now().isoformat()
+        '2026-03-01T00:00:00+00:00'
+    """
+
+    def __init__(self, at: datetime | None = None) -> None:
+        if at is not None and at.tzinfo is None:
+            raise ValueError("at must be tz-aware, e.g. datetime(2026, 1, 1, tzinfo=UTC)")
+        self._at = at or START
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        """The pinned date plus what :meth:`advance` added; it does not run.
+
+        Returns:
+            A tz-aware datetime.
+
+        Example:
+            >>> clock = PinnedClock()
+            >>> clock.sleep(0.01)  # a real wait...
+            >>> clock.now().isoformat()  # ...and the date has not moved
+            '2026-01-01T00:00:00+00:00'
+        """
+        with self._lock:
+            return self._at
+
+    def monotonic(self) -> float:
+        """The system's monotonic clock, in seconds.
+
+        Returns:
+            ``time.monotonic()``.
+
+        Example:
+            >>> clock = PinnedClock()
+            >>> before = clock.monotonic(); clock.sleep(0.01)
+            >>> clock.monotonic() > before
+            True
+        """
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        """Wait for real (``time.sleep``); the date does not move.
+
+        Args:
+            seconds: How long.
+
+        Example:
+            >>> PinnedClock().sleep(0.01)
+        """
+        time.sleep(seconds)
+
+    def advance(self, seconds: float) -> None:
+        """Move the date forward by ``seconds``, at once.
+
+        Args:
+            seconds: How far, 0 or more.
+
+        Raises:
+            ValueError: ``seconds`` is negative (a clock does not go back: pin a
+                new one at the earlier date).
+
+        Example:
+            >>> clock = PinnedClock()
+            >>> clock.advance(3600)
+            >>> clock.now().isoformat()
+            '2026-01-01T01:00:00+00:00'
+        """
+        if not seconds >= 0:
+            raise ValueError(f"seconds must be >= 0, got {seconds}: pin a new clock to go back")
+        with self._lock:
+            self._at += timedelta(seconds=seconds)
+
+    def __repr__(self) -> str:
+        return f"PinnedClock(now={self.now().isoformat()!r})"

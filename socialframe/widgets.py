@@ -248,8 +248,9 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
         An ``ipywidgets.VBox`` subclass named ``AdSearch``.
 
     Example:
-        >>> from socialframe.sandbox import Sandbox
-        >>> with Sandbox() as sandbox, sandbox.client(cache=False) as client:
+        >>> from socialframe.sandbox import PinnedClock, Sandbox
+        >>> sandbox = Sandbox(clock=PinnedClock())  # its world as of 2026-01-01
+        >>> with sandbox, sandbox.client(cache=False) as client:
         ...     search = ad_search(client, pages=2)
         ...     search.query.value = "coffee"
         ...     label = search.button.description

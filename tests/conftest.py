@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import Sandbox
+from socialframe.sandbox import PinnedClock, Sandbox
 
 
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(seed=0) as server:
+    with Sandbox(seed=0, clock=PinnedClock()) as server:
         yield server
 
 
@@ -40,7 +40,10 @@ def comments_2345() -> pd.DataFrame:
     """The 2,345 comments of one sandbox post, fetched once per run (read-only: copy to change)."""
     from socialframe.sandbox import EXAMPLE_POSTS
 
-    with Sandbox(seed=0) as server, server.client(cache=False, progress=False) as c:
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as server,
+        server.client(cache=False, progress=False) as c,
+    ):
         frame = c.post_comments(EXAMPLE_POSTS[2345])
     assert len(frame) == 2345
     return frame

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox, comment_total
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, PinnedClock, Sandbox, comment_total
 
 P82 = EXAMPLE_POSTS[82]
 
@@ -277,9 +277,12 @@ def test_rate_limit_honours_retry_after(sandbox: Sandbox, cache_path: object) ->
 
 
 def test_fault_rate_gives_the_same_frame(cache_path: object, tmp_path: object) -> None:
-    with Sandbox(seed=3) as calm, calm.client(cache=False) as c:
+    with Sandbox(seed=3, clock=PinnedClock()) as calm, calm.client(cache=False) as c:
         expected = c.post_comments(post_with(120))
-    with Sandbox(seed=3, fault_rate=0.4) as flaky, flaky.client(cache=False, backoff=0.01) as c:
+    with (
+        Sandbox(seed=3, fault_rate=0.4, clock=PinnedClock()) as flaky,
+        flaky.client(cache=False, backoff=0.01) as c,
+    ):
         got = c.post_comments(post_with(120))
         faults = sum(not r.charged for r in flaky.requests)
         assert faults > 0 and c.ledger.failed_calls == faults and c.ledger.paid_calls == 3
@@ -289,7 +292,7 @@ def test_fault_rate_gives_the_same_frame(cache_path: object, tmp_path: object) -
 
 
 def test_unreachable_service_is_network_error(cache_path: object) -> None:
-    with Sandbox() as gone:
+    with Sandbox(clock=PinnedClock()) as gone:
         url, key = gone.url, gone.api_key
     with sf.Client(key, base_url=url, cache=cache_path, max_retries=1, backoff=0.01) as c:
         with pytest.raises(sf.NetworkError):

@@ -34,7 +34,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 P82, P1 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[1]
 KEY = "sk-trust-inputs-0123456789"
@@ -45,7 +45,7 @@ MAX_BODY = 64 * 2**20  # the largest body read, as documented (64 MB)
 
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(seed=0, api_key=KEY) as server:
+    with Sandbox(seed=0, api_key=KEY, clock=PinnedClock()) as server:
         yield server
 
 

@@ -28,7 +28,7 @@ import pytest
 from samples import body_rows, png_of
 
 import socialframe as sf
-from socialframe.sandbox import Sandbox
+from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe.widgets import ad_search, explore_comments
 
 SCRIPT = '<script>alert("x")</script>'
@@ -278,7 +278,10 @@ def test_search_pays_then_cache_is_free(sandbox: Sandbox, client: sf.Client) -> 
     search = ad_search(client, pages=2)
     search.query.value = "for kids"
     search.button.click()
-    with Sandbox(seed=0) as other, other.client(cache=False, progress=False) as reference:
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as other,
+        other.client(cache=False, progress=False) as reference,
+    ):
         expected = reference.search_ads("for kids", max_pages=2)
     assert search.results["ad_archive_id"].tolist() == expected["ad_archive_id"].tolist()
     n = len(expected)
@@ -349,7 +352,10 @@ def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -
         search.query.value = "for kids"
         search.button.click()
         assert client.progress is None  # silenced for the search only
-    with Sandbox(seed=0) as other, other.client(cache=False, progress=False) as reference:
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as other,
+        other.client(cache=False, progress=False) as reference,
+    ):
         first_page = reference.search_ads("for kids", max_pages=1)
     assert sandbox.charges == 1
     assert search.status.value.startswith("<span style='color:#b00020'>BudgetExceededError: ")

@@ -23,25 +23,77 @@ charges; with a :class:`ManualClock` shared by both, waits (``Retry-After``,
 backoff, latency) cost no time. :func:`example_comments` / :func:`example_ads`
 return ready-made frames that way.
 
-The data, as pure deterministic functions (no I/O, no clock, no state): same
-arguments, same result, in any process, so tests and notebooks can compute what
-the sandbox will answer without a server.
+The data, as pure deterministic functions of ``(seed, now)`` (no I/O, no state):
+same arguments, same result, in any process, so tests and notebooks can compute
+what the sandbox will answer without a server. A sandbox answers each request as
+of its clock's ``now()``; the functions take ``now=`` (the reference date,
+``REFERENCE`` = 2026-01-01T00:00Z, by default).
 
 Operation B (comments, :mod:`socialframe.sandbox._comments`):
-    ``comment_total(post) = TOTALS[int(post) % 8]`` with
+    At ``REFERENCE``, ``comment_total(post) = TOTALS[int(post) % 8]`` with
     ``TOTALS = (82, 0, 1, 50, 51, 2345, 7, 120)``; 50 per page; ``EXAMPLE_POSTS``
-    maps 0, 1, 50, 51, 82 and 2345 to a 19-digit post id with that total.
+    maps 0, 1, 50, 51, 82 and 2345 to a 19-digit post id with that total, and
+    ``posts_with(total, n)`` gives ``n`` distinct posts of a total (any number of
+    posts of 51 to 2,345 comments to watch: totals 51, 82, 120, 2345).
 
 Operation A (ads, :mod:`socialframe.sandbox._ads`):
-    ``EXAMPLE_QUERIES`` pins a few queries' counts (``"for kids"``: 75,
-    ``"running shoes"``: 130); any other query gets one of 3, 26, 40, 75, 130
-    from a hash of its text. ``repeats()`` says which searches keep
-    ``has_next_page`` true after their last page.
+    At ``REFERENCE``, ``EXAMPLE_QUERIES`` pins a few queries' counts (``"for
+    kids"``: 75, ``"running shoes"``: 130); any other query gets one of 3, 26, 40,
+    75, 130 from a hash of its text, an ``ad_page_id`` one of 2, 3, 5, 8, 13.
+    ``repeats()`` says which searches keep ``has_next_page`` true after their
+    last page.
+
+Time (:mod:`socialframe.sandbox._growth`):
+    At ``REFERENCE`` the world is the one above, which every example, the demo
+    and the notebooks show (they pin it: ``Sandbox(clock=PinnedClock())`` keeps
+    waits real, ``ManualClock()`` makes them free). The system clock, the
+    default, shows it grown since. Each week after it (``REFERENCE + w weeks``
+    to ``w + 1``) brings exactly::
+
+        post, by its total    comments    of which replies
+        at REFERENCE          a week      to older threads
+        82                    0 (never)   0
+        0                     2           0
+        1                     3           1
+        50                    3           1
+        51                    4           1
+        2345                  72          12
+        7                     1           0
+        120                   6           2
+
+        ad search, by its ads   ads started   running ads
+        at REFERENCE            a week        stopped a week
+        query, 3                0 (never)     0
+        query, 26               2             1
+        query, 40               3             1
+        query, 75               4             2
+        query, 130              6             3
+        ad_page_id, 2           0 (never)     0
+        ad_page_id, 3           1             0
+        ad_page_id, 5           1             1
+        ad_page_id, 8           2             1
+        ad_page_id, 13          2             1
+
+    (``COMMENT_GROWTH``, ``AD_GROWTH``, ``PAGE_AD_GROWTH``.) Comments: a week is
+    cut in equal slots, one comment inside each; a new thread comes first in
+    ``mostRecent`` (newest first, consistently across pages) and anywhere in
+    ``mostRelevant``; a reply joins a thread older than its week, after that
+    thread's replies, so ``mostRecent`` shows it on that thread's (later) page
+    while ``total`` and ``totalPage`` count it. ``comment_total(post, now=...)``
+    counts exactly at any moment. Ads start and stop at 00:00 UTC of one of the
+    week's days: a new ad (a group of one, after the search's other ads;
+    ``after_time`` finds it) is running; a stopped one has ``is_active`` false and
+    ``end_date`` that day; a running ad's ``end_date`` is 00:00 UTC of ``now``'s day.
+    ``ads_total(query, now=...)`` counts them. Stops are exact from a search's
+    second week on, and in its first for every query search (an ``ad_page_id``
+    with too few running ads may stop fewer). Nothing dated after ``now`` exists:
+    before ``REFERENCE``, comments and ads dated later are not there yet, and an
+    ad that ended later is still running.
 """
 
 from __future__ import annotations
 
-from .._clock import ManualClock
+from .._clock import ManualClock, PinnedClock
 from ._ads import (
     ADS_PER_ANSWER,
     EXAMPLE_QUERIES,
@@ -59,21 +111,31 @@ from ._comments import (
     comments_body,
     expected_token,
     has_pinned,
+    posts_with,
     total_pages,
 )
+from ._common import REFERENCE
 from ._examples import example_ads, example_comments
+from ._growth import AD_GROWTH, COMMENT_GROWTH, PAGE_AD_GROWTH, AdGrowth, CommentGrowth
 from ._routes import ENVELOPES
 from ._sandbox import RequestRecord, Sandbox
 
 __all__ = [
     "ADS_PER_ANSWER",
+    "AD_GROWTH",
+    "COMMENT_GROWTH",
     "ENVELOPES",
     "EXAMPLE_POSTS",
     "EXAMPLE_QUERIES",
+    "PAGE_AD_GROWTH",
     "PAGE_SIZE",
+    "REFERENCE",
     "TOTALS",
+    "AdGrowth",
     "AdSearch",
+    "CommentGrowth",
     "ManualClock",
+    "PinnedClock",
     "RequestRecord",
     "Sandbox",
     "ads_body",
@@ -85,6 +147,7 @@ __all__ = [
     "expected_token",
     "has_pinned",
     "parse_search",
+    "posts_with",
     "repeats",
     "total_pages",
 ]

@@ -7,6 +7,14 @@ Rules (all deterministic; the seed changes the content, never the counts):
   ``ADS_COUNTS[int(sha256("ads-total|" + query)[:8], 16) % 5]`` with
   ``ADS_COUNTS = (3, 26, 40, 75, 130)``. An ``ad_page_id`` search gets
   ``PAGE_AD_COUNTS[...same with "page-total|"...]`` from ``(2, 3, 5, 8, 13)``.
+* That is at the reference date (2026-01-01T00:00Z). After it, each week brings
+  ``AD_GROWTH[count]`` (``PAGE_AD_GROWTH`` for a page id; :mod:`._growth`): new
+  ads (a group of one each, after the others), and running ads that stop
+  (``is_active`` false, ``end_date`` 00:00 UTC of the day they stopped). A running
+  ad's ``end_date`` is 00:00 UTC of ``now``'s day (the reference date itself at
+  the reference date), and ``total_active_time`` follows. An ad that starts after
+  ``now`` is not there yet; before the reference date, an ad that ended after
+  ``now`` is still running.
 * Filters reduce that: ``activeStatus`` on ``is_active``; a ``country`` other than
   ``ALL`` keeps the collation groups whose ``sha256(collation_id, country) % 3 != 0``
   (about 2/3); ``after_time`` keeps ads with ``start_date >= `` that day 00:00 UTC,
@@ -26,7 +34,10 @@ Rules (all deterministic; the seed changes the content, never the counts):
 
 Its size (over 400 lines) is earned: it is one generator for one response shape,
 and it keeps every rule above in one place next to the code that enforces it;
-split, the paging quirk and the cursors would sit apart from the data they page.
+split, the paging quirk and the cursors would sit apart from the data they page,
+and the ads that start and stop after the reference date (``_AdGrowth``, drawn by
+the same ``_group`` as the others) apart from the ads they join. When they
+happen, content-free, is :mod:`._growth`'s.
 """
 
 from __future__ import annotations
@@ -35,13 +46,25 @@ import base64
 import copy
 import json
 import random
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from ._common import DAY_S, REFERENCE_S, BadParam, date_to_seconds, digest, rng_for
+from ._common import (
+    DAY_S,
+    REFERENCE_MS,
+    REFERENCE_S,
+    BadParam,
+    date_to_seconds,
+    digest,
+    now_ms,
+    rng_for,
+)
 from ._corpus import AD_BODIES, AD_TITLES, BRANDS, CTA, PAGE_CATEGORIES, PRODUCT_NAMES
+from ._growth import AD_GROWTH, PAGE_AD_GROWTH, AdGrowth, ad_days, ads_started, day_of, day_start
 
 ADS_PER_ANSWER = 26
 ADS_COUNTS = (3, 26, 40, 75, 130)
@@ -91,29 +114,57 @@ def normalise_query(query: str) -> str:
     return " ".join(query.split()).casefold()
 
 
-def ads_total(query_or_page_id: str, seed: int = 0, *, page: bool = False) -> int:
-    """Return how many ads a search finds before filters.
+def ads_total(
+    query_or_page_id: str, seed: int = 0, *, page: bool = False, now: datetime | None = None
+) -> int:
+    """Return how many ads a search finds before filters, at ``now``.
 
     Args:
         query_or_page_id: The query text, or the page id when ``page`` is true.
         seed: The sandbox seed. Counts do not depend on it, so that
-            ``EXAMPLE_QUERIES`` holds for every seed.
+            ``EXAMPLE_QUERIES`` holds for every seed (before the reference date
+            they do: the ads' start dates decide which are there yet).
         page: Whether ``query_or_page_id`` is an ``ad_page_id``.
+        now: When (tz-aware); the reference date (2026-01-01 UTC) by default.
 
     Returns:
-        One of ``ADS_COUNTS`` for a query, of ``PAGE_AD_COUNTS`` for a page id.
+        At the reference date one of ``ADS_COUNTS`` for a query, of
+        ``PAGE_AD_COUNTS`` for a page id; ``AD_GROWTH[that].started``
+        (``PAGE_AD_GROWTH``) more for every week after it, counted day by day.
+
+    Raises:
+        ValueError: ``now`` is naive.
 
     Example:
+        >>> from datetime import timedelta
+        >>> from socialframe.sandbox import REFERENCE
         >>> ads_total("Running Shoes"), ads_total("for kids"), ads_total("123", page=True)
         (130, 75, 13)
+        >>> ads_total("running shoes", now=REFERENCE + timedelta(weeks=2))
+        142
     """
-    del seed  # part of the signature for symmetry with the other generators
+    at = now_ms(now)
+    key = ("p:" + query_or_page_id) if page else ("q:" + normalise_query(query_or_page_id))
+    if at < REFERENCE_MS:
+        return sum(ad["start_date"] <= at // 1000 for group in _groups(key, seed) for ad in group)
+    base = _base_count(query_or_page_id, page)
+    return base + ads_started(key, _rate(key).started, day_of(at))
+
+
+def _base_count(query_or_page_id: str, page: bool) -> int:
     if page:
         return PAGE_AD_COUNTS[int(digest("page-total", query_or_page_id)[:8], 16) % 5]
     query = normalise_query(query_or_page_id)
     if query in EXAMPLE_QUERIES:
         return EXAMPLE_QUERIES[query]
     return ADS_COUNTS[int(digest("ads-total", query)[:8], 16) % 5]
+
+
+def _rate(key: str) -> AdGrowth:
+    kind, value = key.split(":", 1)
+    if kind == "p":
+        return PAGE_AD_GROWTH[_base_count(value, True)]
+    return AD_GROWTH[_base_count(value, False)]
 
 
 def repeats(search: AdSearch) -> bool:
@@ -180,12 +231,15 @@ def parse_search(params: Mapping[str, str]) -> tuple[AdSearch, str | None]:
     return search, params.get("end_cursor")
 
 
-def ads_body(params: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
+def ads_body(
+    params: Mapping[str, str], seed: int = 0, now: datetime | None = None
+) -> dict[str, Any]:
     """Validate a request's parameters and return its 200 body.
 
     Args:
         params: The query parameters, see :func:`parse_search`.
         seed: The sandbox seed.
+        now: When (tz-aware); the reference date (2026-01-01 UTC) by default.
 
     Returns:
         ``{"data": {"ads": [[ad, ...], ...], "page_info": {"end_cursor",
@@ -194,6 +248,7 @@ def ads_body(params: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
     Raises:
         BadParam: A parameter is invalid, or ``end_cursor`` was not issued for
             this search.
+        ValueError: ``now`` is naive.
 
     Example:
         >>> data = ads_body({"query": "running shoes"})["data"]
@@ -211,14 +266,13 @@ def ads_body(params: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
         search.before,
     )[:16]
     offset, step = (0, 0) if cursor is None else _read_cursor(cursor, fingerprint, seed)
-    groups = _visible(search, seed)
-    starts = _page_starts(groups)
-    if not groups:
+    groups = _visible(search, seed, _state(now_ms(now)))
+    if offset >= len(groups):  # no ads at all; or, since the cursor, running ones stopped
         return {"data": {"ads": [], "page_info": {"end_cursor": None, "has_next_page": False}}}
-    if offset not in starts:  # only reachable with a cursor of a changed generator
-        raise BadParam("Invalid end_cursor")
-    index = starts.index(offset)
-    end = starts[index + 1] if index + 1 < len(starts) else len(groups)
+    # Pages are cut from the cursor's offset on rather than from a fixed plan, so
+    # a cursor stays good while the world moves (ads added at the end, running
+    # ones leaving an activeStatus=Active search).
+    end = _page_end(groups, offset)
     following: int | None = end if end < len(groups) else None
     if following is None and repeats(search):
         following = offset  # the quirk: "next" is this last page again
@@ -264,20 +318,19 @@ def _read_cursor(cursor: str, fingerprint: str, seed: int) -> tuple[int, int]:
     return offset, step
 
 
-def _page_starts(groups: tuple[Group, ...]) -> list[int]:
-    starts, count = [0], 0
-    for i, group in enumerate(groups):
-        if count + len(group) > ADS_PER_ANSWER:
-            starts.append(i)
-            count = 0
-        count += len(group)
-    return starts
+def _page_end(groups: tuple[Group, ...], offset: int) -> int:
+    """Where the answer starting at group ``offset`` ends: whole groups, <= 26 ads."""
+    end, count = offset, 0
+    while end < len(groups) and (end == offset or count + len(groups[end]) <= ADS_PER_ANSWER):
+        count += len(groups[end])
+        end += 1
+    return end
 
 
 @lru_cache(maxsize=32)
-def _visible(search: AdSearch, seed: int) -> tuple[Group, ...]:
+def _visible(search: AdSearch, seed: int, state: _State) -> tuple[Group, ...]:
     kept: list[Group] = []
-    for group in _groups(search.key, seed):
+    for group in _world(search.key, seed, state):
         head = group[0]
         if search.active_status != "ALL" and head["is_active"] != (
             search.active_status == "Active"
@@ -309,8 +362,14 @@ class _Page:
 
 @lru_cache(maxsize=32)
 def _groups(key: str, seed: int) -> tuple[Group, ...]:
+    return _base(key, seed)[1]
+
+
+@lru_cache(maxsize=32)
+def _base(key: str, seed: int) -> tuple[list[_Page], tuple[Group, ...], frozenset[str]]:
+    """The search's advertisers, its ads at the reference date, and their ids."""
     kind, value = key.split(":", 1)
-    total = ads_total(value, seed, page=kind == "p")
+    total = _base_count(value, kind == "p")
     rng = rng_for(seed, "ads", key)
     pages = _pages(rng, value if kind == "p" else None, total)
     seen: set[str] = set()
@@ -321,7 +380,133 @@ def _groups(key: str, seed: int) -> tuple[Group, ...]:
         size = min(total - n, 1 if r < 0.75 else 2 if r < 0.92 else 3)
         groups.append(_group(rng, pages, len(groups), size, seen))
         n += size
-    return tuple(groups)
+    return pages, tuple(groups), frozenset(seen)
+
+
+# -- in time -----------------------------------------------------------------------------------
+
+_State = tuple[int, int]
+"""What an ad search's world depends on: ``(day, 0)``, the day after the reference
+date (its ads start and stop at 00:00 UTC), or ``(-1, second)`` before it."""
+
+
+def _state(at: int) -> _State:
+    return (day_of(at), 0) if at >= REFERENCE_MS else (-1, at // 1000)
+
+
+@lru_cache(maxsize=64)
+def _world(key: str, seed: int, state: _State) -> tuple[Group, ...]:
+    """The search's ads as they stand in ``state``: started, running or stopped."""
+    groups = _groups(key, seed)
+    day, second = state
+    if day < 0:  # before the reference date: not started yet, or still running
+        today = day_start((second - REFERENCE_S) // DAY_S)
+        cut = (
+            tuple(
+                _as_of(ad, ad["is_active"] or ad["end_date"] > second, today)
+                for ad in group
+                if ad["start_date"] <= second
+            )
+            for group in groups
+        )
+        return tuple(group for group in cut if group)
+    if day == 0:
+        return groups  # the reference world as generated (nothing starts or stops on day 0)
+    growth = _ad_growth(key, seed)
+    started, stops = growth.upto(day)
+    today = day_start(day)
+    return tuple(
+        tuple(_as_of(ad, i not in stops, today, stops.get(i)) for ad in group)
+        if group[0]["is_active"] or i >= len(groups)  # (ads stopped by then keep their end)
+        else group
+        for i, group in enumerate((*groups, *started))
+    )
+
+
+def _as_of(ad: Ad, running: bool, today: int, stop_day: int | None = None) -> Ad:
+    """An ad with ``is_active``, ``end_date`` and ``total_active_time`` at a date."""
+    if running:
+        end = max(today, ad["start_date"])
+    elif stop_day is not None:
+        end = day_start(stop_day)
+    else:
+        return ad
+    if ad["is_active"] == running and ad["end_date"] == end:
+        return ad
+    spent = None if ad["total_active_time"] is None else end - ad["start_date"]
+    return {**ad, "is_active": running, "end_date": end, "total_active_time": spent}
+
+
+class _AdGrowth:
+    """A search's ads after the reference date, drawn week by week as far as asked.
+
+    New ads are groups of one (so a stop count of ads can be met exactly); the
+    ads that stop are drawn among the groups running at the week's start.
+    """
+
+    def __init__(self, key: str, seed: int) -> None:
+        self.key, self.seed = key, seed
+        self.rate = _rate(key)
+        self._pages, groups, ids = _base(key, seed)
+        self._seen = set(ids)
+        self._sizes = [len(group) for group in groups]
+        # The groups running now (base ones active at the reference date, new ones):
+        self._running = [i for i, group in enumerate(groups) if group[0]["is_active"]]
+        self._started: list[Group] = []  # in start order
+        self._start_days: list[int] = []
+        self._stops: dict[int, int] = {}  # group index -> the day it stopped
+        self._weeks = 0
+        self._lock = threading.Lock()  # the server answers requests in parallel threads
+
+    def upto(self, day: int) -> tuple[tuple[Group, ...], dict[int, int]]:
+        """The ads started by ``day``, and the stop day of each group stopped by then."""
+        with self._lock:
+            while self._weeks * 7 < day:
+                self._draw(self._weeks)
+                self._weeks += 1
+            started = tuple(
+                g for g, d in zip(self._started, self._start_days, strict=True) if d <= day
+            )
+            stops = {i: d for i, d in self._stops.items() if d <= day}
+        return started, stops
+
+    def _draw(self, week: int) -> None:
+        started, stopped = self.rate
+        rng = rng_for(self.seed, "ad-growth", self.key, week)
+        # Stops first: among the groups running at the week's start, drawn one at a
+        # time (years of growth keep thousands running: no shuffling them all).
+        running = self._running
+        tried: set[int] = set()
+        chosen: list[int] = []
+        days = ad_days(self.key, "stop", week, stopped)
+        left = stopped
+        while left and len(tried) < len(running):
+            j = int(rng.random() * len(running))
+            if j in tried:
+                continue
+            tried.add(j)
+            if self._sizes[running[j]] <= left:
+                self._stops[running[j]] = days[stopped - left]
+                left -= self._sizes[running[j]]
+                chosen.append(j)
+        for j in sorted(chosen, reverse=True):
+            del running[j]
+        for day in ad_days(self.key, "start", week, started):
+            # A free index: past the 11 ad texts and 4 quirks the first groups show.
+            group = _group(rng, self._pages, 1_000, 1, self._seen)
+            at = day_start(day)
+            ad = group[0]
+            spent = None if ad["total_active_time"] is None else 0
+            new = {**ad, "is_active": True, "start_date": at, "end_date": at}
+            self._started.append(({**new, "total_active_time": spent},))
+            self._start_days.append(day)
+            self._running.append(len(self._sizes))  # (the index of the group just added)
+            self._sizes.append(1)
+
+
+@lru_cache(maxsize=256)
+def _ad_growth(key: str, seed: int) -> _AdGrowth:
+    return _AdGrowth(key, seed)
 
 
 def _pages(rng: random.Random, page_id: str | None, total: int) -> list[_Page]:

@@ -1,9 +1,15 @@
 """Operation B data: the comments of a post, paged by 50, with the real quirks.
 
-Rules (all deterministic; the seed changes the content, never the counts):
+Rules (all deterministic; the seed changes the content, never the counts, but for
+the world before the reference date, which its comments' dates cut):
 
-* ``comment_total(post)`` is ``TOTALS[int(post) % 8]`` with
-  ``TOTALS = (82, 0, 1, 50, 51, 2345, 7, 120)``. Replies are part of the total.
+* At the reference date (2026-01-01T00:00Z), ``comment_total(post)`` is
+  ``TOTALS[int(post) % 8]`` with ``TOTALS = (82, 0, 1, 50, 51, 2345, 7, 120)``.
+  Replies are part of the total. After it, each week brings
+  ``COMMENT_GROWTH[that total]`` (:mod:`._growth`): new threads, newest first in
+  ``mostRecent`` and anywhere in ``mostRelevant``, and replies to older threads,
+  after that thread's other replies. ``total`` and ``totalPage`` count them all.
+  Before it, comments dated after ``now`` are not there yet.
 * A post has a pinned top-level comment when ``(int(post) // 8) % 2 == 0`` and it
   has comments. ``mostRelevant`` puts it first; ``mostRecent`` does not.
 * ``mostRelevant``: threads in no time order. ``mostRecent``: threads newest
@@ -18,19 +24,29 @@ Rules (all deterministic; the seed changes the content, never the counts):
   the first four use one author of each shape (person v1 with ``name``, v2 with
   ``firstName``/``lastName``, v3 with ``FirstName``/``LastName``, organisation), so
   any post with at least 14 comments shows all of them.
+
+Its size (over 400 lines) is earned: one generator for one response shape, whose
+comments after the reference date (``_Growth``) are written by the same ``_item``
+and join the same threads as the others, and whose two orders must place both
+alike; apart, each half would reach into the other's threads. When comments
+arrive, content-free, is :mod:`._growth`'s.
 """
 
 from __future__ import annotations
 
 import base64
 import random
+import threading
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
-from ._common import REFERENCE_MS, BadParam, digest, rng_for, utc_string
+from ._common import REFERENCE_MS, BadParam, digest, now_ms, rng_for, utc_string
 from ._corpus import COMMENT_QUIRKS, COMMENT_TEXTS, COMPANIES, FIRST_NAMES, HEADLINES, LAST_NAMES
+from ._growth import COMMENT_GROWTH, arrival_times, comment_position
 
 PAGE_SIZE = 50
 TOTALS = (82, 0, 1, 50, 51, 2345, 7, 120)
@@ -50,20 +66,70 @@ _PERMALINK = "https://www.linkedin.com/feed/update/urn:li:activity:"
 Comment = dict[str, Any]
 
 
-def comment_total(post_id: str) -> int:
-    """Return how many comments (replies included) a post has.
+def comment_total(post_id: str, *, now: datetime | None = None, seed: int = 0) -> int:
+    """Return how many comments (replies included) a post has at ``now``.
 
     Args:
         post_id: The post id, digits only.
+        now: When (tz-aware); the reference date (2026-01-01 UTC) by default.
+        seed: The sandbox seed: it matters only before the reference date (the
+            comments' dates then decide which are there yet).
 
     Returns:
-        ``TOTALS[int(post_id) % 8]``, one of 82, 0, 1, 50, 51, 2345, 7, 120.
+        At the reference date ``TOTALS[int(post_id) % 8]``, one of 82, 0, 1, 50,
+        51, 2345, 7, 120; ``COMMENT_GROWTH[that].per_week`` more for every week
+        after it, counted comment by comment within a week.
+
+    Raises:
+        ValueError: ``now`` is naive.
 
     Example:
+        >>> from datetime import timedelta
+        >>> from socialframe.sandbox import REFERENCE
         >>> comment_total(EXAMPLE_POSTS[82]), comment_total("8")
         (82, 82)
+        >>> comment_total(EXAMPLE_POSTS[2345], now=REFERENCE + timedelta(weeks=2))
+        2489
     """
-    return TOTALS[int(post_id) % 8]
+    base = TOTALS[int(post_id) % 8]
+    at = now_ms(now)
+    if at < REFERENCE_MS:
+        return bisect_right(_base_times(post_id, seed), at)
+    per_week = COMMENT_GROWTH[base].per_week
+    weeks, arrived = comment_position(post_id, per_week, at)
+    return base + weeks * per_week + arrived
+
+
+def posts_with(total: int, count: int) -> list[str]:
+    """Return ``count`` distinct post ids with ``total`` comments at the reference date.
+
+    Each is a 19-digit id of its own world (texts, authors, dates and, after the
+    reference date, arrivals differ from post to post); the first is
+    ``EXAMPLE_POSTS[total]`` when there is one. For many posts worth watching:
+    totals 51, 82, 120 and 2345 (82 never grows; see ``COMMENT_GROWTH``).
+
+    Args:
+        total: One of ``TOTALS``: 82, 0, 1, 50, 51, 2345, 7 or 120.
+        count: How many ids, 0 to 1,000,000.
+
+    Returns:
+        The ids, ascending (``int(id) % 8`` picks the total: ids 8 apart).
+
+    Raises:
+        ValueError: ``total`` is not one of ``TOTALS``, or ``count`` is out of range.
+
+    Example:
+        >>> posts_with(2345, 3)
+        ['7384427202391592965', '7384427202391592973', '7384427202391592981']
+        >>> [comment_total(p) for p in posts_with(120, 2)]
+        [120, 120]
+    """
+    if total not in TOTALS:
+        raise ValueError(f"total must be one of {sorted(TOTALS)}, got {total!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 1_000_000:
+        raise ValueError(f"count must be an integer from 0 to 1,000,000, got {count!r}")
+    first = _BASE_POST + TOTALS.index(total)
+    return [str(first + 8 * k) for k in range(count)]
 
 
 def has_pinned(post_id: str) -> bool:
@@ -122,7 +188,9 @@ def expected_token(post_id: str, sort: str, page: int, seed: int = 0) -> str:
     return f"{digits}-{ms}-{h[32:]}"
 
 
-def comments_body(post_id: str, sort: str, page: int = 1, seed: int = 0) -> dict[str, Any]:
+def comments_body(
+    post_id: str, sort: str, page: int = 1, seed: int = 0, *, now: datetime | None = None
+) -> dict[str, Any]:
     """Return the 200 body for one page of a post's comments.
 
     A page past the last one has ``data: []`` (the real service charges for it).
@@ -132,6 +200,7 @@ def comments_body(post_id: str, sort: str, page: int = 1, seed: int = 0) -> dict
         sort: ``mostRelevant`` or ``mostRecent``.
         page: The page, from 1.
         seed: The sandbox seed.
+        now: When (tz-aware); the reference date (2026-01-01 UTC) by default.
 
     Returns:
         ``{"success", "message", "data", "total", "totalPage", "paginationToken"}``;
@@ -139,6 +208,7 @@ def comments_body(post_id: str, sort: str, page: int = 1, seed: int = 0) -> dict
 
     Raises:
         BadParam: ``post_id``, ``sort`` or ``page`` is invalid.
+        ValueError: ``now`` is naive.
 
     Example:
         >>> body = comments_body(EXAMPLE_POSTS[82], "mostRelevant", page=2)
@@ -150,25 +220,29 @@ def comments_body(post_id: str, sort: str, page: int = 1, seed: int = 0) -> dict
         raise BadParam(f"Invalid sort {sort!r}: use mostRelevant or mostRecent")
     if page < 1:
         raise BadParam("Invalid page: must be a positive integer")
-    items = _ordered(post_id, sort, seed)
+    items = _ordered(post_id, sort, seed, _state(post_id, seed, now_ms(now)))
     start = (page - 1) * PAGE_SIZE
+    data = [_comment(post_id, seed, entry) for entry in items[start : start + PAGE_SIZE]]
     return {
         "success": True,
         "message": "",
-        "data": [{**c, "author": dict(c["author"])} for c in items[start : start + PAGE_SIZE]],
+        "data": [{**c, "author": dict(c["author"])} for c in data],
         "total": len(items),
         "totalPage": total_pages(len(items)),
         "paginationToken": expected_token(post_id, sort, page, seed),
     }
 
 
-def comments_response(params: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
+def comments_response(
+    params: Mapping[str, str], seed: int = 0, now: datetime | None = None
+) -> dict[str, Any]:
     """Validate the query parameters of a request, then answer it.
 
     Args:
         params: ``urn``, ``sort``, ``page`` (default 1) and, from page 2 on,
             ``paginationToken`` (the token of the previous page).
         seed: The sandbox seed.
+        now: When (tz-aware); the reference date by default.
 
     Returns:
         The 200 body, see :func:`comments_body`.
@@ -190,7 +264,7 @@ def comments_response(params: Mapping[str, str], seed: int = 0) -> dict[str, Any
     _check_post(post_id)
     if page > 1 and params.get("paginationToken") != expected_token(post_id, sort, page - 1, seed):
         raise BadParam("Invalid paginationToken")
-    return comments_body(post_id, sort, page, seed)
+    return comments_body(post_id, sort, page, seed, now=now)
 
 
 def error_body(message: str) -> dict[str, Any]:
@@ -208,21 +282,101 @@ class _Thread:
     created: int
     pinned: bool
     items: tuple[Comment, ...]  # the top-level comment, then its replies
+    top_id: int  # the top-level comment's id: what a later reply links to
+    times: tuple[int, ...]  # each item's creation time (ms), for the world before the reference
 
 
-@lru_cache(maxsize=16)
-def _ordered(post_id: str, sort: str, seed: int) -> tuple[Comment, ...]:
+class _Arrival(NamedTuple):
+    """A comment that arrived after the reference date, before it is written out."""
+
+    week: int
+    slot: int  # its place among its week's arrivals
+    created: int  # ms
+    own_id: int
+    thread_id: int  # the top-level comment's id (its own, for a new thread)
+    reply: bool
+    thread: int  # the thread it starts or joins: base threads 0..B-1, then the new ones
+    rank: float  # where a new thread sits in mostRelevant, among the threads before it
+
+
+Entry = Comment | _Arrival
+"""An element of a post's ordered comments: a comment of the reference world, or a
+reference to one that arrived later (written out only when a page shows it)."""
+
+State = tuple[int, int]
+"""How far a post's world has come: ``(weeks, arrived)`` after the reference date,
+or ``(-1, comments there yet)`` before it. Equal states answer equal bodies."""
+
+
+def _state(post_id: str, seed: int, at: int) -> State:
+    if at < REFERENCE_MS:
+        return -1, bisect_right(_base_times(post_id, seed), at)
+    per_week = COMMENT_GROWTH[TOTALS[int(post_id) % 8]].per_week
+    return comment_position(post_id, per_week, at) if per_week else (0, 0)
+
+
+@lru_cache(maxsize=32)
+def _ordered(post_id: str, sort: str, seed: int, state: State) -> tuple[Entry, ...]:
+    threads = _threads(post_id, seed)
+    weeks, arrived = state
+    if weeks < 0:  # before the reference date: the reference world, cut at `now`
+        times = _base_times(post_id, seed)
+        cutoff = times[arrived - 1] if arrived else -1
+        return tuple(
+            item
+            for i in _base_order(post_id, sort, seed)
+            for item, at in zip(threads[i].items, threads[i].times, strict=True)
+            if at <= cutoff
+        )
+    new: list[_Arrival] = []
+    replies: dict[int, list[_Arrival]] = {}
+    for arrival in _growth(post_id, seed).arrivals(weeks, arrived):
+        if arrival.reply:
+            replies.setdefault(arrival.thread, []).append(arrival)
+        else:
+            new.append(arrival)
+    base = len(threads)
+    if sort == "mostRecent":  # every new thread is newer than the reference world's
+        order = [a.thread for a in reversed(new)] + list(_base_order(post_id, sort, seed))
+    elif new:
+        ranked = [(not t.pinned, float(i), i) for i, t in enumerate(threads)]
+        ranked += [(True, a.rank, a.thread) for a in new]
+        order = [i for *_, i in sorted(ranked)]
+    else:
+        order = list(_base_order(post_id, sort, seed))
+    entries: list[Entry] = []
+    for i in order:
+        if i < base:
+            entries.extend(threads[i].items)
+        else:
+            entries.append(new[i - base])
+        entries.extend(replies.get(i, ()))
+    return tuple(entries)
+
+
+@lru_cache(maxsize=32)
+def _base_order(post_id: str, sort: str, seed: int) -> tuple[int, ...]:
     threads = _threads(post_id, seed)
     if sort == "mostRecent":
-        order = sorted(threads, key=lambda t: t.created, reverse=True)
-    else:
-        order = sorted(threads, key=lambda t: not t.pinned)  # stable: pinned first
-    return tuple(item for thread in order for item in thread.items)
+        return tuple(sorted(range(len(threads)), key=lambda i: threads[i].created, reverse=True))
+    return tuple(sorted(range(len(threads)), key=lambda i: not threads[i].pinned))  # stable
+
+
+@lru_cache(maxsize=32)
+def _base_times(post_id: str, seed: int) -> tuple[int, ...]:
+    return tuple(sorted(at for thread in _threads(post_id, seed) for at in thread.times))
 
 
 @lru_cache(maxsize=16)
 def _threads(post_id: str, seed: int) -> tuple[_Thread, ...]:
-    return _generate(post_id, seed, comment_total(post_id))
+    return _generate(post_id, seed, TOTALS[int(post_id) % 8])
+
+
+def _links(post_id: str, top_id: int) -> tuple[str, str]:
+    """A thread's ``threadUrn`` and the permalink of its top-level comment."""
+    link = f"{_PERMALINK}{post_id}?commentUrn={_quoted_urn(post_id, top_id)}"
+    link += f"&dashCommentUrn={_quoted_dash(post_id, top_id)}"
+    return f"urn:li:comment:(activity:{post_id},{top_id})", link
 
 
 def _generate(post_id: str, seed: int, total: int) -> tuple[_Thread, ...]:
@@ -243,9 +397,7 @@ def _generate(post_id: str, seed: int, total: int) -> tuple[_Thread, ...]:
         # build hundreds of thousands of these.
         created = REFERENCE_MS - int(rng.random() * _WINDOW_MS)
         top_id = (created << 22) | rng.getrandbits(22)
-        thread_urn = f"urn:li:comment:(activity:{post_id},{top_id})"
-        link = f"{_PERMALINK}{post_id}?commentUrn={_quoted_urn(post_id, top_id)}"
-        link += f"&dashCommentUrn={_quoted_dash(post_id, top_id)}"
+        thread_urn, link = _links(post_id, top_id)
         pinned = len(threads) == pinned_thread
         items = [_item(rng, pool, n, pinned, thread_urn, created, created, link)]
         low, high = _REPLY_DELAY_MS
@@ -258,9 +410,85 @@ def _generate(post_id: str, seed: int, total: int) -> tuple[_Thread, ...]:
             reply_link = f"{link}&replyUrn={_quoted_urn(post_id, reply_id)}"
             reply_link += f"&dashReplyUrn={_quoted_dash(post_id, reply_id)}"
             items.append(_item(rng, pool, n + i, False, thread_urn, 0, when, reply_link))
-        threads.append(_Thread(created, pinned, tuple(items)))
+        threads.append(_Thread(created, pinned, tuple(items), top_id, (created, *times)))
         n += 1 + replies
     return tuple(threads)
+
+
+# -- after the reference date ------------------------------------------------------------------
+
+
+class _Growth:
+    """A post's arrivals after the reference date, drawn week by week as far as asked.
+
+    Which arrivals reply and to which thread, their ids and ranks are drawn here
+    (cheap); their texts and authors only when a page shows them (:func:`_grown`),
+    so ten years of a big post cost a fraction of writing them all out.
+    """
+
+    def __init__(self, post_id: str, seed: int) -> None:
+        self.post_id, self.seed = post_id, seed
+        self.rate = COMMENT_GROWTH[TOTALS[int(post_id) % 8]]
+        self._tops = tuple(thread.top_id for thread in _threads(post_id, seed))
+        self._new: list[_Arrival] = []  # the new threads, in arrival order
+        self._weeks: list[tuple[_Arrival, ...]] = []
+        self._lock = threading.Lock()  # the server answers requests in parallel threads
+
+    def arrivals(self, weeks: int, arrived: int) -> list[_Arrival]:
+        """The arrivals of the first ``weeks`` weeks and the first ``arrived`` of the next."""
+        with self._lock:
+            while len(self._weeks) < weeks + (arrived > 0):
+                self._weeks.append(self._draw(len(self._weeks)))
+            drawn = self._weeks
+        out = [arrival for week in drawn[:weeks] for arrival in week]
+        if arrived:
+            out += drawn[weeks][:arrived]
+        return out
+
+    def _draw(self, week: int) -> tuple[_Arrival, ...]:
+        per_week, old = self.rate
+        rng = rng_for(self.seed, "growth", self.post_id, week)
+        existing = len(self._tops) + len(self._new)  # the threads at the week's start
+        replying = set(rng.sample(range(per_week), old)) if existing else set()
+        out: list[_Arrival] = []
+        for i, at in enumerate(arrival_times(self.post_id, week, per_week)):
+            own = (at << 22) | rng.getrandbits(22)
+            if i in replying:
+                target = int(rng.random() * existing)
+                top = self._tops[target] if target < len(self._tops) else self._top(target)
+                out.append(_Arrival(week, i, at, own, top, True, target, 0.0))
+            else:
+                index = len(self._tops) + len(self._new)
+                new = _Arrival(week, i, at, own, own, False, index, rng.random() * index)
+                self._new.append(new)
+                out.append(new)
+        return tuple(out)
+
+    def _top(self, thread: int) -> int:
+        return self._new[thread - len(self._tops)].own_id
+
+
+@lru_cache(maxsize=256)
+def _growth(post_id: str, seed: int) -> _Growth:
+    return _Growth(post_id, seed)
+
+
+def _comment(post_id: str, seed: int, entry: Entry) -> Comment:
+    return _grown(post_id, seed, entry) if isinstance(entry, _Arrival) else entry
+
+
+@lru_cache(maxsize=8192)
+def _grown(post_id: str, seed: int, ref: _Arrival) -> Comment:
+    """Write out a comment that arrived after the reference date."""
+    rng = rng_for(seed, "grown", post_id, ref.week, ref.slot)
+    pool = _growth_authors(post_id, seed)
+    thread_urn, link = _links(post_id, ref.thread_id)
+    free = len(COMMENT_QUIRKS)  # (past the texts and authors every post shows first)
+    if not ref.reply:
+        return _item(rng, pool, free, False, thread_urn, ref.created, ref.created, link)
+    link += f"&replyUrn={_quoted_urn(post_id, ref.own_id)}"
+    link += f"&dashReplyUrn={_quoted_dash(post_id, ref.own_id)}"
+    return _item(rng, pool, free, False, thread_urn, 0, ref.created, link)
 
 
 def _item(
@@ -293,6 +521,12 @@ def _item(
         "text": text,
         "author": author,
     }
+
+
+@lru_cache(maxsize=256)
+def _growth_authors(post_id: str, seed: int) -> tuple[dict[str, str], ...]:
+    # A wider pool than a small post's own: newcomers find it.
+    return _post_authors(post_id, seed, max(TOTALS[int(post_id) % 8], 100))
 
 
 def _quoted_urn(post_id: str, comment_id: int) -> str:

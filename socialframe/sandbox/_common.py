@@ -1,20 +1,50 @@
-"""Helpers shared by the sandbox's data generators: fixed clock, seeded randomness, dates.
+"""Helpers shared by the sandbox's data generators: the reference date, seeded randomness, dates.
 
 Everything here is pure: the same arguments always give the same result, so two
-sandboxes with the same seed answer byte-identical bodies.
+sandboxes with the same seed and the same ``now`` answer byte-identical bodies.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from datetime import datetime
 
-# A fixed "now" (2026-01-01T00:00:00Z). Data is dated relative to it, never to the
-# wall clock, so bodies do not drift from one run (or one cache file) to the next.
+from .._clock import START
+
+REFERENCE: datetime = START
+"""2026-01-01T00:00:00Z: the sandbox's world is dated relative to it, never to the
+wall clock's zero hour, so the world at a given ``now`` never drifts. At this
+``now`` it is the world the docs describe (2,345 comments on the biggest post);
+it grows after it (``COMMENT_GROWTH``, ``AD_GROWTH``)."""
+
 REFERENCE_MS = 1_767_225_600_000
 REFERENCE_S = REFERENCE_MS // 1000
+assert int(REFERENCE.timestamp()) * 1000 == REFERENCE_MS
 
 DAY_S = 86_400
+WEEK_MS = 7 * DAY_S * 1000
+
+
+def now_ms(now: datetime | None) -> int:
+    """Return ``now`` in Unix milliseconds; ``None`` is the reference date.
+
+    Args:
+        now: A tz-aware datetime, or None.
+
+    Returns:
+        Milliseconds since the epoch (floored).
+
+    Raises:
+        ValueError: ``now`` is naive (no time zone).
+    """
+    if now is None:
+        return REFERENCE_MS
+    if now.tzinfo is None:
+        raise ValueError("now must be tz-aware, e.g. datetime(2026, 1, 8, tzinfo=UTC)")
+    # Exact integer arithmetic: timestamp() is a float and would round microseconds.
+    delta = now - REFERENCE
+    return REFERENCE_MS + (delta.days * DAY_S + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
 class BadParam(ValueError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from . import _ads as ads
@@ -77,7 +78,7 @@ class Answer:
 
 
 _Operation = tuple[
-    Callable[[Mapping[str, str], int], dict[str, Any]], Callable[[str], dict[str, Any]]
+    Callable[[Mapping[str, str], int, datetime], dict[str, Any]], Callable[[str], dict[str, Any]]
 ]
 OPERATIONS: dict[str, _Operation] = {
     "get-profile-posts-comments": (comments.comments_response, comments.error_body),
@@ -86,7 +87,7 @@ OPERATIONS: dict[str, _Operation] = {
 """Last path segment -> (answer builder, 400 body builder)."""
 
 
-def route(path: str, params: Mapping[str, str], seed: int) -> Answer:
+def route(path: str, params: Mapping[str, str], seed: int, now: datetime) -> Answer:
     """Answer an authorised GET.
 
     The service is reached through prefixes that differ per deployment
@@ -96,6 +97,7 @@ def route(path: str, params: Mapping[str, str], seed: int) -> Answer:
         path: The URL path, without the query string.
         params: The query parameters.
         seed: The sandbox seed.
+        now: The date the world is shown at (tz-aware).
 
     Returns:
         A 200 success (charged), a 400 or a 404.
@@ -105,7 +107,7 @@ def route(path: str, params: Mapping[str, str], seed: int) -> Answer:
         return error(404)
     build, bad_request = operation
     try:
-        body = build(params, seed)
+        body = build(params, seed, now)
     except BadParam as exc:
         return Answer(400, bad_request(str(exc)))
     return Answer(200, body, (VARY,), charged=True)

@@ -101,9 +101,14 @@ class Sandbox:
             ``random.Random(seed)`` in arrival order, so a run is repeatable.
         rate_limit: Most requests accepted in any one-second window; more get 429.
         api_key: The key to accept; a random ``sf-sandbox-...`` one by default.
-        clock: Times the rate-limit window and sleeps the latency; the system's
-            by default. Share a :class:`~socialframe.sandbox.ManualClock` with an
-            in-process client and waits cost nothing.
+        clock: Dates the world (each request sees it as of ``clock.now()``:
+            comments and ads keep arriving after the reference date,
+            2026-01-01), times the rate-limit window and sleeps the latency; the
+            system's by default. :class:`~socialframe.sandbox.PinnedClock` pins the
+            world's date and keeps waits real (for a server: tests, demos);
+            :class:`~socialframe.sandbox.ManualClock` pins it too (moving only
+            when slept on or advanced), and shared with an in-process client,
+            waits cost nothing.
 
     Example:
         >>> import requests
@@ -262,8 +267,8 @@ class Sandbox:
 
         Example:
             >>> import socialframe as sf
-            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
-            >>> sandbox = Sandbox()
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+            >>> sandbox = Sandbox(clock=ManualClock())  # its world as of 2026-01-01
             >>> with sf.Client(sandbox.api_key, base_url="https://api.example",
             ...                transport=sandbox.transport(), cache=False) as client:
             ...     len(client.post_comments(EXAMPLE_POSTS[50])), sandbox.charges
@@ -446,7 +451,7 @@ class Sandbox:
             return routes.error(401)
         if draw < self.fault_rate:
             return routes.fault((502, 503, "success_false", "bad_gateway")[int(kind * 4)])
-        return routes.route(path, params, self.seed)
+        return routes.route(path, params, self.seed, self.clock.now())
 
     def _over_limit(self) -> bool:
         # Sliding one-second window over accepted requests; the caller holds the lock.

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 P82 = EXAMPLE_POSTS[82]
 
@@ -45,13 +45,13 @@ def test_fetched_at_is_when_the_service_answered(sandbox: Sandbox, cache_path: P
 
 
 def test_restarted_sandbox_on_another_port_hits_the_cache(cache_path: Path) -> None:
-    with Sandbox(seed=0) as one, one.client(cache=cache_path) as c:
+    with Sandbox(seed=0, clock=PinnedClock()) as one, one.client(cache=cache_path) as c:
         c.post_comments(P82)
-    with Sandbox(seed=0) as two, two.client(cache=cache_path) as c:
+    with Sandbox(seed=0, clock=PinnedClock()) as two, two.client(cache=cache_path) as c:
         assert one.port != two.port and one.api_key != two.api_key
         assert len(c.post_comments(P82)) == 82
         assert (c.ledger.cached_calls, two.charges) == (2, 0)
-    with Sandbox(seed=1) as other, other.client(cache=cache_path) as c:
+    with Sandbox(seed=1, clock=PinnedClock()) as other, other.client(cache=cache_path) as c:
         c.post_comments(P82)  # another seed is other data: never served from seed 0's pages
         assert other.charges == 2
 
@@ -77,7 +77,7 @@ def _scan(folder: Path) -> list[str]:
 )
 def test_the_key_never_reaches_the_cache(tmp_path: Path, header: str) -> None:
     folder = tmp_path / "keycache"
-    with Sandbox(api_key=KEY) as sandbox:
+    with Sandbox(api_key=KEY, clock=PinnedClock()) as sandbox:
         with sandbox.client(cache=folder, auth_header=header) as c:
             c.post_comments(P82)
             c.search_ads("for kids", max_pages=2)
@@ -93,7 +93,7 @@ def test_the_key_never_reaches_the_cache(tmp_path: Path, header: str) -> None:
 def test_the_key_in_extra_headers_is_redacted_too(tmp_path: Path) -> None:
     folder = tmp_path / "keycache"
     with (
-        Sandbox(api_key=KEY) as sandbox,
+        Sandbox(api_key=KEY, clock=PinnedClock()) as sandbox,
         sandbox.client(
             cache=folder, auth_header="X-RapidAPI-Key", headers={"x-api-token": KEY}
         ) as c,
@@ -108,7 +108,10 @@ SECRETS = {"X-Client-Secret": "s3cret-value-1", "X-Session-Token": "tok-value-2"
 def test_secret_headers_are_redacted_by_name(tmp_path: Path) -> None:
     # Secrets the user passes in headers= (named key/token/secret/auth) never reach disk.
     folder = tmp_path / "c"
-    with Sandbox(api_key=KEY) as sandbox, sandbox.client(cache=folder, headers=SECRETS) as c:
+    with (
+        Sandbox(api_key=KEY, clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=folder, headers=SECRETS) as c,
+    ):
         c.post_comments(P82, max_pages=1)
     assert [p for p in folder.rglob("*") if p.is_file()]
     for secret in [KEY, *SECRETS.values()]:

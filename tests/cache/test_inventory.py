@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, AdSearch, Sandbox, repeats
+from socialframe.sandbox import EXAMPLE_POSTS, AdSearch, PinnedClock, Sandbox, repeats
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
 # The report's columns, as the README documents them.
@@ -90,7 +90,10 @@ def test_the_report_of_a_sqlite_cache(sandbox: Sandbox, tmp_path: Path) -> None:
 
 
 def test_the_report_of_a_team_cache(team: str) -> None:
-    with Sandbox() as sandbox, sandbox.client(cache=team, progress=False) as client:
+    with (
+        Sandbox(clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=team, progress=False) as client,
+    ):
         got = _fill(client)
         _check(client.cache_report(), got, sandbox)
 
@@ -117,7 +120,7 @@ def test_expired_pages_are_counted_and_still_there(sandbox: Sandbox, tmp_path: P
 
 
 def test_without_a_cache_the_report_is_empty() -> None:
-    with Sandbox().client(in_process=True, cache=False) as client:
+    with Sandbox(clock=PinnedClock()).client(in_process=True, cache=False) as client:
         client.post_comments(P82)
         report = client.cache_report()
     assert report.empty and report.columns.tolist() == list(REPORT_COLUMNS)

@@ -16,7 +16,7 @@ import pytest
 from servers import free_port
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comment_total
 
 pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
 
@@ -59,7 +59,7 @@ def _machine(sandbox: Sandbox, team: str, folder: Path, posts: list[str]) -> sub
 
 def test_a_second_machine_pays_nothing_for_the_first_ones_pages(team: str, tmp_path: Path) -> None:
     posts = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51], EXAMPLE_POSTS[1]]
-    with Sandbox() as sandbox:
+    with Sandbox(clock=PinnedClock()) as sandbox:
         first = _machine(sandbox, team, tmp_path / "a", posts).communicate(timeout=120)[0].split()
         second = _machine(sandbox, team, tmp_path / "b", posts).communicate(timeout=120)[0].split()
         assert first == ["134", "5", "0"] and second == ["134", "0", "5"]
@@ -69,7 +69,7 @@ def test_a_second_machine_pays_nothing_for_the_first_ones_pages(team: str, tmp_p
 
 def test_machines_at_once_pay_once_per_page(team: str, tmp_path: Path) -> None:
     posts = [str(7_384_427_202_391_592_960 + 8 * k) for k in range(20)]  # 40 pages
-    with Sandbox(latency=0.03) as sandbox:
+    with Sandbox(latency=0.03, clock=PinnedClock()) as sandbox:
         runs = [_machine(sandbox, team, tmp_path / f"m{i}", posts) for i in range(3)]
         outs = [run.communicate(timeout=120)[0].split() for run in runs]
         assert sum(int(paid) for _, paid, _ in outs) == sandbox.charges == 40, outs
@@ -77,7 +77,10 @@ def test_machines_at_once_pay_once_per_page(team: str, tmp_path: Path) -> None:
 
 def test_the_key_and_secrets_never_reach_the_team_cache(team: str) -> None:
     headers = {"X-Client-Secret": "team-secret-value"}
-    with Sandbox(api_key=KEY) as sandbox, sandbox.client(cache=team, headers=headers) as c:
+    with (
+        Sandbox(api_key=KEY, clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=team, headers=headers) as c,
+    ):
         c.post_comments(P82)
         c.search_ads("for kids", max_pages=1)
     stored = _everything(team)
@@ -85,7 +88,7 @@ def test_the_key_and_secrets_never_reach_the_team_cache(team: str) -> None:
 
 
 def test_the_rules_of_the_local_cache_hold(team: str) -> None:
-    with Sandbox() as sandbox:
+    with Sandbox(clock=PinnedClock()) as sandbox:
         sandbox.inject({"success": True, "data": None}, "success_false")
         with sandbox.client(cache=team, max_retries=0) as c:
             with pytest.raises(sf.SchemaError):
@@ -123,7 +126,7 @@ def test_machines_share_one_rate_limit_through_the_team_cache(team: str, tmp_pat
     # sharing one bucket they send 3/s (the 1/s of margin absorbs arrival jitter on a
     # loaded machine: at exactly 3/s a late first call and a prompt fourth met a 429).
     posts = [str(7_384_427_202_391_592_962 + 8 * k) for k in range(9)]  # 1 page each
-    with Sandbox(rate_limit=4) as sandbox:
+    with Sandbox(rate_limit=4, clock=PinnedClock()) as sandbox:
         runs = []
         for i, half in enumerate([posts[:5], posts[5:]]):
             env = dict(
@@ -151,7 +154,10 @@ def test_a_team_cache_that_stops_answering_stops_the_call_before_paying(
     own_redis: tuple[Any, str],
 ) -> None:
     server, url = own_redis
-    with Sandbox() as sandbox, sandbox.client(cache=url, max_retries=1, backoff=0.01) as c:
+    with (
+        Sandbox(clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=url, max_retries=1, backoff=0.01) as c,
+    ):
         first = c.post_comments(EXAMPLE_POSTS[82])
         server.terminate()
         server.wait(timeout=10)
@@ -168,7 +174,7 @@ def test_a_team_cache_that_refuses_writes_warns_and_returns_the_frame(team: str)
     r = redis.Redis.from_url(team)
     r.config_set("maxmemory", 1)  # every write: OOM command not allowed
     try:
-        with Sandbox() as sandbox, sandbox.client(cache=team) as c:
+        with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=team) as c:
             with pytest.warns(
                 sf.CacheWarning, match=r"2 paid pages could not be stored .*127\.0\.0\.1"
             ):
@@ -185,7 +191,7 @@ def test_a_team_cache_that_refuses_the_shared_rate_limit_goes_on_alone(team: str
     import redis
 
     r = redis.Redis.from_url(team)
-    with Sandbox() as sandbox, sandbox.client(cache=team, rate_limit=50) as c:
+    with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=team, rate_limit=50) as c:
         c.post_comments(EXAMPLE_POSTS[1])  # the shared bucket works
         r.config_set("maxmemory", 1)  # now every write: OOM command not allowed
         try:
@@ -211,7 +217,10 @@ def test_workers_meeting_the_refused_rate_limit_at_once_all_go_on(team: str) -> 
     posts = [str(7_384_427_202_391_593_000 + k) for k in range(40)]
     refuse = threading.Timer(0.4, lambda: r.config_set("maxmemory", 1))
     try:
-        with Sandbox() as sandbox, sandbox.client(cache=team, rate_limit=40, workers=8) as c:
+        with (
+            Sandbox(clock=PinnedClock()) as sandbox,
+            sandbox.client(cache=team, rate_limit=40, workers=8) as c,
+        ):
             refuse.start()
             with pytest.warns(sf.CacheWarning) as caught:
                 frame = c.post_comments(posts)

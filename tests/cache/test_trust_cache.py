@@ -24,7 +24,7 @@ from servers import running_redis
 
 import socialframe as sf
 from socialframe._cache.serializer import MAGIC
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 P82 = EXAMPLE_POSTS[82]  # two pages
 NAMESPACE = "socialframe:"
@@ -89,7 +89,7 @@ def test_a_planted_object_in_the_team_cache_runs_nothing(team: str, tmp_path: Pa
     import redis
 
     proof = tmp_path / "owned"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         first, _ = _fetch(sandbox, team)
         keys = _page_keys_redis(team)
         assert len(keys) == 2
@@ -111,7 +111,7 @@ def test_a_page_pickled_in_the_team_cache_is_never_unpickled(team: str, tmp_path
     even a harmless-looking value; it is fetched again and stored in the data format."""
     import redis
 
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _fetch(sandbox, team)
         r = redis.Redis.from_url(team)
         key = _page_keys_redis(team)[0]
@@ -126,7 +126,7 @@ def test_a_planted_object_in_a_local_cache_file_runs_nothing(tmp_path: Path) -> 
     admits no class, so the planted object is refused and the page fetched again."""
     proof = tmp_path / "owned"
     cache = tmp_path / "c.sqlite"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _fetch(sandbox, cache)
         for key in _page_keys_sqlite(cache):
             _set_sqlite(cache, key, pickle.dumps(Planted(proof)))
@@ -165,7 +165,7 @@ def _legacy_cache(sandbox: Sandbox, path: Path) -> list[str]:
 
 def test_pages_an_earlier_version_paid_for_keep_serving_for_free(tmp_path: Path) -> None:
     cache = tmp_path / "old.sqlite"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         keys = _legacy_cache(sandbox, cache)
         paid_before = sandbox.charges
         frame, client = _fetch(sandbox, cache)
@@ -186,7 +186,7 @@ def test_old_pages_are_read_as_data_where_the_file_cannot_be_migrated(tmp_path: 
     object planted among them runs nothing, and is a miss)."""
     cache = tmp_path / "old.sqlite"
     proof = tmp_path / "owned"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _legacy_cache(sandbox, cache)
         with sqlite3.connect(cache) as con:
             con.execute(
@@ -244,7 +244,7 @@ def test_every_unreadable_value_is_a_miss_with_one_warning(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     cache: Any = tmp_path / "c.sqlite" if backend == "sqlite" else request.getfixturevalue("team")
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         first, _ = _fetch(sandbox, cache)
         keys = _page_keys_sqlite(cache) if backend == "sqlite" else _page_keys_redis(cache)
         good = _good_plain(cache, keys[0])
@@ -274,7 +274,7 @@ def test_the_cache_report_and_commands_survive_junk(
     """Junk values and junk keys: the report leaves them out with one warning; `cache
     info` and `cache report` exit 0; `cache clear` removes them."""
     cache: Any = tmp_path / "c.sqlite" if backend == "sqlite" else request.getfixturevalue("team")
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _fetch(sandbox, cache)
         keys = _page_keys_sqlite(cache) if backend == "sqlite" else _page_keys_redis(cache)
         if backend == "sqlite":
@@ -332,7 +332,7 @@ def test_a_table_of_another_program_is_refused_and_left_as_it_was(tmp_path: Path
     with sqlite3.connect(cache) as con:
         con.execute("CREATE TABLE responses (id INTEGER, data TEXT)")
         con.execute("INSERT INTO responses VALUES (1, 'theirs')")
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         with pytest.raises(sf.ConfigError, match="not a socialframe cache.*columns data, id"):
             sandbox.client(cache=cache)
         assert sandbox.charges == 0
@@ -351,7 +351,10 @@ def test_a_table_of_another_program_is_refused_and_left_as_it_was(tmp_path: Path
 
 def test_a_team_cache_that_dies_gives_one_clear_error(own_redis: tuple[Any, str]) -> None:
     server, url = own_redis
-    with Sandbox(seed=0) as sandbox, sandbox.client(cache=url, progress=False) as client:
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=url, progress=False) as client,
+    ):
         client.post_comments(P82)
         server.kill()
         server.wait(timeout=10)
@@ -410,7 +413,10 @@ def test_a_redis_password_is_never_shown(locked_redis: str, tmp_path: Path) -> N
     for url in _forms(locked_redis):
         shown: list[str] = []
         try:
-            with Sandbox(seed=0) as sandbox, sandbox.client(cache=url, progress=False) as client:
+            with (
+                Sandbox(seed=0, clock=PinnedClock()) as sandbox,
+                sandbox.client(cache=url, progress=False) as client,
+            ):
                 client.post_comments(P82)
                 shown.append(repr(client.cache_report()))
                 worked.append(url)
@@ -438,7 +444,7 @@ def test_a_key_spelled_inside_the_services_names_renames_nothing(key: str) -> No
     """The scrub replaces the key in string values only, never in an object's keys; a key
     too short to scrub safely (under 8 characters) is not scrubbed at all."""
     with (
-        Sandbox(seed=0, api_key=key) as sandbox,
+        Sandbox(seed=0, api_key=key, clock=PinnedClock()) as sandbox,
         sandbox.client(cache=False, progress=False) as client,
     ):
         frame = client.post_comments(EXAMPLE_POSTS[2345])
@@ -492,7 +498,7 @@ def test_a_team_cache_dying_mid_run_prints_no_thread_traceback(
     own_redis: tuple[Any, str],
 ) -> None:
     server, url = own_redis
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, TEAM=url)
         child = subprocess.Popen(
             [sys.executable, "-c", DYING],
@@ -516,7 +522,7 @@ def test_a_cache_that_names_no_place_is_refused(
 ) -> None:
     """``cache=""`` used to put the cache wherever the code ran (the current folder)."""
     monkeypatch.chdir(tmp_path)
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         with pytest.raises(sf.ConfigError, match="names no place"):
             sandbox.client(cache=cache)
         assert sandbox.charges == 0
@@ -541,7 +547,10 @@ def test_processes_opening_an_old_cache_at_once_all_read_it_for_free(tmp_path: P
 
     cache = tmp_path / "old.sqlite"
     posts = [EXAMPLE_POSTS[n] for n in (50, 51, 82, 2345)]
-    with Sandbox(seed=0) as sandbox, sandbox.client(cache=cache, progress=False) as old:
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=cache, progress=False) as old,
+    ):
         old.session.cache.responses.serializer = init_serializer("pickle", False)  # type: ignore[attr-defined]
         expected = len(old.post_comments(posts))
         pages = old.ledger.paid_calls
@@ -594,7 +603,7 @@ def test_another_programs_database_is_refused_and_left_untouched(
             [(f"respondent-{i}", "yes") for i in range(50)],
         )
     before = path.read_bytes()
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         with pytest.raises(sf.ConfigError, match="not a socialframe cache"):
             sandbox.client(cache=path)
         assert sandbox.charges == 0
@@ -611,7 +620,7 @@ def test_the_migration_rewrites_socialframes_pages_only_and_removes_nothing(
     import requests_cache
 
     cache = tmp_path / "old.sqlite"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _legacy_cache(sandbox, cache)
         theirs = requests_cache.CachedSession(str(cache), backend="sqlite", expire_after=-1)
         theirs.mount("https://", sf.MockTransport(lambda request: (200, {"weather": "fine"})))
@@ -654,7 +663,7 @@ def test_an_interrupted_migration_leaves_the_file_as_it_was(
     from socialframe._cache import sqlite as _store
 
     cache = tmp_path / "old.sqlite"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _legacy_cache(sandbox, cache)
         with sqlite3.connect(cache) as con:
             before = dict(con.execute("SELECT key, value FROM responses"))
@@ -692,7 +701,7 @@ def test_a_stamp_no_utc_time_can_hold_makes_no_page(tmp_path: Path, field: str, 
     """Found by the hostile review: such a page was served (fetched_at in year 10000),
     and the report and `cache info` / `cache clear` crashed on it."""
     cache = tmp_path / "c.sqlite"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _fetch(sandbox, cache)
         key = _page_keys_sqlite(cache)[0]
         page = _good_plain(cache, key)
@@ -724,7 +733,7 @@ def test_a_team_cache_that_refuses_scripts_still_serves_its_pages(team: str) -> 
         "ACL", "SETUSER", "analyst", "on", ">s3cret-pw", "~*", "&*", "+@all", "-@scripting"
     )
     url = team.replace("redis://", "redis://analyst:s3cret-pw@")
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _fetch(sandbox, url)
         _, client = _fetch(sandbox, url)
     assert (client.ledger.paid_calls, client.ledger.cached_calls) == (0, 2)
@@ -772,7 +781,7 @@ def test_a_stored_page_whose_url_cannot_be_read_is_unreadable_not_a_crash(
     """Found by the second review: a URL no one can read (``http://[::1/...``) broke the
     report and every `cache` command, `cache clear` included."""
     cache: Any = tmp_path / "c.sqlite" if backend == "sqlite" else request.getfixturevalue("team")
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         _fetch(sandbox, cache)
         keys = _page_keys_sqlite(cache) if backend == "sqlite" else _page_keys_redis(cache)
         page = _good_plain(cache, keys[0])

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 P82 = EXAMPLE_POSTS[82]  # two pages
 
@@ -48,7 +48,7 @@ with contextlib.ExitStack() as stack:
 @pytest.mark.slow
 def test_a_lock_held_by_a_hung_process_costs_one_wait_and_one_warning(tmp_path: Path) -> None:
     cache = tmp_path / "c.sqlite"
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         sandbox.client(cache=cache).close()  # the file exists, as a shared cache's does
         holder = subprocess.Popen(
             [sys.executable, "-c", HOLD_EVERY_STRIPE, str(cache)],
@@ -86,7 +86,7 @@ def test_a_lock_folder_that_cannot_be_one_is_refused_before_any_call(
         locks.write_text("not a folder")
     else:
         locks.symlink_to(tmp_path / "gone")
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         with pytest.raises(sf.ConfigError, match=rf"c\.sqlite\.locks is a {taken}"):
             sandbox.client(cache=cache)
         assert sandbox.charges == 0
@@ -109,7 +109,7 @@ def test_the_lock_of_a_machine_that_died_frees_itself_within_seconds(
     import redis
 
     r = redis.Redis.from_url(team)
-    with Sandbox(seed=0, latency=3.0) as sandbox:
+    with Sandbox(seed=0, latency=3.0, clock=PinnedClock()) as sandbox:
         env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, TEAM=team)
         env["SOCIALFRAME_CACHE_DIR"] = str(tmp_path / "local")
         machine = subprocess.Popen([sys.executable, "-c", MACHINE, P82], env=env)
@@ -137,7 +137,10 @@ def test_every_user_sharing_the_folder_can_take_every_lock(tmp_path: Path) -> No
     cache = tmp_path / "c.sqlite"
     old = os.umask(0o022)
     try:
-        with Sandbox(seed=0) as sandbox, sandbox.client(cache=cache, progress=False) as client:
+        with (
+            Sandbox(seed=0, clock=PinnedClock()) as sandbox,
+            sandbox.client(cache=cache, progress=False) as client,
+        ):
             client.post_comments(P82)
     finally:
         os.umask(old)

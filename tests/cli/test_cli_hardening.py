@@ -15,7 +15,7 @@ import pytest
 from test_cli import P82, SCRIPT, cli
 
 from socialframe._display import export
-from socialframe.sandbox import Sandbox, comment_total
+from socialframe.sandbox import PinnedClock, Sandbox, comment_total
 
 pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
 
@@ -39,7 +39,7 @@ def test_ctrl_c_with_workers_stops_paying(tmp_path: Path) -> None:
         if comment_total(p) == 2345
     ]
     assert len(big) >= 4
-    with Sandbox(latency=0.3) as sandbox:
+    with Sandbox(latency=0.3, clock=PinnedClock()) as sandbox:
         assert SCRIPT is not None
         proc = subprocess.Popen(
             [SCRIPT, "comments", *big[:4], "--workers", "4", "--cache", str(tmp_path)],

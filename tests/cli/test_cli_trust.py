@@ -24,7 +24,7 @@ import pytest
 from test_cli import P82, P2345, SCRIPT, cli
 from test_cli_hardening import _env
 
-from socialframe.sandbox import Sandbox, comment_total
+from socialframe.sandbox import PinnedClock, Sandbox, comment_total
 
 pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
 
@@ -236,7 +236,7 @@ def test_a_target_that_changed_during_the_fetch_is_checked_again(tmp_path: Path)
     place meanwhile is left alone (exit 5: the output failed, the pages are paid)."""
     out = tmp_path / "out.csv"
     out.write_text("old\n")
-    with Sandbox(latency=0.3) as sandbox:
+    with Sandbox(latency=0.3, clock=PinnedClock()) as sandbox:
         proc = subprocess.Popen(
             [str(SCRIPT), "comments", P2345, "--max-pages", "5", "--cache", str(tmp_path / "c")]
             + ["-o", str(out)],
@@ -337,7 +337,7 @@ def test_sigterm_stops_like_ctrl_c_and_nothing_is_paid_twice(tmp_path: Path) -> 
     and the pages in flight paid but never stored, so paid again by the re-run."""
     assert len(BIG) >= 4
     cache = str(tmp_path / "c")
-    with Sandbox(latency=0.3) as sandbox:
+    with Sandbox(latency=0.3, clock=PinnedClock()) as sandbox:
         proc = subprocess.Popen(
             [str(SCRIPT), "comments", *BIG[:4], "--workers", "4", "--cache", cache]
             + ["-o", str(tmp_path / "out.csv")],
@@ -376,7 +376,7 @@ def test_sighup_stops_the_run_unless_it_is_ignored(tmp_path: Path, nohup: bool) 
     """A closed terminal (SIGHUP) killed the run on the spot; it stops as on Ctrl-C now
     (exit 129). Under nohup (SIGHUP ignored when the run began) it goes on."""
     wrapper = [shutil.which("nohup") or "nohup"] if nohup else []
-    with Sandbox(latency=0.2) as sandbox:
+    with Sandbox(latency=0.2, clock=PinnedClock()) as sandbox:
         proc = subprocess.Popen(
             [
                 *wrapper,
@@ -452,7 +452,7 @@ def test_help_documents_the_signals() -> None:
 
 @pytest.fixture
 def keyed() -> Iterator[Sandbox]:
-    with Sandbox(api_key=SECRET) as server:
+    with Sandbox(api_key=SECRET, clock=PinnedClock()) as server:
         yield server
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 
 @pytest.fixture(scope="module")
 def frames() -> tuple[pd.DataFrame, pd.DataFrame]:
-    with Sandbox() as sandbox, sandbox.client(cache=False) as client:
+    with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=False) as client:
         return client.post_comments(EXAMPLE_POSTS[82]), client.search_ads("running shoes")
 
 

@@ -13,7 +13,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import socialframe as sf  # noqa: E402
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox  # noqa: E402
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +23,7 @@ def never_show(no_plt_show: None) -> None:
 
 @pytest.fixture(scope="module")
 def frames() -> tuple[pd.DataFrame, pd.DataFrame]:
-    with Sandbox() as sandbox, sandbox.client(cache=False) as client:
+    with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=False) as client:
         return client.post_comments(EXAMPLE_POSTS[2345]), client.search_ads("running shoes")
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import socialframe as sf
 from socialframe._fetch import many as _many  # its batch size, set small in tests
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 # 12 posts of 1-3 pages each (the examples, then ids whose totals the sandbox derives)
 POSTS = [EXAMPLE_POSTS[n] for n in (1, 50, 51, 82)] + [f"73841{i:014d}" for i in range(8)]
@@ -46,7 +46,7 @@ def _run(n: int, work: Callable[[int], Any]) -> list[Any]:
 
 @pytest.fixture
 def slow_sandbox() -> Any:
-    with Sandbox(latency=0.02) as sandbox:
+    with Sandbox(latency=0.02, clock=PinnedClock()) as sandbox:
         yield sandbox
 
 
@@ -66,7 +66,7 @@ def test_threads_sharing_a_client_never_pass_max_cost(
 def test_threads_asking_for_the_same_pages_pay_once_each(
     slow_sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    with Sandbox() as alone, alone.client(cache=tmp_path / "alone") as client:
+    with Sandbox(clock=PinnedClock()) as alone, alone.client(cache=tmp_path / "alone") as client:
         expected = client.post_comments(POSTS)
         pages = alone.charges
     # Before: 8 threads over 96 pages paid 341 calls.
@@ -150,7 +150,7 @@ def test_processes_sharing_a_cache_pay_once_per_page(tmp_path: Path) -> None:
     import time
 
     posts = [str(7_384_427_202_391_592_960 + 8 * k) for k in range(50)]
-    with Sandbox(latency=0.03) as sandbox:
+    with Sandbox(latency=0.03, clock=PinnedClock()) as sandbox:
         env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, CACHE=str(tmp_path / "c"))
         start = time.time() + 2.0
         runs = [
@@ -179,10 +179,13 @@ def test_processes_sharing_a_cache_pay_once_per_page(tmp_path: Path) -> None:
 def test_soak_faults_and_rate_limits_under_workers(tmp_path: Path) -> None:
     # In the suite, small: 40 posts (the full 200 is bench territory).
     posts = [str(7_384_427_202_391_592_960 + k) for k in range(40)]  # every comment total
-    with Sandbox(seed=4) as calm, calm.client(cache=tmp_path / "calm", workers=1) as client:
+    with (
+        Sandbox(seed=4, clock=PinnedClock()) as calm,
+        calm.client(cache=tmp_path / "calm", workers=1) as client,
+    ):
         expected = client.post_comments(posts, max_pages=3)
         pages = calm.charges
-    with Sandbox(seed=4, fault_rate=0.2, rate_limit=30) as rough:
+    with Sandbox(seed=4, fault_rate=0.2, rate_limit=30, clock=PinnedClock()) as rough:
         with rough.client(
             cache=tmp_path / "rough", workers=8, rate_limit=25, backoff=0.02, max_retries=10
         ) as client:
@@ -215,7 +218,7 @@ def test_kill_9_mid_run_then_a_rerun_pays_only_for_pages_never_stored(tmp_path: 
 
     posts = [str(7_384_427_202_391_592_960 + 8 * k) for k in range(40)]  # 80 pages
     cache = tmp_path / "c"
-    with Sandbox(latency=0.05) as sandbox:
+    with Sandbox(latency=0.05, clock=PinnedClock()) as sandbox:
         env = dict(os.environ, KEY=sandbox.api_key, URL=sandbox.url, CACHE=str(cache))
         run = subprocess.Popen([sys.executable, "-c", KILLED, ",".join(posts)], env=env)
         deadline = time.monotonic() + 60
@@ -297,7 +300,7 @@ def test_extras_are_typed_over_all_rows_however_the_run_is_split(
         return {"data": {"ads": [[ad]], "page_info": {"has_next_page": False}}}
 
     monkeypatch.setattr(_many, "BATCH_PAGES", batch)
-    with Sandbox() as sandbox:
+    with Sandbox(clock=PinnedClock()) as sandbox:
         sandbox.inject(page(1, None), page(2, 2**60), page(3, 2.5))
         with sandbox.client(cache=tmp_path, workers=1, progress=False) as client:
             ads = client.search_ads(["a", "b", "c"])
@@ -319,7 +322,7 @@ def test_an_interrupted_run_sends_nothing_more(tmp_path: Path) -> None:
         for p in (str(7_384_427_202_391_592_960 + k) for k in range(96))
         if comment_total(p) == 2345
     ]
-    with Sandbox(latency=0.02) as sandbox:
+    with Sandbox(latency=0.02, clock=PinnedClock()) as sandbox:
         client = sandbox.client(cache=tmp_path, workers=8, rate_limit="2/s", progress=False)
         seen: dict[str, int] = {}
 

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, PinnedClock, Sandbox
 
 P82 = EXAMPLE_POSTS[82]  # 82 comments: two pages
 
@@ -43,7 +43,7 @@ AD_SHAPES: list[dict[str, Any]] = [
 @pytest.fixture(params=["http", "in_process"])
 def sandbox(request: pytest.FixtureRequest) -> Any:
     if request.param == "http":
-        with Sandbox() as sb:
+        with Sandbox(clock=PinnedClock()) as sb:
             yield sb
     else:
         yield Sandbox(clock=ManualClock())
@@ -87,7 +87,7 @@ def test_a_dripping_server_cannot_hold_a_call_past_its_timeout(
     tmp_path: Path, wire: str, paid: int
 ) -> None:
     # One byte every 0.2 s: the 50-comment page would take ~40 minutes.
-    with Sandbox() as sandbox:
+    with Sandbox(clock=PinnedClock()) as sandbox:
         sandbox.inject(wire)
         with _client(sandbox, tmp_path, timeout=0.6) as client:
             started = time.monotonic()

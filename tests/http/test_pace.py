@@ -12,7 +12,7 @@ import pytest
 
 import socialframe as sf
 from socialframe._checks import parse_rate
-from socialframe.sandbox import Sandbox
+from socialframe.sandbox import PinnedClock, Sandbox
 
 # single-page posts (1 comment: int(id) % 8 == 2 in the sandbox)
 POSTS = [str(7_384_427_202_391_592_960 + 2 + 8 * k) for k in range(16)]
@@ -45,7 +45,7 @@ def test_bad_rate_limits_are_refused_before_any_call(bad: object) -> None:
 
 @pytest.mark.slow
 def test_a_client_rate_limit_keeps_workers_under_the_service_limit(tmp_path: Path) -> None:
-    with Sandbox(rate_limit=4) as sandbox:
+    with Sandbox(rate_limit=4, clock=PinnedClock()) as sandbox:
         with sandbox.client(cache=tmp_path, workers=8, rate_limit=4) as client:
             frame = client.post_comments(POSTS)
         statuses = [r.status for r in sandbox.requests]
@@ -63,7 +63,7 @@ def test_a_client_rate_limit_keeps_workers_under_the_service_limit(tmp_path: Pat
 def test_a_429_pauses_every_worker_once(tmp_path: Path) -> None:
     # Before: the other workers kept sending while one waited out its Retry-After.
     latency = 0.2
-    with Sandbox(latency=latency) as sandbox:
+    with Sandbox(latency=latency, clock=PinnedClock()) as sandbox:
         sandbox.inject(429)  # Retry-After: 1
         with sandbox.client(cache=tmp_path, workers=4, backoff=0.01) as client:
             assert len(client.post_comments(POSTS[:12])) == 12

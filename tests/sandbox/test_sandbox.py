@@ -21,6 +21,7 @@ import requests
 from socialframe.sandbox import (
     EXAMPLE_POSTS,
     EXAMPLE_QUERIES,
+    PinnedClock,
     Sandbox,
     ads_total,
     comment_total,
@@ -42,7 +43,7 @@ SHAPES = {
 
 @pytest.fixture
 def sb() -> Iterator[Sandbox]:
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         yield sandbox
 
 
@@ -116,7 +117,7 @@ def comment_id(item: dict[str, Any], key: str = "") -> int:
 
 
 def test_url_key_and_repr() -> None:
-    sandbox = Sandbox(seed=7)
+    sandbox = Sandbox(seed=7, clock=PinnedClock())
     with pytest.raises(RuntimeError):
         _ = sandbox.url  # port 0 is only known once bound
     with sandbox:
@@ -131,7 +132,7 @@ def test_url_key_and_repr() -> None:
 
 
 def test_close_ends_keep_alive_connections_and_frees_the_port(http: requests.Session) -> None:
-    sandbox = Sandbox().start()
+    sandbox = Sandbox(clock=PinnedClock()).start()
     assert call(sandbox, http, ADS).status_code == 200  # leaves a pooled connection open
     started = time.monotonic()
     sandbox.close()
@@ -493,7 +494,7 @@ def test_cursor_validation(sb: Sandbox, http: requests.Session) -> None:
     fields["o"] += 1
     forged = base64.urlsafe_b64encode(json.dumps(fields).encode()).decode()
     assert call(sb, http, ADS, query="for kids", end_cursor=forged).status_code == 400
-    with Sandbox(seed=1, api_key=sb.api_key) as other:
+    with Sandbox(seed=1, api_key=sb.api_key, clock=PinnedClock()) as other:
         assert call(other, http, ADS, query="for kids", end_cursor=cursor).status_code == 400
     assert sb.charges == 2
 
@@ -554,7 +555,7 @@ def test_ad_page_id_search(sb: Sandbox, http: requests.Session) -> None:
 
 def test_same_seed_same_bytes(http: requests.Session) -> None:
     def fetch(seed: int) -> list[bytes]:
-        with Sandbox(seed=seed) as sandbox:
+        with Sandbox(seed=seed, clock=PinnedClock()) as sandbox:
             return [
                 call(sandbox, http, COMMENTS, urn=P82, sort="mostRelevant").content,
                 call(sandbox, http, COMMENTS, urn=EXAMPLE_POSTS[2345], sort="mostRecent").content,
@@ -594,7 +595,7 @@ def test_inject(sb: Sandbox, http: requests.Session) -> None:
 
 def test_fault_rate_is_deterministic_and_free(http: requests.Session) -> None:
     def run() -> list[tuple[int, bool | None]]:
-        with Sandbox(seed=3, fault_rate=0.5) as sandbox:
+        with Sandbox(seed=3, fault_rate=0.5, clock=PinnedClock()) as sandbox:
             out = []
             for _ in range(40):
                 r = call(sandbox, http, ADS, query="coffee")
@@ -616,7 +617,7 @@ def test_fault_rate_is_deterministic_and_free(http: requests.Session) -> None:
     assert first == expected
     assert 10 < first.count((200, None)) < 30 and {502, 200} <= {s for s, _ in first}
     assert (200, False) in first
-    with Sandbox(fault_rate=1.0) as broken:
+    with Sandbox(fault_rate=1.0, clock=PinnedClock()) as broken:
         for _ in range(10):
             r = call(broken, http, ADS)
             assert r.status_code in (502, 503) or r.json()["success"] is False
@@ -625,7 +626,7 @@ def test_fault_rate_is_deterministic_and_free(http: requests.Session) -> None:
 
 @pytest.mark.slow
 def test_rate_limit(http: requests.Session) -> None:
-    with Sandbox(rate_limit=3) as sandbox:
+    with Sandbox(rate_limit=3, clock=PinnedClock()) as sandbox:
         statuses = [call(sandbox, http, ADS).status_code for _ in range(5)]
         assert statuses == [200, 200, 200, 429, 429]
         r = call(sandbox, http, ADS)
@@ -636,7 +637,7 @@ def test_rate_limit(http: requests.Session) -> None:
 
 
 def test_latency(http: requests.Session) -> None:
-    with Sandbox(latency=0.2) as sandbox:
+    with Sandbox(latency=0.2, clock=PinnedClock()) as sandbox:
         started = time.monotonic()
         assert call(sandbox, http, ADS).status_code == 200
         assert time.monotonic() - started >= 0.2

@@ -21,14 +21,14 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 P82, P50, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[2345]
 
 
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(seed=0) as server:
+    with Sandbox(seed=0, clock=PinnedClock()) as server:
         yield server
 
 
@@ -299,11 +299,14 @@ def test_kill_9_mid_refresh_leaves_the_study_as_it_was_and_the_next_pays_only_th
 ) -> None:
     study = sf.Study(tmp_path / "s")
     study.add_posts([P82])
-    with Sandbox(seed=0) as fast, fast.client(cache=tmp_path / "cache", progress=False) as c:
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as fast,
+        fast.client(cache=tmp_path / "cache", progress=False) as c,
+    ):
         study.refresh(c)
     before = study.comments()
     study.add_posts([P2345])
-    with Sandbox(seed=0, latency=0.05) as slow:
+    with Sandbox(seed=0, latency=0.05, clock=PinnedClock()) as slow:
         key = slow.api_key
         child = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(study.path), slow.url, key, str(tmp_path / "cache")],
@@ -435,7 +438,7 @@ class Edited:
     changed, and some ads left out: what a week can do to what a study saw."""
 
     def __init__(self) -> None:
-        self.sandbox = Sandbox(seed=0)
+        self.sandbox = Sandbox(seed=0, clock=PinnedClock())
         self.inner = self.sandbox.transport().handler
         self.texts: dict[str, str] = {}  # comment id -> text now
         self.ads: dict[str, dict[str, object]] = {}  # ad id -> fields now

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 pytestmark = pytest.mark.slow  # real processes: -m 'not slow' leaves them out
 
@@ -37,7 +37,7 @@ def run(
 
 
 def test_a_cron_job_adds_refreshes_and_writes_the_changes(tmp_path: Path) -> None:
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         added = run(
             "add-posts", "bw", P82, "-", sandbox=sandbox, cwd=tmp_path, stdin=f"{P50}\n# a note\n"
         )
@@ -83,7 +83,7 @@ def test_a_cron_job_adds_refreshes_and_writes_the_changes(tmp_path: Path) -> Non
 def test_bad_arguments_exit_2_and_pay_nothing(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         done = run(*args, sandbox=sandbox, cwd=tmp_path)
         assert done.returncode == 2 and message in done.stderr, done.stderr
         assert sandbox.charges == 0
@@ -92,7 +92,7 @@ def test_bad_arguments_exit_2_and_pay_nothing(
 def test_a_folder_that_is_not_a_study_exits_2_untouched(tmp_path: Path) -> None:
     (tmp_path / "bw").mkdir()
     (tmp_path / "bw" / "mine.txt").write_text("x")
-    with Sandbox(seed=0) as sandbox:
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         done = run("add-posts", "bw", P82, sandbox=sandbox, cwd=tmp_path)
     assert done.returncode == 5 and "is not a study" in done.stderr
     assert [p.name for p in (tmp_path / "bw").iterdir()] == ["mine.txt"]
@@ -102,9 +102,9 @@ def test_sigterm_mid_refresh_keeps_what_was_fetched(tmp_path: Path) -> None:
     import signal
     import time
 
-    with Sandbox(seed=0) as fast:
+    with Sandbox(seed=0, clock=PinnedClock()) as fast:
         run("add-posts", "bw", EXAMPLE_POSTS[2345], P82, sandbox=fast, cwd=tmp_path)
-    with Sandbox(seed=0, latency=0.05) as slow:
+    with Sandbox(seed=0, latency=0.05, clock=PinnedClock()) as slow:
         env = dict(os.environ, SOCIALFRAME_BASE_URL=slow.url, SOCIALFRAME_API_KEY=slow.api_key)
         child = subprocess.Popen(
             [

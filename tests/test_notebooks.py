@@ -232,10 +232,34 @@ def check_ad_insights(nb: Any) -> None:
     assert _table(money)[0][1:6] == ["7169934711356787", "Nordlicht", "<NA>", "1000.0", "1499.0"]
 
 
+def check_monitoring(nb: Any, cwd: Path) -> None:
+    # The study lives in a fresh temporary folder, printed; not in the working directory.
+    folder = Path(_text(_cell(nb, "study = sf.Study(")).splitlines()[0])
+    try:
+        assert folder.name == "brand-watch" and not folder.is_relative_to(cwd)
+        assert "paid 61 calls ($0.61)" in _text(_cell(nb, "first = study.refresh(client)"))
+        # a week: one or two pages a post, the search's new and running ads; 60 new threads
+        # on the big post, whose 12 replies to old threads it cannot see
+        assert "paid 11 calls ($0.11) for the week" in _text(_cell(nb, "week1 = study.refresh"))
+        week1 = _table(_cell(nb, "week1 = study.refresh"))
+        assert [row[3] for row in week1] == ["60", "4", "3", "0", "3"]  # new
+        assert [row[8] for row in week1][:4] == ["12", "0", "0", "0"]  # missing
+        full = _table(_cell(nb, "full = study.refresh(client, full=True)"))
+        assert {row[5] for row in full} == {"True"}  # every item complete after it
+        runs = _table(_cell(nb, "runs = study.runs()"))
+        assert [row[2] for row in runs] == ["61", "11", "11", "51"]
+        assert _images(nb) == 1  # paid calls per refresh
+        assert "RunRight" in _text(_cell(nb, "study.sql("))
+    finally:
+        shutil.rmtree(folder.parent)
+    assert sorted(p.name for p in cwd.iterdir()) == ["cache"]  # nothing else written there
+
+
 CHECKS: dict[str, Callable[[Any, Path], None]] = {
     "01-quickstart.ipynb": check_quickstart,
     "02-comment-activity.ipynb": check_comment_activity,
     "03-ad-research.ipynb": check_ad_research,
+    "04-monitoring.ipynb": check_monitoring,
 }
 
 

@@ -519,3 +519,52 @@ def test_stopped_ads_are_found_both_ways_and_are_no_longer_active(
     assert not ads.at[flagged, "is_active"] and not ads.at[vanished, "is_active"]
     assert ads.loc[[flagged, vanished], "stopped_seen"].notna().all()
     assert ads["stopped_seen"].notna().sum() == 2
+
+
+# -- a week in the sandbox's moving world ----------------------------------------------------
+
+
+def test_a_week_later_a_refresh_finds_what_the_week_brought_and_says_what_it_cannot_see(
+    tmp_path: Path,
+) -> None:
+    from socialframe.sandbox import AD_GROWTH, COMMENT_GROWTH
+
+    clock = PinnedClock()  # the reference world; a week is clock.advance
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345, EXAMPLE_POSTS[51], P82])
+    study.add_ads("running shoes", country="ALL", active_status="all")
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        running = set(study.ads().query("is_active")["ad_archive_id"])
+        clock.advance(7 * 86400)
+        week = study.refresh(client).set_index("item")
+    big, small = COMMENT_GROWTH[2345], COMMENT_GROWTH[51]
+    # the top-level comments of the week, all found; the replies to old threads, counted
+    assert week.at[P2345, "new"] >= big.per_week - big.old_thread_replies
+    assert week.at[P2345, "missing"] == big.per_week - week.at[P2345, "new"]
+    assert week.at[P2345, "paid_calls"] == 2  # 60 new threads: page 1, then page 2 (known)
+    assert week.at[EXAMPLE_POSTS[51], "new"] + week.at[EXAMPLE_POSTS[51], "missing"] == (
+        small.per_week
+    )
+    assert week.loc[P82, ["new", "missing", "paid_calls"]].tolist() == [0, 0, 1]
+    assert not week.at[P2345, "complete"] and week.at[P82, "complete"]
+    growth = AD_GROWTH[130]  # "running shoes": 130 ads at the reference date
+    assert week.at["running shoes", "new"] == growth.started
+    changes = study.changes()
+    stopped = set(changes.loc[changes["change"] == "stopped", "id"])
+    assert len(stopped) == growth.stopped and stopped <= running
+    # what the refresh could not see, a full refresh reads, paying for it
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        full = study.refresh(client, full=True).set_index("item")
+    assert full["complete"].all() and (full["missing"].dropna() == 0).all()
+    # every page of the grown post (2,417 comments, 49 pages) but the two the week's refresh
+    # read at this very moment (the clock stood still): fresh enough, from the cache
+    assert full.at[P2345, "paid_calls"] == 49 - 2
+    assert full.at[P82, "paid_calls"] == 0  # complete: not read again
+    assert len(study.comments().query("item == @P2345")) == 2345 + big.per_week

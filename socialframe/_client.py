@@ -194,6 +194,7 @@ class Client:
             cache=cache,
             offline=offline,
             max_cost_cents=limits.max_cost_cents,
+            max_cost_usd=limits.max_cost_usd,
             max_retries=limits.max_retries,
             timeout=limits.timeout,
             backoff=limits.backoff,
@@ -224,7 +225,13 @@ class Client:
     @max_cost.setter
     def max_cost(self, usd: float | None) -> None:
         cents = config.budget_cents(usd)
-        self._caller.ledger.max_cost_cents = cents
+        self._caller.ledger.set_max_cost(cents, config.shown_usd(usd))
+
+    @property
+    def clock(self) -> Clock:
+        """The clock this client waits on and dates pages by (the system's, or the one
+        given: a ``ManualClock`` shared with a sandbox simulates time)."""
+        return self._caller.clock
 
     @property
     def offline(self) -> bool:

@@ -160,6 +160,7 @@ class Limits:
     """The checked numeric settings of a client (see :func:`check_limits`)."""
 
     max_cost_cents: int | None
+    max_cost_usd: float | None  # as given, for display
     max_retries: int
     timeout: float
     backoff: float
@@ -483,6 +484,17 @@ def check_rate(rate_limit: object) -> None:
         )
 
 
+def shown_usd(max_cost: object) -> float | None:
+    """``max_cost`` as it is shown back (``client.max_cost``, errors): the amount given,
+    as a float (checked by :func:`budget_cents` first)."""
+    if max_cost is None:
+        return None
+    try:
+        return abs(float(max_cost))  # type: ignore[arg-type]
+    except OverflowError:  # an int beyond a float
+        return math.inf
+
+
 def budget_cents(max_cost: object) -> int | None:
     """``max_cost`` (USD) as the ledger keeps it: whole cents, or None for no budget.
 
@@ -517,6 +529,7 @@ def check_limits(
     check_rate(rate_limit)
     return Limits(
         max_cost_cents=budget_cents(max_cost),
+        max_cost_usd=shown_usd(max_cost),
         max_retries=count("max_retries", max_retries, maximum=MAX_RETRIES, error=SettingError),
         timeout=seconds("timeout", timeout, positive=True, maximum=MAX_TIMEOUT, error=SettingError),
         backoff=seconds("backoff", backoff, maximum=MAX_BACKOFF, error=SettingError),

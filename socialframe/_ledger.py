@@ -9,6 +9,8 @@ means exactly three calls.
 from __future__ import annotations
 
 import html
+import math
+import numbers
 import os
 import threading
 import time
@@ -56,6 +58,16 @@ class Hold:
         self.settled = False
 
 
+class _Own:
+    """The ledger's own budget (the default of :meth:`Ledger.reserve`'s argument)."""
+
+    def __repr__(self) -> str:
+        return "the ledger's own budget"
+
+
+_OWN = _Own()
+
+
 class Ledger:
     """Running account of one client's calls.
 
@@ -75,14 +87,44 @@ class Ledger:
         0.02
     """
 
-    def __init__(self, max_cost_cents: int | None = None) -> None:
-        self.max_cost_cents = max_cost_cents  # the budget, in whole cents (None: none)
+    def __init__(
+        self, max_cost_cents: int | None = None, *, max_cost_usd: float | None = None
+    ) -> None:
         self._fresh_locks()
+        self.set_max_cost(max_cost_cents, max_cost_usd)
         _LEDGERS.add(self)
         self.paid_calls = 0
         self.cached_calls = 0
         self.failed_calls = 0
         self._held = 0  # cents reserved by calls in flight
+
+    @property
+    def max_cost_cents(self) -> int | None:
+        """The budget in whole cents (``None``: no budget)."""
+        return self._max_cost_cents
+
+    @max_cost_cents.setter
+    def max_cost_cents(self, cents: int | None) -> None:
+        self.set_max_cost(cents)
+
+    def set_max_cost(self, cents: int | None, usd: float | None = None) -> None:
+        """Set the budget: ``cents`` (whole cents, or ``None``), and the amount of USD it
+        was given as (shown by :attr:`max_cost_usd`; by default ``cents / 100``).
+
+        Raises:
+            TypeError: ``cents`` is not a whole number (a bool is not one).
+            ValueError: ``cents`` is negative.
+        """
+        if cents is not None:
+            if isinstance(cents, bool) or not isinstance(cents, numbers.Integral):
+                raise TypeError(
+                    f"max_cost_cents must be a whole number of cents or None, not {cents!r:.40}"
+                )
+            if cents < 0:
+                raise ValueError(f"max_cost_cents must be >= 0, got {cents}")
+            cents = int(cents)
+        self._max_cost_cents = cents
+        self._max_cost_usd = None if cents is None else usd
 
     def _fresh_locks(self) -> None:
         self._lock = threading.Lock()
@@ -94,7 +136,13 @@ class Ledger:
         self._fresh_locks()
         self._held = 0
 
-    def reserve(self, *, wait: float = 0.0, stop: threading.Event | None = None) -> Hold | None:
+    def reserve(
+        self,
+        max_cost_cents: Decimal | int | None | _Own = _OWN,
+        *,
+        wait: float = 0.0,
+        stop: threading.Event | None = None,
+    ) -> Hold | None:
         """Hold one call's price against the budget before it is sent.
 
         The check and the hold are one step under the ledger's lock, so any
@@ -123,7 +171,8 @@ class Ledger:
             True
         """
         until = time.monotonic() + wait
-        max_cost_cents = self.max_cost_cents
+        if isinstance(max_cost_cents, _Own):
+            max_cost_cents = self.max_cost_cents
         with self._lock:
             while max_cost_cents is not None:
                 spent = self.paid_calls * PRICE_CENTS
@@ -199,8 +248,12 @@ class Ledger:
         """USD the cache saved: what the cached calls would have cost."""
         return self.cached_calls * PRICE_CENTS / 100
 
-    def would_exceed(self) -> bool:
+    def would_exceed(self, max_cost_cents: Decimal | int | None | _Own = _OWN) -> bool:
         """Whether one more paid call would take the spend over the budget.
+
+        Args:
+            max_cost_cents: A budget to ask about instead of the ledger's own (as
+                earlier versions took it on every call).
 
         Returns:
             True when the next paid call must not be sent (calls in flight count).
@@ -213,10 +266,11 @@ class Ledger:
             >>> ledger.would_exceed()
             True
         """
-        if self.max_cost_cents is None:
+        budget = self.max_cost_cents if isinstance(max_cost_cents, _Own) else max_cost_cents
+        if budget is None:
             return False
         spent = self.paid_calls * PRICE_CENTS + self._held + PRICE_CENTS
-        return spent > self.max_cost_cents
+        return spent > budget
 
     @property
     def max_cost_usd(self) -> float | None:
@@ -226,7 +280,14 @@ class Ledger:
             >>> Ledger(max_cost_cents=250).max_cost_usd
             2.5
         """
-        return None if self.max_cost_cents is None else self.max_cost_cents / 100
+        if self._max_cost_cents is None:
+            return None
+        if self._max_cost_usd is not None:
+            return self._max_cost_usd  # as it was given (a budget of $0.015 allows 1 call)
+        try:
+            return self._max_cost_cents / 100
+        except OverflowError:  # more cents than a float holds
+            return math.inf
 
     def refusal(self, operation: str) -> BudgetExceededError:
         """The error for a call of ``operation`` the budget refused (nothing was sent).

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _time
+from .._analysis import comments as analysis
 from .._version import __version__
 from . import html as markup
 from .export import check_place, replace_atomically
@@ -96,7 +97,7 @@ def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> lis
         return [
             ("Comments", f"{len(frame):,} ({split})"),
             ("Posts", _items(frame["post_urn"])),
-            ("Authors", f"{len(frame.social.authors()):,}"),
+            ("Authors", f"{len(analysis.authors(frame)):,}"),
             ("Written", _span(frame["created_at"], tz)),
             ("Generated", made),
         ]
@@ -104,7 +105,7 @@ def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> lis
     return [
         ("Ads", f"{len(frame):,} ({running:,} running)"),
         *([("Queries", _items(frame["query"]))] if "query" in frame.columns else []),
-        ("Advertisers", f"{len(frame.social.by_page()):,}"),
+        ("Advertisers", f"{len(analysis.ads_by_page(frame)):,}"),
         ("Started", _span(frame["start_date"], tz)),
         ("Generated", made),
     ]

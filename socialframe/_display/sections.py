@@ -7,8 +7,9 @@ an optional caption. The sections of each kind are built by the entries of
 analysis is one more entry there (a function of the frame and the zone
 returning a :class:`Section`, or ``None`` to leave it out), nothing else changes.
 
-Each builder only asks ``df.social`` for its analysis and chart; how a section
-becomes HTML is the report's job.
+Each builder calls the analysis and chart functions ``df.social`` is a shell over
+(with its defaults), never ``df.social`` itself: the accessor sits above this layer.
+How a section becomes HTML is the report's job.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from typing import Final, Literal
 import pandas as pd
 
 from .. import _time
+from .._analysis import ads as ad_analysis
+from .._analysis import audience
+from .._analysis import comments as analysis
+from .._analysis.terms import TermKind, term_counts
+from . import plots
 from .html import png
 
 Kind = Literal["comments", "ads"]
@@ -74,13 +80,13 @@ def _comment_activity(comments: pd.DataFrame, tz: str) -> Section:
     freq = _activity_freq(times)
     return Section(
         "Activity",
-        figure=png(lambda ax: comments.social.plot_activity(freq, tz=tz, ax=ax)),
+        figure=png(lambda ax: plots.plot_activity(comments, freq, by="author_type", tz=tz, ax=ax)),
         caption=f"Comments per {_time.period_word(freq)} ({tz}), stacked by author type.",
     )
 
 
 def _top_authors(comments: pd.DataFrame, tz: str) -> Section:
-    everyone = comments.social.authors()
+    everyone = analysis.authors(comments)
     if everyone.empty:
         return Section("Top authors", caption="No authors.")
     columns = ["author_name", "author_type", "author_title", "comments"]
@@ -93,7 +99,7 @@ def _top_authors(comments: pd.DataFrame, tz: str) -> Section:
 
 
 def _organizations(comments: pd.DataFrame, tz: str) -> Section:
-    found = comments.social.organizations()
+    found = analysis.authors_of_type(comments, "organization")
     if found.empty:
         return Section("Organisations", caption="No organisation commented.")
     columns = ["author_name", "author_followers", "comments", "last_comment_at"]
@@ -105,7 +111,7 @@ def _organizations(comments: pd.DataFrame, tz: str) -> Section:
 
 
 def _threads(comments: pd.DataFrame, tz: str) -> Section:
-    found = comments.social.threads()
+    found = analysis.threads(comments)
     if found.empty:
         return Section("Busiest threads", caption="No top-level comments.")
     columns = ["created_at", "author_name", "text", "replies", "last_reply_at"]
@@ -121,7 +127,7 @@ def _threads(comments: pd.DataFrame, tz: str) -> Section:
 def _per_post(comments: pd.DataFrame, tz: str) -> Section | None:
     if comments.empty:
         return None
-    summary = comments.social.summary(tz=tz)
+    summary = audience.post_summary(comments, tz=tz)
     table = summary.drop(columns=["post"], errors="ignore").rename(  # post_urn names it
         columns={
             "organization_share": "org share",
@@ -140,8 +146,13 @@ def _per_post(comments: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _terms(comments: pd.DataFrame, tz: str) -> Section | None:
-    kinds = {"Words": "word", "Hashtags": "hashtag", "Domains": "domain", "Emoji": "emoji"}
-    found = {label: comments.social.terms(kind, top=TOP) for label, kind in kinds.items()}
+    kinds: dict[str, TermKind] = {
+        "Words": "word",
+        "Hashtags": "hashtag",
+        "Domains": "domain",
+        "Emoji": "emoji",
+    }
+    found = {label: term_counts(comments, kind, TOP) for label, kind in kinds.items()}
     found = {label: table for label, table in found.items() if not table.empty}
     if not found:
         return None
@@ -160,7 +171,7 @@ def _terms(comments: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _response_times(comments: pd.DataFrame, tz: str) -> Section | None:
-    table = comments.social.response_times(per="post").drop(columns=["post"], errors="ignore")
+    table = audience.response_times(comments, per="post").drop(columns=["post"], errors="ignore")
     table = table[table["replies"] > 0]
     if table.empty:
         return None
@@ -182,7 +193,9 @@ def _overlap(comments: pd.DataFrame, tz: str) -> Section | None:
     shown = f"The {n} of {posts:,} posts with the most commenters. " if n < posts else ""
     return Section(
         "Shared commenters",
-        figure=png(lambda ax: comments.social.plot_overlap(ax=ax), size=(side + 1.5, side)),
+        figure=png(
+            lambda ax: plots.plot_overlap(comments, ax=ax, max_posts=30), size=(side + 1.5, side)
+        ),
         caption=shown
         + "Distinct commenters each pair of posts shares; the diagonal: each post's own.",
     )
@@ -191,7 +204,7 @@ def _overlap(comments: pd.DataFrame, tz: str) -> Section | None:
 def _regulars(comments: pd.DataFrame, tz: str) -> Section | None:
     if comments["post_urn"].nunique() < 2:
         return None
-    found = comments.social.overlap()
+    found = audience.overlap(comments, 2)
     if found.empty:
         return Section("Authors on several posts", caption="No author commented on two posts.")
     columns = ["author_name", "author_type", "posts", "comments"]
@@ -236,7 +249,7 @@ def _queries(ads: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _advertisers(ads: pd.DataFrame, tz: str) -> Section:
-    pages = ads.social.by_page()
+    pages = analysis.ads_by_page(ads)
     if pages.empty:
         return Section("Advertisers", caption="No advertisers.")
     columns = ["page_name", "ads", "active", "first_start", "last_end"]
@@ -254,7 +267,7 @@ def _timeline(ads: pd.DataFrame, tz: str) -> Section:
     return Section(
         "Run timeline",
         figure=png(
-            lambda ax: ads.social.plot_timeline(ax=ax, max_ads=50),
+            lambda ax: plots.plot_timeline(ads, ax=ax, max_ads=50),
             size=(10.0, max(3.0, 0.22 * shown + 1.2)),
         ),
         caption="When each ad ran (UTC), the latest starts; green while running.",
@@ -267,7 +280,7 @@ def _platforms(ads: pd.DataFrame, tz: str) -> Section:
     n = ads["publisher_platforms"].explode().nunique()
     return Section(
         "Platforms",
-        figure=png(lambda ax: ads.social.plot_platforms(ax=ax), size=(8.0, 1.4 + 0.35 * n)),
+        figure=png(lambda ax: plots.plot_platforms(ads, ax=ax), size=(8.0, 1.4 + 0.35 * n)),
         caption="Ads per publisher platform (an ad counts on each of its platforms).",
     )
 
@@ -275,7 +288,7 @@ def _platforms(ads: pd.DataFrame, tz: str) -> Section:
 def _campaigns(ads: pd.DataFrame, tz: str) -> Section | None:
     if "collation_id" not in ads.columns:
         return None  # a frame cut to fewer columns: no campaigns to tell apart
-    found = ads.social.campaigns()
+    found = ad_analysis.campaigns(ads)
     if found.empty:
         return None
     columns = ["page_name", "variants", "active", "first_start", "last_end"]
@@ -296,17 +309,22 @@ def _share_of_voice(ads: pd.DataFrame, tz: str) -> Section | None:
         return None
     # weeks over a season; months over longer (weekly shares of a few ads swing wildly).
     # Counted as share_of_voice counts: an ad still running runs to the frame's end.
-    weeks = len(ads.social.share_of_voice("W", tz=tz))
+    weeks = len(ad_analysis.share_of_voice(ads, "W", by="page_name", top=8, tz=tz, share=False))
     freq, word = ("ME", "month") if weeks > 60 else ("W", "week")
     return Section(
         "Share of voice",
-        figure=png(lambda ax: ads.social.plot_share_of_voice(freq, tz=tz, ax=ax), size=(10.0, 4.5)),
+        figure=png(
+            lambda ax: plots.plot_share_of_voice(
+                ads, freq, by="page_name", top=8, tz=tz, share=True, ax=ax
+            ),
+            size=(10.0, 4.5),
+        ),
         caption=f"Share of the running ads per {word} ({tz}), the top 8 advertisers and the rest.",
     )
 
 
 def _spend(ads: pd.DataFrame, tz: str) -> Section | None:
-    found = ads.social.spend()
+    found = ad_analysis.spend(ads)
     bounds = ["spend_lower", "spend_upper", "impressions_lower", "impressions_upper"]
     reported = found.dropna(subset=bounds, how="all")
     if reported.empty:

@@ -139,6 +139,7 @@ class Caller:
         cache: CacheSetting,
         offline: bool,
         max_cost_cents: int | None,
+        max_cost_usd: float | None = None,
         max_retries: int,
         timeout: float,
         backoff: float,
@@ -148,7 +149,7 @@ class Caller:
         rate_limit: RateLimit = None,
     ) -> None:
         self.settings = settings
-        self.ledger = Ledger(max_cost_cents)  # the budget's one owner
+        self.ledger = Ledger(max_cost_cents, max_cost_usd=max_cost_usd)  # the budget's one owner
         self.offline = offline
         self.timeout = timeout
         self.cached = cache is not False and cache is not None

@@ -15,6 +15,7 @@ import os
 import re
 import threading
 import warnings
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,7 +30,8 @@ from .._errors import (
     FetchError,
     SkippedWarning,
 )
-from .._ledger import PRICE_CENTS
+from .._ledger import PRICE_CENTS, Ledger
+from .._models import Fetched
 from . import queries, refresh, watch
 from .dataset import Dataset, Manifest, refresh_id
 
@@ -52,6 +54,9 @@ RUN_COLUMNS = (
 #: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
 #: pages it had paid for, if that is no longer ago than this; else afresh.
 RESUME_WITHIN = timedelta(days=1)
+#: How long a call waits for this refresh's calls in flight to settle before its budget
+#: refuses it (one may take a whole deadline after a Retry-After cooldown).
+BUDGET_WAIT = 300.0
 #: Fields whose change makes an ad "edited".
 AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
 
@@ -337,7 +342,7 @@ class Study:
         """
         frame = self._query(
             'select "at", paid_calls, cost_usd, new, changed, items, complete'
-            ' from runs order by "at"'
+            ' from runs order by "at", refresh'
         )
         return queries.typed(frame, queries.RUN_DTYPES)
 
@@ -420,9 +425,10 @@ class _Refresh:
         on_error: OnError,
     ) -> None:
         self.data, self.manifest, self.client = data, manifest, client
-        self.full, self.budget_cents, self.on_error = full, budget_cents, on_error
+        self.full, self.on_error = full, on_error
+        self.budget = None if budget_cents is None else Ledger(budget_cents)
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
-        self.at = client._caller.clock.now().astimezone(UTC)
+        self.at = client.clock.now().astimezone(UTC)
         self.id = refresh_id(self.at)
         taken = {r["id"] for r in manifest.refreshes}
         if self.id in taken or (manifest.refreshes and self.id < manifest.refreshes[-1]["id"]):
@@ -444,13 +450,7 @@ class _Refresh:
             con.close()
 
     def _run(self, con: Any) -> pd.DataFrame:
-        client = self.client
         known = self._known(con)
-        ledger = client.ledger
-        before_cents = client._caller.ledger.max_cost_cents
-        if self.budget_cents is not None:
-            limit = ledger.paid_calls * PRICE_CENTS + self.budget_cents
-            ledger.max_cost_cents = limit if before_cents is None else min(before_cents, limit)
         self.interrupted: list[tuple[dict[str, Any], refresh.Walked]] | None = None
         try:
             results = self._walk_all(known)
@@ -459,12 +459,37 @@ class _Refresh:
                 texts = _old_texts(con, self.interrupted)
                 self._commit(self.interrupted, {**known, "texts": texts})
             raise
-        finally:
-            ledger.max_cost_cents = before_cents
         frame, first_error = self._commit(results, {**known, "texts": _old_texts(con, results)})
         if first_error is not None:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
         return frame
+
+    def _budgeted(
+        self, operation: str, fetch: refresh.Fetch, stop: threading.Event
+    ) -> refresh.Fetch:
+        """``fetch`` under this refresh's own budget (``max_cost``), kept in a ledger of
+        its own: the client's budget (and its other users) are left alone."""
+        budget = self.budget
+        if budget is None:
+            return fetch
+
+        def call(params: Mapping[str, str]) -> Fetched:
+            # calls in flight may settle (fail, for free): wait for them, boundedly
+            hold = budget.reserve(wait=BUDGET_WAIT, stop=stop)
+            if hold is None:
+                raise budget.refusal(operation)
+            try:
+                fetched = fetch(params)
+            except BaseException:
+                budget.release(hold)
+                raise
+            if fetched.from_cache:
+                budget.release(hold)
+            else:
+                budget.record("paid", hold=hold)
+            return fetched
+
+        return call
 
     def _known(self, con: Any) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
@@ -495,7 +520,7 @@ class _Refresh:
                         endpoints.COMMENTS_PATH if operation == "comments" else endpoints.ADS_PATH
                     )
                     fetch, its_stop = client._fetcher(operation, path, fresh_after=fresh_after)
-                    fetchers[operation, fresh_after] = fetch
+                    fetchers[operation, fresh_after] = self._budgeted(operation, fetch, stop)
                     stops.append(its_stop)
                     if stop.is_set():
                         its_stop.set()

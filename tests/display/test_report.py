@@ -664,3 +664,17 @@ def test_share_of_voice_over_years_of_running_ads_is_monthly(tmp_path: Path) -> 
     assert page.captions["Share of voice"].startswith("Share of the running ads per month")
     page = read(example_ads(max_ads=5).social.report(tmp_path / "b.html"))
     assert "Share of voice" in page.headings
+
+
+def test_the_report_needs_no_accessor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The display layer sits below df.social: a report is written with the accessor gone
+    (before, its sections called df.social: a circle import-linter could not see)."""
+    from socialframe.sandbox import example_ads, example_comments
+
+    comments, ads = example_comments(), example_ads()
+    monkeypatch.delattr(pd.DataFrame, "social")
+    from socialframe._display.report import write_report
+
+    for frame, kind in ((comments, "comments"), (ads, "ads")):
+        page = write_report(frame, tmp_path / f"{kind}.html", kind=kind).read_text("utf-8")
+        assert page.count("<h2>") >= 4, kind

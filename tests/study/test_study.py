@@ -240,6 +240,27 @@ def test_a_budget_stop_keeps_what_was_fetched_and_the_next_refresh_picks_up(
     assert done["new"].tolist() == [1845] and done["paid_calls"].tolist() == [37]
 
 
+def test_a_refresh_budget_is_its_own_and_leaves_the_clients_alone(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    import threading
+
+    study.add_posts([P2345])
+    with _client(sandbox, tmp_path, workers=4) as client:
+        others: list[object] = []
+        other = threading.Thread(
+            target=lambda: others.append(client.search_ads("coffee", country="US"))
+        )
+        with pytest.raises(sf.BudgetExceededError, match=r"max_cost=\$0.05"):
+            other.start()
+            study.refresh(client, max_cost=0.05)
+        other.join()
+        assert client.max_cost is None  # the client's own budget: untouched, still none
+        # the search in another thread ran whole, under no budget
+        assert len(others) == 1 and len(others[0]) > 0  # type: ignore[arg-type]
+    assert study.runs()["paid_calls"].tolist() == [5]
+
+
 @pytest.mark.slow
 def test_a_second_refresh_at_once_waits_then_says_so(
     study: sf.Study, sandbox: Sandbox, tmp_path: Path

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pandas as pd
 
+from ._analysis import ads as ad_analysis
 from ._analysis import comments as analysis
 from ._analysis.ads import campaigns, share_of_voice, spend
 from ._analysis.audience import overlap, overlap_matrix, post_summary, response_times
@@ -83,7 +84,7 @@ class SocialAccessor:
         # Reached only for a name this kind lacks: the other kind's method is told apart.
         for other in (CommentsAccessor, AdsAccessor):
             if other is not type(self) and name in _methods(other):
-                kind, needs, source = other.kind, other.needs, other.source
+                kind, needs, source = other.kind, other._needs, other._source
                 missing = [c for c in needs if c not in self._frame.columns]
                 raise AttributeError(
                     f"df.social.{name}() works on a {kind} frame (from {source});"
@@ -276,8 +277,8 @@ class CommentsAccessor(SocialAccessor):
     :meth:`response_times`, besides what every frame offers."""
 
     kind: ClassVar[Kind | None] = "comments"
-    needs: ClassVar[tuple[str, ...]] = COMMENT_CORE
-    source: ClassVar[str] = "post_comments"
+    _needs: ClassVar[tuple[str, ...]] = COMMENT_CORE
+    _source: ClassVar[str] = "post_comments"
 
     def activity(self, freq: str = "1D", *, by: str | None = None, tz: str = "UTC") -> pd.DataFrame:
         """Comments per period, empty periods as 0; optionally one column per ``by`` value.
@@ -782,8 +783,8 @@ class AdsAccessor(SocialAccessor):
     every frame offers."""
 
     kind: ClassVar[Kind | None] = "ads"
-    needs: ClassVar[tuple[str, ...]] = AD_CORE
-    source: ClassVar[str] = "search_ads"
+    _needs: ClassVar[tuple[str, ...]] = AD_CORE
+    _source: ClassVar[str] = "search_ads"
 
     def by_page(self) -> pd.DataFrame:
         """One row per advertiser, most ads first.
@@ -807,7 +808,7 @@ class AdsAccessor(SocialAccessor):
             0  Bloom & Co   11       9
             1    RunRight   10       6
         """
-        return analysis.ads_by_page(self._frame)
+        return ad_analysis.ads_by_page(self._frame)
 
     def active_on(self, day: object, *, tz: str = "UTC") -> pd.DataFrame:
         """The ads running at some moment of ``day``, from its midnight to the next in ``tz``.
@@ -833,7 +834,7 @@ class AdsAccessor(SocialAccessor):
             >>> len(example_ads().social.active_on("2025-11-01"))
             35
         """
-        return analysis.ads_active_on(self._frame, day, tz=tz)
+        return ad_analysis.ads_active_on(self._frame, day, tz=tz)
 
     def plot_timeline(self, *, ax: Axes | None = None, max_ads: int = 50) -> Axes:
         """One bar per ad from start to end: the ``max_ads`` latest starts; active ads green.

@@ -108,12 +108,22 @@ class Ledger:
         self.set_max_cost(cents)
 
     def set_max_cost(self, cents: int | None, usd: float | None = None) -> None:
-        """Set the budget: ``cents`` (whole cents, or ``None``), and the amount of USD it
-        was given as (shown by :attr:`max_cost_usd`; by default ``cents / 100``).
+        """Set the budget, for the calls that follow.
+
+        Args:
+            cents: Whole cents, or ``None`` for no budget.
+            usd: The amount of USD it was given as, shown by :attr:`max_cost_usd` (by
+                default ``cents / 100``).
 
         Raises:
             TypeError: ``cents`` is not a whole number (a bool is not one).
             ValueError: ``cents`` is negative.
+
+        Example:
+            >>> ledger = Ledger()
+            >>> ledger.set_max_cost(1, 0.015)  # $0.015 allows one call
+            >>> ledger.max_cost_cents, ledger.max_cost_usd
+            (1, 0.015)
         """
         if cents is not None:
             if isinstance(cents, bool) or not isinstance(cents, numbers.Integral):

@@ -605,3 +605,21 @@ def test_unusable_timeouts_and_backoffs_are_refused_at_construction(
 ) -> None:
     with pytest.raises(ValueError, match=next(iter(kwargs))):
         sf.Client("k", base_url="http://127.0.0.1:9", cache=False, **kwargs)  # type: ignore[arg-type]
+
+
+def test_budgets_read_back_as_given_and_the_ledger_takes_one_per_call() -> None:
+    # Before this version's ledger: sf.Ledger().would_exceed(2) and .reserve(1) worked.
+    ledger = sf.Ledger()
+    assert ledger.would_exceed(2) is False and ledger.reserve(1) is not None
+    assert ledger.would_exceed(0) is True
+    with pytest.raises(TypeError, match="whole number of cents"):
+        sf.Ledger(max_cost_cents=float("nan"))
+    with pytest.raises(ValueError, match=">= 0"):
+        sf.Ledger(max_cost_cents=-5)
+    with sf.Client("k-0123456789", base_url="http://127.0.0.1:9", cache=False) as client:
+        for given, shown in ((0.015, 0.015), ("1e400", math.inf), (10**400, math.inf), (2, 2.0)):
+            client.max_cost = given
+            assert client.max_cost == shown
+            repr(client)  # never an OverflowError
+        client.max_cost = None
+        assert client.max_cost is None

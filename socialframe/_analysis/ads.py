@@ -1,4 +1,4 @@
-"""Pure analysis of ads frames across advertisers: campaigns, share of voice, spend.
+"""Pure analysis of ads frames: advertisers, the ads of a day, campaigns, share of voice, spend.
 
 Every function takes an ads frame (as built by :mod:`socialframe._frames.ads`,
 one query's or a many-query fetch's with its ``query`` column) and returns a new
@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, NamedTuple
 
@@ -30,8 +30,14 @@ import pandas as pd
 
 from .. import _time
 from .._checks import count_or_none
-from .._schema import AD_DTYPES, AD_SPEND, CAMPAIGN_SUMMARY, dtypes, summary_columns
-from .comments import _unions
+from .._schema import (
+    AD_DTYPES,
+    AD_SPEND,
+    ADVERTISER_SUMMARY,
+    CAMPAIGN_SUMMARY,
+    dtypes,
+    summary_columns,
+)
 
 CAMPAIGN_COLUMNS: Final = summary_columns(CAMPAIGN_SUMMARY)
 SPEND_COLUMNS: Final = summary_columns(AD_SPEND)
@@ -174,8 +180,8 @@ def campaigns(ads: pd.DataFrame) -> pd.DataFrame:
             "active": grouped["is_active"].sum(),
             "first_start": grouped["start_date"].min(),
             "last_end": grouped["end_date"].max().mask(grouped["_ongoing"].any()),
-            "platforms": _unions(grouped, "publisher_platforms"),
-            "display_formats": _unions(grouped, "display_format"),
+            "platforms": unions(grouped, "publisher_platforms"),
+            "display_formats": unions(grouped, "display_format"),
             "body_text": pd.Series(texts, dtype="string"),
         }
     )
@@ -515,3 +521,73 @@ def spend(ads: pd.DataFrame) -> pd.DataFrame:
         index=unique.index,
     )
     return out.astype(_dtypes(AD_SPEND))[list(SPEND_COLUMNS)]
+
+
+ADVERTISER_COLUMNS = summary_columns(ADVERTISER_SUMMARY)
+
+
+# -- advertisers and days ------------------------------------------------------------
+
+
+def _sorted_union(values: Iterable[Any]) -> list[str]:
+    seen: set[str] = set()
+    for value in values:
+        if isinstance(value, list | tuple | np.ndarray):
+            seen.update(str(v) for v in value)
+        elif not pd.isna(value):
+            seen.add(str(value))
+    return sorted(seen)
+
+
+def unions(grouped: Any, column: str) -> pd.Series:
+    """Per group, the sorted distinct values of a column of lists (or scalars)."""
+    # Built by hand: pandas infers an Arrow list dtype for some inputs and object for others.
+    unions = {key: _sorted_union(values) for key, values in grouped[column]}
+    return pd.Series(unions, dtype=object)
+
+
+def ads_by_page(ads: pd.DataFrame) -> pd.DataFrame:
+    """One row per advertiser (columns :data:`ADVERTISER_COLUMNS`), most ads first.
+
+    Advertisers are keyed by ``page_id`` (by name when the id is missing); the name
+    shown is the one of their latest ad. ``last_end`` is NaT while one of their
+    ads is ongoing (see :func:`socialframe._time.ad_spans`). Ads with neither a
+    page id nor a name are left out.
+    """
+    key = ads["page_id"].fillna("name:" + ads["page_name"])
+    known = ads.assign(_key=key, _ongoing=_time.ad_spans(ads).ongoing)[key.notna()]
+    ordered = known.sort_values("start_date", kind="stable", na_position="first")
+    grouped = ordered.groupby("_key", sort=False, observed=True)
+    latest = grouped.tail(1).set_index("_key")
+    out = pd.DataFrame(
+        {
+            "page_id": latest["page_id"],
+            "page_name": latest["page_name"],
+            "ads": grouped.size().astype("int64"),
+            "active": grouped["is_active"].sum().astype("int64"),
+            "first_start": grouped["start_date"].min(),
+            "last_end": grouped["end_date"].max().mask(grouped["_ongoing"].any()),
+            "platforms": unions(grouped, "publisher_platforms"),
+            "display_formats": unions(grouped, "display_format"),
+        }
+    )
+    out = out.astype({"page_id": "string", "page_name": "string"})
+    out = out.sort_values(
+        ["ads", "active", "page_name"], ascending=[False, False, True], kind="stable"
+    )
+    return out.reset_index(drop=True)[list(ADVERTISER_COLUMNS)]
+
+
+def ads_active_on(ads: pd.DataFrame, day: object, *, tz: str = "UTC") -> pd.DataFrame:
+    """Ads running at some moment of ``day`` (from its local midnight to the next).
+
+    The rows keep their index (this is a filter). See
+    :meth:`socialframe._accessor.SocialAccessor.active_on`.
+    """
+    _time.check_zone(tz)
+    local = _time.calendar_day(day, tz)
+    start = _time.local_midnight(local, tz)
+    end = _time.local_midnight(local + pd.Timedelta(days=1), tz)
+    spans = _time.ad_spans(ads)
+    running = (spans.start < end) & (spans.end >= start)
+    return ads[running.fillna(False).astype(bool)]

@@ -1,4 +1,4 @@
-"""Pure analysis of comments and ads frames: what people do right after the fetch.
+"""Pure analysis of comments frames: what people do right after the fetch.
 
 Every function takes a frame (as built by :mod:`socialframe._frames`) and returns
 a new one; nothing is fetched, nothing is kept. ``df.social`` (the accessor) and
@@ -10,7 +10,6 @@ spans) come from :mod:`socialframe._time`; result columns from
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +17,6 @@ import pandas as pd
 from .. import _time
 from .._checks import count_or_none
 from .._schema import (
-    ADVERTISER_SUMMARY,
     AUTHOR_DETAILS,
     AUTHOR_SUMMARY,
     THREAD_DETAILS,
@@ -28,7 +26,6 @@ from .._schema import (
 
 AUTHOR_COLUMNS = summary_columns(AUTHOR_SUMMARY)
 THREAD_COLUMNS = summary_columns(THREAD_SUMMARY)
-ADVERTISER_COLUMNS = summary_columns(ADVERTISER_SUMMARY)
 
 
 # -- comments ---------------------------------------------------------------------------
@@ -180,69 +177,3 @@ def _author_types(comments: pd.DataFrame, wanted: str | Iterable[str]) -> list[s
         # A typo ("people") would otherwise silently match nothing.
         raise ValueError(f"unknown author type(s) {unknown}; expected some of {sorted(known)}")
     return chosen
-
-
-# -- ads --------------------------------------------------------------------------------
-
-
-def _sorted_union(values: Iterable[Any]) -> list[str]:
-    seen: set[str] = set()
-    for value in values:
-        if isinstance(value, list | tuple | np.ndarray):
-            seen.update(str(v) for v in value)
-        elif not pd.isna(value):
-            seen.add(str(value))
-    return sorted(seen)
-
-
-def _unions(grouped: Any, column: str) -> pd.Series:
-    # Built by hand: pandas infers an Arrow list dtype for some inputs and object for others.
-    unions = {key: _sorted_union(values) for key, values in grouped[column]}
-    return pd.Series(unions, dtype=object)
-
-
-def ads_by_page(ads: pd.DataFrame) -> pd.DataFrame:
-    """One row per advertiser (columns :data:`ADVERTISER_COLUMNS`), most ads first.
-
-    Advertisers are keyed by ``page_id`` (by name when the id is missing); the name
-    shown is the one of their latest ad. ``last_end`` is NaT while one of their
-    ads is ongoing (see :func:`socialframe._time.ad_spans`). Ads with neither a
-    page id nor a name are left out.
-    """
-    key = ads["page_id"].fillna("name:" + ads["page_name"])
-    known = ads.assign(_key=key, _ongoing=_time.ad_spans(ads).ongoing)[key.notna()]
-    ordered = known.sort_values("start_date", kind="stable", na_position="first")
-    grouped = ordered.groupby("_key", sort=False, observed=True)
-    latest = grouped.tail(1).set_index("_key")
-    out = pd.DataFrame(
-        {
-            "page_id": latest["page_id"],
-            "page_name": latest["page_name"],
-            "ads": grouped.size().astype("int64"),
-            "active": grouped["is_active"].sum().astype("int64"),
-            "first_start": grouped["start_date"].min(),
-            "last_end": grouped["end_date"].max().mask(grouped["_ongoing"].any()),
-            "platforms": _unions(grouped, "publisher_platforms"),
-            "display_formats": _unions(grouped, "display_format"),
-        }
-    )
-    out = out.astype({"page_id": "string", "page_name": "string"})
-    out = out.sort_values(
-        ["ads", "active", "page_name"], ascending=[False, False, True], kind="stable"
-    )
-    return out.reset_index(drop=True)[list(ADVERTISER_COLUMNS)]
-
-
-def ads_active_on(ads: pd.DataFrame, day: object, *, tz: str = "UTC") -> pd.DataFrame:
-    """Ads running at some moment of ``day`` (from its local midnight to the next).
-
-    The rows keep their index (this is a filter). See
-    :meth:`socialframe._accessor.SocialAccessor.active_on`.
-    """
-    _time.check_zone(tz)
-    local = _time.calendar_day(day, tz)
-    start = _time.local_midnight(local, tz)
-    end = _time.local_midnight(local + pd.Timedelta(days=1), tz)
-    spans = _time.ad_spans(ads)
-    running = (spans.start < end) & (spans.end >= start)
-    return ads[running.fillna(False).astype(bool)]

@@ -1,4 +1,4 @@
-"""Rendering for the widgets: HTML tables and lines, the cost label, the activity PNG.
+"""HTML and PNG for the widgets and the report: one table builder, one PNG helper.
 
 Pure functions of frames and numbers, so the widgets stay shells and all of
 this is tested without a browser or a kernel. Comments and ads are written by

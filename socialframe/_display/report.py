@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _time
+from .._analysis import ads as ad_analysis
 from .._analysis import comments as analysis
 from .._version import __version__
 from . import html as markup
@@ -105,7 +106,7 @@ def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> lis
     return [
         ("Ads", f"{len(frame):,} ({running:,} running)"),
         *([("Queries", _items(frame["query"]))] if "query" in frame.columns else []),
-        ("Advertisers", f"{len(analysis.ads_by_page(frame)):,}"),
+        ("Advertisers", f"{len(ad_analysis.ads_by_page(frame)):,}"),
         ("Started", _span(frame["start_date"], tz)),
         ("Generated", made),
     ]

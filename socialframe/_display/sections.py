@@ -249,7 +249,7 @@ def _queries(ads: pd.DataFrame, tz: str) -> Section | None:
 
 
 def _advertisers(ads: pd.DataFrame, tz: str) -> Section:
-    pages = analysis.ads_by_page(ads)
+    pages = ad_analysis.ads_by_page(ads)
     if pages.empty:
         return Section("Advertisers", caption="No advertisers.")
     columns = ["page_name", "ads", "active", "first_start", "last_end"]

@@ -1,0 +1,454 @@
+"""One refresh of a whole study, under its write lock: walk every watched item (in the
+client's workers), then keep what the walks brought back, whole or not at all.
+
+The walks (:mod:`.refresh`) say which pages to read; this module runs them, holds the
+refresh's own budget, and turns what they fetched into the refresh's rows: the
+versions of comments and ads, the changes (new, stopped, edited) against what the study
+held, the per-item figures and the run's, then the manifest. A refresh interrupted
+(Ctrl-C, SIGTERM), cut by its budget or by an error keeps what it fetched.
+
+Why over 400 lines: the change rules of comments and of ads, the budget, the
+interrupt and the resumption of cut walks are one sequence over one manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import warnings
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Literal
+
+import pandas as pd
+
+from .. import _operations as endpoints
+from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
+from .._ledger import PRICE_CENTS, Ledger
+from .._models import Fetched
+from . import queries, refresh, watch
+from .dataset import Dataset, Manifest, refresh_id
+
+if TYPE_CHECKING:
+    from .._client import Client
+
+OnError = Literal["raise", "skip"]
+
+#: What :meth:`Study.refresh` returns, one row per watched item.
+RUN_COLUMNS = (
+    "kind",
+    "item",
+    "new",
+    "changed",
+    "paid_calls",
+    "cost_usd",
+    "complete",
+    "missing",
+)
+#: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
+#: pages it had paid for, if that is no longer ago than this; else afresh.
+RESUME_WITHIN = timedelta(days=1)
+#: How long a call waits for this refresh's calls in flight to settle before its budget
+#: refuses it (one may take a whole deadline after a Retry-After cooldown).
+BUDGET_WAIT = 300.0
+#: Fields whose change makes an ad "edited".
+AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
+
+
+class Refresh:
+    """One refresh of a whole study, under its write lock."""
+
+    def __init__(
+        self,
+        data: Dataset,
+        manifest: Manifest,
+        client: Client,
+        full: bool,
+        budget_cents: int | None,
+        on_error: OnError,
+    ) -> None:
+        self.data, self.manifest, self.client = data, manifest, client
+        self.full, self.on_error = full, on_error
+        self.budget = None if budget_cents is None else Ledger(budget_cents)
+        # The client's clock: a ManualClock shared with a sandbox simulates weeks.
+        self.at = client.clock.now().astimezone(UTC)
+        self.id = refresh_id(self.at)
+        taken = {r["id"] for r in manifest.refreshes}
+        if self.id in taken or (manifest.refreshes and self.id < manifest.refreshes[-1]["id"]):
+            # Two refreshes in one millisecond (a ManualClock that stood still) or a clock
+            # set back: ids stay unique and in the order the refreshes ran.
+            self.id = f"{max([self.id, *taken])}-{len(manifest.refreshes) + 1:06d}"
+        pending = manifest.pending
+        # Pages paid for by a refresh that never finished are in the HTTP cache: they count.
+        self.fresh_after = datetime.fromisoformat(pending["at"]) if pending else self.at
+
+    def run(self) -> pd.DataFrame:
+        manifest = self.manifest
+        manifest.pending = {"id": self.id, "at": self.fresh_after.isoformat()}
+        self.data.write(manifest)
+        con = queries.connect(self.data, manifest)
+        try:
+            return self._run(con)
+        finally:
+            con.close()
+
+    def _run(self, con: Any) -> pd.DataFrame:
+        known = self._known(con)
+        self.interrupted: list[tuple[dict[str, Any], refresh.Walked]] | None = None
+        try:
+            results = self._walk_all(known)
+        except KeyboardInterrupt:
+            if self.interrupted:  # keep what the walks had fetched, then stop
+                texts = _old_texts(con, self.interrupted)
+                self._commit(self.interrupted, {**known, "texts": texts})
+            raise
+        frame, first_error = self._commit(results, {**known, "texts": _old_texts(con, results)})
+        if first_error is not None:
+            raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
+        return frame
+
+    def _budgeted(
+        self, operation: str, fetch: refresh.Fetch, stop: threading.Event
+    ) -> refresh.Fetch:
+        """``fetch`` under this refresh's own budget (``max_cost``), kept in a ledger of
+        its own: the client's budget (and its other users) are left alone."""
+        budget = self.budget
+        if budget is None:
+            return fetch
+
+        def call(params: Mapping[str, str]) -> Fetched:
+            # calls in flight may settle (fail, for free): wait for them, boundedly
+            hold = budget.reserve(wait=BUDGET_WAIT, stop=stop)
+            if hold is None:
+                raise budget.refusal(operation)
+            try:
+                fetched = fetch(params)
+            except BaseException:
+                budget.release(hold)
+                raise
+            if fetched.from_cache:
+                budget.release(hold)
+            else:
+                budget.record("paid", hold=hold)
+            return fetched
+
+        return call
+
+    def _known(self, con: Any) -> dict[str, Any]:
+        """What the study holds, as the walks and the change rules need it."""
+        # Each comment once, with the refresh that first saw it (its text is read later,
+        # for the comments a walk brings back only: a study may be larger than memory).
+        comments = con.execute(
+            "select item, comment_id, min(refresh) as refresh from comment_versions"
+            " group by item, comment_id"
+        ).df()
+        ads = con.execute(
+            "select item, ad_archive_id, is_active, end_date, stopped_seen,"
+            f" {', '.join(AD_TEXT)} from ads"
+        ).df()
+        return {"comments": comments, "ads": ads}
+
+    def _walk_all(self, known: dict[str, Any]) -> list[tuple[dict[str, Any], refresh.Walked]]:
+        client = self.client
+        stop = threading.Event()
+        stops: list[threading.Event] = []
+        fetchers: dict[tuple[str, datetime], refresh.Fetch] = {}
+        lock = threading.Lock()
+
+        def fetcher(operation: str, fresh_after: datetime) -> refresh.Fetch:
+            """One fetch per (operation, freshness), sharing the run's stop."""
+            with lock:
+                if (operation, fresh_after) not in fetchers:
+                    path = (
+                        endpoints.COMMENTS_PATH if operation == "comments" else endpoints.ADS_PATH
+                    )
+                    fetch, its_stop = client._fetcher(operation, path, fresh_after=fresh_after)
+                    fetchers[operation, fresh_after] = self._budgeted(operation, fetch, stop)
+                    stops.append(its_stop)
+                    if stop.is_set():
+                        its_stop.set()
+                return fetchers[operation, fresh_after]
+
+        def stop_all() -> None:
+            with lock:
+                stop.set()
+                for each in stops:
+                    each.set()
+
+        def fresh_after(state: dict[str, Any]) -> datetime:
+            """Pages count from the start of this refresh, or of the one that cut this
+            item's walk short (lately: its pages are in the HTTP cache, paid for)."""
+            cut = state.get("resume_after")
+            if cut is None:
+                return self.fresh_after
+            since = datetime.fromisoformat(cut)
+            return since if self.at - since <= RESUME_WITHIN else self.fresh_after
+
+        by_post = known["comments"].groupby("item", sort=False)
+        ids_of: dict[str, pd.DataFrame] = {str(k): g for k, g in by_post}
+
+        def one(watched: dict[str, Any]) -> refresh.Walked:
+            if stop.is_set():
+                return refresh.Walked(error=FetchError("the refresh was stopped"))
+            state = self.manifest.state.get(watch.key(watched), {})
+            if watched["kind"] == "post":
+                rows = ids_of.get(watched["item"])
+                walked_through = state.get("walked")
+                if rows is None:
+                    base: set[str] = set()
+                elif walked_through is None:
+                    base = set()
+                else:
+                    base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
+                full = self.full and not state.get("complete", False)
+                fetch = fetcher("comments", fresh_after(state))
+                walked = refresh.walk_post(fetch, watched, base, full=full)
+            else:
+                since = state.get("checked")
+                walked = refresh.walk_search(
+                    fetcher("ads", fresh_after(state)),
+                    watched,
+                    since=date.fromisoformat(since) if since else None,
+                    stop=stop,
+                )
+            if walked.error is not None and (
+                self.on_error == "raise"
+                or isinstance(walked.error, BudgetExceededError | AuthError)
+            ):
+                stop_all()
+            return walked
+
+        watched = list(self.manifest.watched)
+        pool = ThreadPoolExecutor(max_workers=max(1, client.workers))
+        futures = [pool.submit(one, item) for item in watched]
+        try:
+            walks = [future.result() for future in futures]
+        except BaseException:
+            # Ctrl-C (or SIGTERM through the command line): nothing more is sent, the
+            # walks under way end at their next page, and what they fetched is kept.
+            stop_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.interrupted = [
+                (item, future.result())
+                for item, future in zip(watched, futures, strict=True)
+                if future.done() and not future.cancelled() and future.exception() is None
+            ]
+            raise
+        pool.shutdown()
+        return list(zip(watched, walks, strict=True))
+
+    def _commit(
+        self, results: list[tuple[dict[str, Any], refresh.Walked]], known: dict[str, Any]
+    ) -> tuple[pd.DataFrame, FetchError | None]:
+        at = pd.Timestamp(self.at).as_unit("us")
+        comment_parts, ad_parts, changes, rows = [], [], [], []
+        first_error: FetchError | None = None
+        skipped: list[str] = []
+        old_comments = known["comments"].drop_duplicates("comment_id").set_index("comment_id")
+        old_ads = known["ads"].drop_duplicates("ad_archive_id").set_index("ad_archive_id")
+        held = known["comments"].groupby("item")["comment_id"].nunique().to_dict()
+        for watched, walked in results:
+            key, item = watch.key(watched), watched["item"]
+            state = dict(self.manifest.state.get(key, {}))
+            new = changed = 0
+            if walked.error is not None:
+                if first_error is None and not _was_stopped(walked.error):
+                    first_error = walked.error
+                if self.on_error == "skip" and not _was_stopped(walked.error):
+                    skipped.append(item)
+            if watched["kind"] == "post":
+                got = refresh.comment_rows(walked.pages) if walked.pages else None
+                if got is not None and len(got):
+                    got.insert(len(got.columns), "item", pd.array([item] * len(got), "string"))
+                    got.insert(len(got.columns), "seen_at", at)
+                    comment_parts.append(got)
+                    for cid, text in zip(got["comment_id"], got["text"], strict=True):
+                        if pd.isna(cid):
+                            continue
+                        if cid not in old_comments.index:
+                            new += 1
+                            changes.append((at, "comment", item, cid, "new"))
+                        elif cid in known["texts"] and _differs(known["texts"][cid], text):
+                            changed += 1
+                            changes.append((at, "comment", item, cid, "edited"))
+                ids = set() if got is None else set(got["comment_id"].dropna())
+                have = held.get(item, 0) + len(ids - set(old_comments.index))
+                total = walked.total if walked.total is not None else state.get("total")
+                missing = None if total is None else max(int(total) - have, 0)
+                if walked.reached:
+                    state["walked"] = self.id
+                    state.pop("resume_after", None)
+                elif walked.pages:  # cut short: the next refresh walks on from its pages
+                    state.setdefault("resume_after", self.fresh_after.isoformat())
+                state["total"] = total
+                state["complete"] = bool(walked.reached and missing == 0)
+                complete: bool | None = state["complete"]
+            else:
+                got = refresh.ad_rows(walked.pages) if walked.pages else None
+                seen: set[str] = set()
+                if got is not None and len(got):
+                    got = _ads_for_storage(got)
+                    got.insert(len(got.columns), "item", pd.array([item] * len(got), "string"))
+                    got.insert(len(got.columns), "seen_at", at)
+                    ad_parts.append(got)
+                    for _, row in got.iterrows():
+                        aid = row["ad_archive_id"]
+                        if pd.isna(aid):
+                            continue
+                        seen.add(aid)
+                        if aid not in old_ads.index:
+                            new += 1
+                            changes.append((at, "ad", item, aid, "new"))
+                            continue
+                        old = old_ads.loc[aid]
+                        was_running = bool(old["is_active"]) and pd.isna(old["stopped_seen"])
+                        # (a running ad's end_date is the last day it was shown: it moves on)
+                        if was_running and _is_false(row["is_active"]):
+                            changed += 1
+                            changes.append((at, "ad", item, aid, "stopped"))
+                        elif any(_differs(old[f], row[f]) for f in AD_TEXT):
+                            changed += 1
+                            changes.append((at, "ad", item, aid, "edited"))
+                if walked.active_ids is not None:
+                    mine = old_ads[
+                        known["ads"].drop_duplicates("ad_archive_id")["item"].eq(item).values
+                    ]
+                    running = mine[
+                        mine["is_active"].fillna(False).astype(bool) & mine["stopped_seen"].isna()
+                    ]
+                    for aid in sorted(set(running.index) - walked.active_ids - seen):
+                        changed += 1
+                        changes.append((at, "ad", item, aid, "stopped"))
+                if walked.reached:
+                    state["checked"] = self.at.date().isoformat()
+                    state.pop("resume_after", None)
+                elif walked.pages:
+                    state.setdefault("resume_after", self.fresh_after.isoformat())
+                complete = bool(walked.reached)
+                missing = None
+            self.manifest.state[key] = state
+            rows.append(
+                {
+                    "kind": watched["kind"],
+                    "item": item,
+                    "new": new,
+                    "changed": changed,
+                    "paid_calls": walked.paid,
+                    "cost_usd": walked.paid * PRICE_CENTS / 100,
+                    "complete": complete,
+                    "missing": missing,
+                }
+            )
+        frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+        frame = queries.typed(frame, queries.ITEM_DTYPES)
+        files: dict[str, str] = {}
+        write = self.data.write_partition
+        if comment_parts:
+            files["comments"] = write(
+                "comments", self.id, pd.concat(comment_parts, ignore_index=True)
+            )
+        if ad_parts:
+            files["ads"] = write("ads", self.id, pd.concat(ad_parts, ignore_index=True))
+        if changes:
+            change_frame = pd.DataFrame(changes, columns=["at", "kind", "item", "id", "change"])
+            files["changes"] = write(
+                "changes", self.id, queries.typed(change_frame, queries.CHANGE_DTYPES)
+            )
+        items = frame.assign(at=at)
+        files["items"] = write("items", self.id, queries.typed(items, queries.ITEM_DTYPES))
+        run = pd.DataFrame(
+            [
+                {
+                    "at": at,
+                    "paid_calls": int(frame["paid_calls"].sum()),
+                    "cost_usd": int(frame["paid_calls"].sum()) * PRICE_CENTS / 100,
+                    "new": int(frame["new"].sum()),
+                    "changed": int(frame["changed"].sum()),
+                    "items": len(frame),
+                    "complete": bool(frame["complete"].fillna(False).all()),
+                }
+            ]
+        )
+        files["runs"] = write("runs", self.id, queries.typed(run, queries.RUN_DTYPES))
+        self.manifest.refreshes.append({"id": self.id, "at": self.at.isoformat(), "files": files})
+        self.manifest.pending = None
+        self.data.write(self.manifest)
+        if skipped and self.on_error == "skip":
+            warnings.warn(
+                SkippedWarning(f"{len(skipped)} watched items failed and were left out: {skipped}"),
+                stacklevel=4,
+            )
+            if not isinstance(first_error, BudgetExceededError | AuthError):
+                first_error = None
+        return frame, first_error
+
+
+def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> dict[str, Any]:
+    """The latest text the study holds of each comment the walks brought back."""
+    ids = [
+        cid
+        for watched, walked in results
+        if watched["kind"] == "post" and walked.pages
+        for cid in refresh.comment_rows(walked.pages)["comment_id"].dropna()
+    ]
+    if not ids:
+        return {}
+    wanted = pd.DataFrame({"comment_id": pd.array(ids, dtype="string")})
+    con.register("wanted", wanted)
+    try:
+        found = con.execute(
+            "select v.comment_id, arg_max(v.text, v.refresh) as text from comment_versions v"
+            " join (select distinct comment_id from wanted) w using (comment_id)"
+            " group by v.comment_id"
+        ).df()
+    finally:
+        con.unregister("wanted")
+    return dict(zip(found["comment_id"], found["text"], strict=True))
+
+
+def _is_false(value: Any) -> bool:
+    return not _missing(value) and not bool(value)
+
+
+def _was_stopped(error: FetchError) -> bool:
+    """Whether the walk was stopped because another item's failure ended the refresh."""
+    return "stopped" in str(error) or "interrupted" in str(error)
+
+
+def _differs(old: Any, new: Any) -> bool:
+    """Whether two sightings of a field differ (missing equals missing only)."""
+    old_missing, new_missing = _missing(old), _missing(new)
+    if old_missing or new_missing:
+        return old_missing != new_missing
+    return bool(old != new)
+
+
+def _ads_for_storage(frame: pd.DataFrame) -> pd.DataFrame:
+    """The contract columns as they are; every other field in one JSON text column."""
+    from .._schema import AD_COLUMNS
+
+    core = frame[list(AD_COLUMNS)].copy()
+    extras = [c for c in frame.columns if c not in AD_COLUMNS]
+    records = frame[extras].to_dict("records") if extras else [{} for _ in range(len(frame))]
+    core["extra"] = pd.array(
+        [json.dumps(_plain(r), default=str, sort_keys=True) for r in records], dtype="string"
+    )
+    return core
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items() if not _missing(v)}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _plain(value.tolist())
+    return value
+
+
+def _missing(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False

@@ -14,7 +14,7 @@ The methods are thin: the work is done by the pure functions of
 :mod:`socialframe._display.export`. The module's length (over 400 lines) is its
 docstrings: ``help(df.social.activity)`` is where users look, so every method
 documents its arguments, the shape of what it returns, its errors and an example
-that runs as a doctest; the code itself is about 120 lines.
+that runs as a doctest; the code itself is about 200 lines.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -120,13 +121,18 @@ class Dataset:
         try:
             raw = target.read_bytes()
         except FileNotFoundError:
-            if self.path.is_dir() and any(
-                p.name not in (".lock", ".staging", *KINDS) for p in self.path.iterdir()
-            ):
-                raise StudyError(
-                    f"{self.path} is not a study (it holds other files and no {MANIFEST});"
-                    " give an empty or new folder"
-                ) from None
+            if self.path.is_dir():
+                found = [p for p in self.path.iterdir() if not _scaffolding(p.name)]
+                if any(p.name in KINDS for p in found):
+                    raise StudyError(
+                        f"{self.path} holds a study's data but no {MANIFEST} (moved away, or a"
+                        " partial copy): it is left as it is; put its study.json back"
+                    ) from None
+                if found:
+                    raise StudyError(
+                        f"{self.path} is not a study (it holds other files and no {MANIFEST});"
+                        " give an empty or new folder"
+                    ) from None
             return Manifest()
         except OSError as exc:
             raise StudyError(f"{target} cannot be read: {exc.strerror}") from None
@@ -135,22 +141,24 @@ class Dataset:
             if value.get("format") != FORMAT:
                 raise ValueError("not a study manifest")
             version = value.get("version")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             raise StudyError(f"{target} is not a study manifest (it cannot be read)") from None
-        if not isinstance(version, int) or version > VERSION:
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise StudyError(f"{target} is not a study manifest (version {version!r:.20})")
+        if version > VERSION:
             raise StudyError(
                 f"{self.path} was written by a newer socialframe (study format {version!r};"
                 f" this one reads up to {VERSION}): upgrade socialframe to read it"
             )
-        try:
-            return Manifest(
-                watched=list(value["watched"]),
-                refreshes=list(value["refreshes"]),
-                state=dict(value["state"]),
-                pending=value.get("pending"),
-            )
-        except (KeyError, TypeError):
-            raise StudyError(f"{target} is not a study manifest (fields missing)") from None
+        problem = _manifest_problem(value)
+        if problem:
+            raise StudyError(f"{target} is not a study manifest as written ({problem})")
+        return Manifest(
+            watched=list(value["watched"]),
+            refreshes=list(value["refreshes"]),
+            state=dict(value["state"]),
+            pending=value.get("pending"),
+        )
 
     def write(self, manifest: Manifest) -> None:
         """Replace the manifest whole (a new file moved over the old; flushed first)."""
@@ -203,15 +211,14 @@ class Dataset:
     def write_partition(self, kind: str, refresh: str, frame: pd.DataFrame) -> str:
         """Write ``frame`` as the partition ``<kind>/refresh=<refresh>``, whole or not
         at all; the path of its file, relative to the folder."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        pa, pq = _pyarrow()
 
         staging = self.path / ".staging" / refresh / kind
         final = self.path / kind / f"refresh={refresh}"
         name = "part-0.parquet"
         try:
             staging.mkdir(parents=True, exist_ok=True)
-            table = pa.Table.from_pandas(frame, preserve_index=False)
+            table = _no_null_types(pa.Table.from_pandas(frame, preserve_index=False))
             with open(staging / name, "wb") as out:
                 pq.write_table(table, out, compression="zstd")
                 out.flush()
@@ -229,13 +236,24 @@ class Dataset:
     def _remove_orphans(self, manifest: Manifest) -> None:
         """Remove what a refresh that never finished left (under the write lock)."""
         named = {str(Path(path).parent) for r in manifest.refreshes for path in r["files"].values()}
-        shutil.rmtree(self.path / ".staging", ignore_errors=True)
+        staging = self.path / ".staging"
+        if staging.is_symlink():
+            staging.unlink()
+        else:
+            shutil.rmtree(staging, ignore_errors=True)
+        for leftover in self.path.glob(f".{MANIFEST}.*"):  # a manifest never moved in
+            with contextlib.suppress(OSError):
+                leftover.unlink()
         for kind in KINDS:
             folder = self.path / kind
-            if not folder.is_dir():
-                continue
+            if folder.is_symlink() or not folder.is_dir():
+                continue  # a link is not ours to follow
             for part in folder.iterdir():
-                if f"{kind}/{part.name}" not in named:
+                if f"{kind}/{part.name}" in named or not part.name.startswith("refresh="):
+                    continue
+                if part.is_symlink():
+                    part.unlink()
+                else:
                     shutil.rmtree(part, ignore_errors=True)
 
     def _make_folder(self) -> None:
@@ -248,6 +266,7 @@ class Dataset:
         try:
             fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
             try:
+                os.fchmod(fd, _new_file_mode())  # as the Parquet files (mkstemp makes 0600)
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
                     out.flush()
@@ -272,6 +291,85 @@ class Dataset:
         return StudyError(
             f"{self.path} cannot be written ({why}); the study is as it was before this step"
         )
+
+
+_PART = re.compile(r"(comments|ads|changes|runs|items)/refresh=[0-9TZ-]{1,40}/part-0\.parquet")
+_REFRESH_ID = re.compile(r"[0-9]{8}T[0-9]{9}Z(-[0-9]{6})?")
+
+
+def _manifest_problem(value: Any) -> str | None:
+    """What is wrong with a manifest's fields, or None: nothing in it is used unchecked
+    (a file it names must be one of the study's own partitions, never any path)."""
+    from .watch import checked
+
+    watched, refreshes = value.get("watched"), value.get("refreshes")
+    if not isinstance(watched, list) or not isinstance(refreshes, list):
+        return "watched and refreshes must be lists"
+    if not isinstance(value.get("state"), dict):
+        return "state must be an object"
+    for item in watched:
+        problem = checked(item)
+        if problem:
+            return problem
+    for entry in refreshes:
+        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+            return "a refresh without its files"
+        if not isinstance(entry.get("id"), str) or not _REFRESH_ID.fullmatch(entry["id"]):
+            return f"a refresh id {entry.get('id')!r:.40}"
+        for kind, path in entry["files"].items():
+            if (
+                kind not in KINDS
+                or not isinstance(path, str)
+                or not _PART.fullmatch(path)
+                or not path.startswith(f"{kind}/refresh={entry['id']}/")
+            ):
+                return f"a file that is not one of the study's partitions: {path!r:.80}"
+    pending = value.get("pending")
+    if pending is not None and not (
+        isinstance(pending, dict)
+        and isinstance(pending.get("id"), str)
+        and isinstance(pending.get("at"), str)
+    ):
+        return "pending must be null or an object with id and at"
+    return None
+
+
+def _scaffolding(name: str) -> bool:
+    """What a study folder holds besides data: its lock, staging, a manifest on its way."""
+    return name in (".lock", ".staging") or name.startswith(f".{MANIFEST}.")
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise StudyError(
+            'studies need pyarrow and DuckDB: pip install "socialframe[study]"'
+        ) from None
+    return pa, pq
+
+
+def _no_null_types(table: Any) -> Any:
+    """``table`` with columns of no type (all missing) typed as text (lists of text):
+    one refresh's ``list<null>`` beside another's ``list<string>`` breaks readers."""
+    pa, _ = _pyarrow()
+    fields = []
+    for column in table.schema:
+        kind = column.type
+        if pa.types.is_null(kind):
+            kind = pa.string()
+        elif pa.types.is_list(kind) and pa.types.is_null(kind.value_type):
+            kind = pa.list_(pa.string())
+        fields.append(column.with_type(kind))
+    schema = pa.schema(fields, metadata=table.schema.metadata)
+    return table if schema.equals(table.schema) else table.cast(schema)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -81,3 +81,39 @@ def ad_params(watched: dict[str, Any], *, after: date | datetime | None = None) 
     if after is not None:
         params["after_time"] = (after.date() if isinstance(after, datetime) else after).isoformat()
     return params
+
+
+def checked(watched: object) -> str | None:
+    """What is wrong with a watched item read from a manifest, or None (nothing read from
+    a study is paid for or queried unchecked)."""
+    if not isinstance(watched, dict):
+        return "a watched item that is not an object"
+    kind, item, filters = watched.get("kind"), watched.get("item"), watched.get("filters")
+    if kind not in ("post", "ads") or not isinstance(item, str) or not isinstance(filters, dict):
+        return f"a watched item of kind {kind!r:.20} / item {item!r:.40}"
+    if not isinstance(watched.get("added_at"), str):
+        return f"watched item {item!r:.40} has no added_at"
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in filters.items()):
+        return f"watched item {item!r:.40} has filters that are not text"
+    try:
+        if kind == "post":
+            if filters or endpoints.post_id(item) != item:
+                return f"watched post {item!r:.40} is not a post id"
+        else:
+            again = search(
+                None if "ad_page_id" in filters else item,
+                page_id=filters.get("ad_page_id"),
+                country=filters.get("country"),
+                active_status=_status_word(filters.get("activeStatus")),
+            )
+            if again["item"] != item or again["filters"] != filters:
+                return f"watched search {item!r:.40} is not one add_ads writes"
+    except (ValueError, TypeError) as exc:
+        return f"watched item {item!r:.40}: {exc}"
+    return None
+
+
+def _status_word(status: str | None) -> str | None:
+    """The ``active_status`` word of a service's ``activeStatus`` value."""
+    words = {v: k for k, v in endpoints.ACTIVE_STATUS.items()}
+    return None if status is None else words.get(status, status)

@@ -237,7 +237,7 @@ def check_monitoring(nb: Any, cwd: Path) -> None:
     folder = Path(_text(_cell(nb, "study = sf.Study(")).splitlines()[0])
     try:
         assert folder.name == "brand-watch" and not folder.is_relative_to(cwd)
-        assert "paid 61 calls ($0.61)" in _text(_cell(nb, "first = study.refresh(client)"))
+        assert "paid 57 calls ($0.57)" in _text(_cell(nb, "first = study.refresh(client)"))
         # a week: one or two pages a post, the search's new and running ads; 60 new threads
         # on the big post, whose 12 replies to old threads it cannot see
         assert "paid 11 calls ($0.11) for the week" in _text(_cell(nb, "week1 = study.refresh"))
@@ -247,7 +247,7 @@ def check_monitoring(nb: Any, cwd: Path) -> None:
         full = _table(_cell(nb, "full = study.refresh(client, full=True)"))
         assert {row[5] for row in full} == {"True"}  # every item complete after it
         runs = _table(_cell(nb, "runs = study.runs()"))
-        assert [row[2] for row in runs] == ["61", "11", "11", "51"]
+        assert [row[2] for row in runs] == ["57", "11", "11", "51"]
         assert _images(nb) == 1  # paid calls per refresh
         assert "RunRight" in _text(_cell(nb, "study.sql("))
     finally:

@@ -10,11 +10,13 @@ one of each id, with when it was first and last seen.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
+from .._errors import StudyError
 from .._schema import AD_DTYPES, COMMENT_DTYPES
 from .dataset import Dataset, Manifest
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 #: What one query may hold in memory before DuckDB spills to disk.
 MEMORY_LIMIT: Final = "1GB"
 #: Columns a refresh adds to each kind's rows (besides the partition's ``refresh``).
-SEEN: Final = {"item": "string", "seen_at": "datetime64[us, UTC]"}
+SEEN: Final = {"item": "string", "watch": "string", "seen_at": "datetime64[us, UTC]"}
 CHANGE_DTYPES: Final = {
     "at": "datetime64[us, UTC]",
     "kind": "string",
@@ -53,30 +55,41 @@ RUN_DTYPES: Final = {
     "complete": "boolean",
 }
 
-_EMPTY_SQL: Final = {
-    "comments": "select null::varchar as comment_id, null::varchar as item,"
-    " null::timestamptz as seen_at, null::timestamptz as created_at,"
-    " null::varchar as text, null::varchar as refresh",
-    "ads": "select null::varchar as ad_archive_id, null::varchar as item,"
-    " null::timestamptz as seen_at, null::boolean as is_active,"
-    " null::timestamptz as start_date, null::timestamptz as end_date,"
-    " null::varchar as body_text, null::varchar as title, null::varchar as caption,"
-    " null::varchar as link_url, null::varchar as cta_text, null::varchar as refresh",
-    "changes": 'select null::timestamptz as "at", null::varchar as kind, null::varchar as item,'
-    " null::varchar as id, null::varchar as change, null::varchar as refresh",
-    "runs": 'select null::timestamptz as "at", null::bigint as paid_calls, null::double as'
-    " cost_usd, null::bigint as new, null::bigint as changed, null::bigint as items,"
-    " null::boolean as complete, null::varchar as refresh",
-    "items": 'select null::timestamptz as "at", null::varchar as kind, null::varchar as item,'
-    " null::bigint as new, null::bigint as changed, null::bigint as paid_calls,"
-    " null::double as cost_usd, null::boolean as complete, null::bigint as missing,"
-    " null::varchar as refresh",
+
+def _empty(dtypes: dict[str, Any]) -> pd.DataFrame:
+    frame = pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in dtypes.items()})
+    return frame.assign(refresh=pd.Series(dtype="string"))
+
+
+def _empty_comments() -> pd.DataFrame:
+    return _empty({**COMMENT_DTYPES, **SEEN})
+
+
+def _empty_ads() -> pd.DataFrame:
+    dtypes = {**AD_DTYPES, "extra": "string", **SEEN}
+    for name in ("publisher_platforms", "countries", "image_urls", "video_urls"):
+        dtypes[name] = "string"  # (lists; with no row their type cannot be told)
+    return _empty(dtypes)
+
+
+#: A study's kinds with no file yet: every column, typed, and no row.
+EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
+    "comments": _empty_comments,
+    "ads": _empty_ads,
+    "changes": lambda: _empty({**CHANGE_DTYPES, "watch": "string"}),
+    "runs": lambda: _empty(RUN_DTYPES),
+    "items": lambda: _empty({**ITEM_DTYPES, "watch": "string"}),
 }
 
 
 def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the study's views (times in UTC)."""
-    import duckdb
+    try:
+        import duckdb
+    except ImportError:
+        raise StudyError(
+            'studies need DuckDB and pyarrow: pip install "socialframe[study]"'
+        ) from None
 
     con = duckdb.connect(":memory:")
     con.execute("set TimeZone = 'UTC'")
@@ -91,14 +104,21 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
     for kind in ("comments", "ads", "changes", "runs", "items"):
         files = [str(dataset.path / path) for path in manifest.files(kind)]
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
+        empty = f"_empty_{kind}"
+        con.register(empty, EMPTY[kind]())
         if files:
+            # The refresh is read from each file's own folder name, not by DuckDB's Hive
+            # reading, which takes every name=value folder of the whole path (a study
+            # under /lake/year=2026/ would gain a column `year`).
             listed = ", ".join(_quoted(f) for f in files)
             source = (
-                f"select * from read_parquet([{listed}], hive_partitioning = true,"
-                " union_by_name = true)"
+                "select * exclude (filename), regexp_extract(filename,"
+                " '/refresh=([^/]+)/[^/]+$', 1) as refresh"
+                f" from read_parquet([{listed}], hive_partitioning = false,"
+                " union_by_name = true, filename = true)"
             )
         else:
-            source = f"select * from ({_EMPTY_SQL[kind]}) where false"
+            source = f"select * from {empty}"
         con.execute(f"create view {name} as {source}")
     con.execute(
         """

@@ -13,9 +13,11 @@ refresh walks on until a comment known before the cut walk began, so it picks up
 where the cut one stopped (paying again for the first pages, which it needs fresh).
 
 **A search**: the first refresh reads it whole. Later ones read the ads started
-since the day of the last one (``after``), and the active ones: an ad the study
-knew as running that is no longer among them, or that now shows ``is_active``
-false or an ``end_date``, has stopped.
+since the day of the last one (``after``), and the running ones: an ad the study
+knew as running (found by this search) that is no longer among them, or that now
+shows ``is_active`` false, has stopped. A search of running ads only is read whole
+each time (the running ones are the search itself): an ad that started and stopped
+between two refreshes is not seen there.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class Walked:
         active_ids: The ids of the running ads the search returned, when it read
             them all (None otherwise: nothing can be said about stopped ads).
         error: The failure that cut the walk short.
+        stopped: Whether that failure is another item's (the refresh was ended for it).
     """
 
     pages: list[Page] = field(default_factory=list)
@@ -57,6 +60,7 @@ class Walked:
     total: int | None = None
     active_ids: set[str] | None = None
     error: FetchError | None = None
+    stopped: bool = False  # the refresh was ended by another item (or an interrupt)
 
     @property
     def paid(self) -> int:
@@ -91,14 +95,16 @@ def walk_search(
     """Ad pages of a watched search: whole (``since`` None), or the ads started since
     ``since`` and the running ones."""
     walked = Walked()
+    status = watched["filters"].get("activeStatus")
     runs: list[tuple[dict[str, str], bool]]
-    if since is None:
-        runs = [(watch.ad_params(watched), False)]
+    if since is None:  # the first look: the whole search, once (its running ads among it)
+        runs = [(watch.ad_params(watched), status != "Inactive")]
+    elif status == "Active":  # the running ads are the search itself
+        runs = [(watch.ad_params(watched), True)]
     else:
         runs = [(watch.ad_params(watched, after=since), False)]
-    status = watched["filters"].get("activeStatus")
-    if status != "Inactive":
-        runs.append((dict(watch.ad_params(watched), activeStatus="Active"), True))
+        if status != "Inactive":
+            runs.append((dict(watch.ad_params(watched), activeStatus="Active"), True))
     try:
         for params, active in runs:
             if stop.is_set():

@@ -46,6 +46,9 @@ RUN_COLUMNS = (
     "complete",
     "missing",
 )
+#: The watched item's key, kept beside its shown name (two searches of one text with
+#: other filters are two items).
+WATCH = {"watch": "string"}
 #: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
 #: pages it had paid for, if that is no longer ago than this; else afresh.
 RESUME_WITHIN = timedelta(days=1)
@@ -78,10 +81,13 @@ class Refresh:
         if self.id in taken or (manifest.refreshes and self.id < manifest.refreshes[-1]["id"]):
             # Two refreshes in one millisecond (a ManualClock that stood still) or a clock
             # set back: ids stay unique and in the order the refreshes ran.
-            self.id = f"{max([self.id, *taken])}-{len(manifest.refreshes) + 1:06d}"
+            base = max(self.id, *(t.split("-")[0] for t in taken))
+            self.id = f"{base}-{len(manifest.refreshes) + 1:06d}"
         pending = manifest.pending
         # Pages paid for by a refresh that never finished are in the HTTP cache: they count.
-        self.fresh_after = datetime.fromisoformat(pending["at"]) if pending else self.at
+        started = datetime.fromisoformat(pending["at"]) if pending else None
+        recent = started is not None and timedelta(0) <= self.at - started <= RESUME_WITHIN
+        self.fresh_after = started if recent and started is not None else self.at
 
     def run(self) -> pd.DataFrame:
         manifest = self.manifest
@@ -147,7 +153,11 @@ class Refresh:
             "select item, ad_archive_id, is_active, end_date, stopped_seen,"
             f" {', '.join(AD_TEXT)} from ads"
         ).df()
-        return {"comments": comments, "ads": ads}
+        found = con.execute(
+            "select distinct watch, ad_archive_id from ad_versions where watch is not null"
+        ).df()
+        ads_of = {str(k): set(g["ad_archive_id"]) for k, g in found.groupby("watch")}
+        return {"comments": comments, "ads": ads, "ads_of": ads_of}
 
     def _walk_all(self, known: dict[str, Any]) -> list[tuple[dict[str, Any], refresh.Walked]]:
         client = self.client
@@ -176,21 +186,35 @@ class Refresh:
                 for each in stops:
                     each.set()
 
-        def fresh_after(state: dict[str, Any]) -> datetime:
+        def fresh_after(state: dict[str, Any], *, within: timedelta | None) -> datetime:
             """Pages count from the start of this refresh, or of the one that cut this
-            item's walk short (lately: its pages are in the HTTP cache, paid for)."""
+            item's walk short (its pages are in the HTTP cache, paid for), if that is
+            not longer ago than ``within`` (None: however long ago)."""
             cut = state.get("resume_after")
             if cut is None:
                 return self.fresh_after
             since = datetime.fromisoformat(cut)
-            return since if self.at - since <= RESUME_WITHIN else self.fresh_after
+            recent = within is None or self.at - since <= within
+            return min(since, self.fresh_after) if recent else self.fresh_after
+
+        def resumed(state: dict[str, Any]) -> refresh.Fetch:
+            """A post's pages: page 1 always fresh (what is new, and the count now), the
+            pages after it from a walk cut short, however long ago: without them a walk
+            cut by the same budget every time would never get further."""
+            first = fetcher("comments", self.fresh_after)
+            rest = fetcher("comments", fresh_after(state, within=None))
+
+            def fetch(params: Mapping[str, str]) -> Fetched:
+                return (first if params.get("page", "1") == "1" else rest)(params)
+
+            return fetch
 
         by_post = known["comments"].groupby("item", sort=False)
         ids_of: dict[str, pd.DataFrame] = {str(k): g for k, g in by_post}
 
         def one(watched: dict[str, Any]) -> refresh.Walked:
             if stop.is_set():
-                return refresh.Walked(error=FetchError("the refresh was stopped"))
+                return refresh.Walked(error=FetchError("the refresh was stopped"), stopped=True)
             state = self.manifest.state.get(watch.key(watched), {})
             if watched["kind"] == "post":
                 rows = ids_of.get(watched["item"])
@@ -202,17 +226,18 @@ class Refresh:
                 else:
                     base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
                 full = self.full and not state.get("complete", False)
-                fetch = fetcher("comments", fresh_after(state))
-                walked = refresh.walk_post(fetch, watched, base, full=full)
+                walked = refresh.walk_post(resumed(state), watched, base, full=full)
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(
-                    fetcher("ads", fresh_after(state)),
+                    fetcher("ads", fresh_after(state, within=RESUME_WITHIN)),
                     watched,
                     since=date.fromisoformat(since) if since else None,
                     stop=stop,
                 )
-            if walked.error is not None and (
+            if walked.error is not None and stop.is_set():
+                walked.stopped = True  # another item's failure ended it: not its own
+            elif walked.error is not None and (
                 self.on_error == "raise"
                 or isinstance(walked.error, BudgetExceededError | AuthError)
             ):
@@ -248,32 +273,33 @@ class Refresh:
         old_comments = known["comments"].drop_duplicates("comment_id").set_index("comment_id")
         old_ads = known["ads"].drop_duplicates("ad_archive_id").set_index("ad_archive_id")
         held = known["comments"].groupby("item")["comment_id"].nunique().to_dict()
+        known_ids = set(old_comments.index)  # once: a study may hold millions
+        new_ads: set[str] = set()  # an ad two searches find is new once
         for watched, walked in results:
             key, item = watch.key(watched), watched["item"]
             state = dict(self.manifest.state.get(key, {}))
             new = changed = 0
             if walked.error is not None:
-                if first_error is None and not _was_stopped(walked.error):
+                if first_error is None and not walked.stopped:
                     first_error = walked.error
-                if self.on_error == "skip" and not _was_stopped(walked.error):
+                if self.on_error == "skip" and not walked.stopped:
                     skipped.append(item)
             if watched["kind"] == "post":
                 got = refresh.comment_rows(walked.pages) if walked.pages else None
                 if got is not None and len(got):
-                    got.insert(len(got.columns), "item", pd.array([item] * len(got), "string"))
-                    got.insert(len(got.columns), "seen_at", at)
+                    got = _labelled(got, item, key, at)
                     comment_parts.append(got)
                     for cid, text in zip(got["comment_id"], got["text"], strict=True):
                         if pd.isna(cid):
                             continue
-                        if cid not in old_comments.index:
+                        if cid not in known_ids:
                             new += 1
-                            changes.append((at, "comment", item, cid, "new"))
+                            changes.append((at, "comment", item, cid, "new", key))
                         elif cid in known["texts"] and _differs(known["texts"][cid], text):
                             changed += 1
-                            changes.append((at, "comment", item, cid, "edited"))
+                            changes.append((at, "comment", item, cid, "edited", key))
                 ids = set() if got is None else set(got["comment_id"].dropna())
-                have = held.get(item, 0) + len(ids - set(old_comments.index))
+                have = held.get(item, 0) + len(ids - known_ids)
                 total = walked.total if walked.total is not None else state.get("total")
                 missing = None if total is None else max(int(total) - have, 0)
                 if walked.reached:
@@ -288,9 +314,7 @@ class Refresh:
                 got = refresh.ad_rows(walked.pages) if walked.pages else None
                 seen: set[str] = set()
                 if got is not None and len(got):
-                    got = _ads_for_storage(got)
-                    got.insert(len(got.columns), "item", pd.array([item] * len(got), "string"))
-                    got.insert(len(got.columns), "seen_at", at)
+                    got = _labelled(_ads_for_storage(got), item, key, at)
                     ad_parts.append(got)
                     for _, row in got.iterrows():
                         aid = row["ad_archive_id"]
@@ -298,28 +322,29 @@ class Refresh:
                             continue
                         seen.add(aid)
                         if aid not in old_ads.index:
-                            new += 1
-                            changes.append((at, "ad", item, aid, "new"))
+                            if aid not in new_ads:
+                                new += 1
+                                new_ads.add(aid)
+                                changes.append((at, "ad", item, aid, "new", key))
                             continue
                         old = old_ads.loc[aid]
                         was_running = bool(old["is_active"]) and pd.isna(old["stopped_seen"])
                         # (a running ad's end_date is the last day it was shown: it moves on)
                         if was_running and _is_false(row["is_active"]):
                             changed += 1
-                            changes.append((at, "ad", item, aid, "stopped"))
+                            changes.append((at, "ad", item, aid, "stopped", key))
                         elif any(_differs(old[f], row[f]) for f in AD_TEXT):
                             changed += 1
-                            changes.append((at, "ad", item, aid, "edited"))
+                            changes.append((at, "ad", item, aid, "edited", key))
                 if walked.active_ids is not None:
-                    mine = old_ads[
-                        known["ads"].drop_duplicates("ad_archive_id")["item"].eq(item).values
-                    ]
+                    # the ads this very search found before (another search's are not its)
+                    mine = old_ads.loc[old_ads.index.isin(known["ads_of"].get(key, set()))]
                     running = mine[
                         mine["is_active"].fillna(False).astype(bool) & mine["stopped_seen"].isna()
                     ]
                     for aid in sorted(set(running.index) - walked.active_ids - seen):
                         changed += 1
-                        changes.append((at, "ad", item, aid, "stopped"))
+                        changes.append((at, "ad", item, aid, "stopped", key))
                 if walked.reached:
                     state["checked"] = self.at.date().isoformat()
                     state.pop("resume_after", None)
@@ -351,12 +376,14 @@ class Refresh:
         if ad_parts:
             files["ads"] = write("ads", self.id, pd.concat(ad_parts, ignore_index=True))
         if changes:
-            change_frame = pd.DataFrame(changes, columns=["at", "kind", "item", "id", "change"])
-            files["changes"] = write(
-                "changes", self.id, queries.typed(change_frame, queries.CHANGE_DTYPES)
+            change_frame = pd.DataFrame(
+                changes, columns=["at", "kind", "item", "id", "change", "watch"]
             )
-        items = frame.assign(at=at)
-        files["items"] = write("items", self.id, queries.typed(items, queries.ITEM_DTYPES))
+            files["changes"] = write(
+                "changes", self.id, queries.typed(change_frame, queries.CHANGE_DTYPES | WATCH)
+            )
+        items = frame.assign(at=at, watch=[watch.key(w) for w, _ in results])
+        files["items"] = write("items", self.id, queries.typed(items, queries.ITEM_DTYPES | WATCH))
         run = pd.DataFrame(
             [
                 {
@@ -407,13 +434,18 @@ def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -
     return dict(zip(found["comment_id"], found["text"], strict=True))
 
 
+def _labelled(rows: pd.DataFrame, item: str, key: str, at: pd.Timestamp) -> pd.DataFrame:
+    """``rows`` with the watched item they belong to (as shown, and its key) and when
+    this refresh saw them."""
+    return rows.assign(
+        item=pd.array([item] * len(rows), "string"),
+        watch=pd.array([key] * len(rows), "string"),
+        seen_at=at,
+    )
+
+
 def _is_false(value: Any) -> bool:
     return not _missing(value) and not bool(value)
-
-
-def _was_stopped(error: FetchError) -> bool:
-    """Whether the walk was stopped because another item's failure ended the refresh."""
-    return "stopped" in str(error) or "interrupted" in str(error)
 
 
 def _differs(old: Any, new: Any) -> bool:

@@ -235,7 +235,7 @@ class Study:
             ['item', 'first_seen', 'last_seen']
         """
         frame = self._query(
-            "select * exclude (refresh, item, seen_at, first_seen, last_seen),"
+            "select * exclude (refresh, item, watch, seen_at, first_seen, last_seen),"
             " item, first_seen, last_seen"
             " from comments order by created_at desc nulls last, comment_id"
         )
@@ -257,7 +257,8 @@ class Study:
             ['item', 'first_seen', 'last_seen', 'stopped_seen']
         """
         frame = self._query(
-            "select * exclude (refresh, item, seen_at, first_seen, last_seen, stopped_seen),"
+            "select * exclude (refresh, item, watch, seen_at, first_seen, last_seen,"
+            " stopped_seen),"
             " item, first_seen, last_seen, stopped_seen from ads"
             " order by start_date desc nulls last, ad_archive_id"
         )

@@ -390,7 +390,9 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
     )
     changes.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     changes.add_argument("--excel", action="store_true", help="CSV for Excel")
-    runs = actions.add_parser("runs", help="one row per refresh: what it paid and found")
+    runs = actions.add_parser(
+        "runs", help="one row per refresh: what it paid and found", allow_abbrev=False
+    )
     runs.add_argument("study", **folder)
     runs.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     runs.add_argument("--excel", action="store_true", help="CSV for Excel")

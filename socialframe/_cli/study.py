@@ -23,6 +23,10 @@ def study(args: argparse.Namespace) -> int:
     from .._study.study import Study
 
     chosen = Study(args.study)
+    if args.action in ("refresh", "changes", "runs") and not chosen.watched().shape[0]:
+        raise Usage(
+            f"no study at {args.study} (or it watches nothing): add posts or searches first"
+        )
     if args.action == "add-posts":
         posts = _items(args.posts, "POST")
         before = len(chosen.watched())
@@ -82,7 +86,8 @@ def _refresh(args: argparse.Namespace, chosen: Study) -> int:
         incomplete = int((~frame["complete"].fillna(False).astype(bool)).sum())
         say(
             f"{new:,} new, {changed:,} changed in {len(frame)} item(s)"
-            + (f"; {incomplete} not complete (see --full)" if incomplete else "")
+            + (f"; {incomplete} not complete" if incomplete else "")
+            + (" (--full reads what a refresh cannot see)" if incomplete and not failure else "")
         )
         if target is not None:
             unwritten = _write(frame, target, excel=args.excel)

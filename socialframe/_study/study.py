@@ -44,6 +44,8 @@ class Study:
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        if isinstance(path, str) and not path.strip():
+            raise ValueError("a study is a folder: give its path (not an empty one)")
         self._data = Dataset(path)
         self._data.read()  # refused now if the folder is not a study, or newer
 
@@ -210,6 +212,11 @@ class Study:
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         if client.offline:
             raise ValueError("a refresh asks the service what is new: give a client not offline")
+        if not self._data.read().watched:
+            raise ValueError(
+                f"{self._data.path} watches nothing yet: add posts or searches first"
+                " (add_posts, add_ads)"
+            )
         budget = None
         if max_cost is not None:
             from .._config import budget_cents
@@ -346,22 +353,36 @@ _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(w|d|h|m|s)", re.ASCII | re.IGNORECASE)
 _UNIT_SECONDS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
+def _back(now: pd.Timestamp, seconds: float, given: object) -> pd.Timestamp:
+    """``now`` less ``seconds``, or a ValueError naming ``given`` past the calendar."""
+    try:
+        return now - pd.Timedelta(seconds=seconds)
+    except (OverflowError, ValueError):
+        raise ValueError(f"since {given!r:.40} reaches before the calendar") from None
+
+
 def _since(value: object) -> datetime:
     """The time ``changes(since=...)`` means (see there)."""
     now = pd.Timestamp.now(tz=UTC)
     stamp: pd.Timestamp
     if isinstance(value, timedelta | pd.Timedelta):
-        stamp = now - pd.Timedelta(value)
+        if pd.isna(value) or value < timedelta(0):
+            raise ValueError(f"since must be a span back from now (>= 0), not {value!r:.40}")
+        stamp = _back(now, pd.Timedelta(value).total_seconds(), value)
     elif isinstance(value, datetime | pd.Timestamp):
         stamp = pd.Timestamp(value)
     elif isinstance(value, date):
         stamp = pd.Timestamp(value.year, value.month, value.day)
-    elif isinstance(value, str) and value.strip():
+    elif isinstance(value, str):
+        if not value.strip():
+            raise ValueError("since is empty: give a time (2026-11-01) or a span (7d)")
         text = value.strip()
         span = _SPAN.fullmatch(text)
+        if text.lower() in ("nan", "nat", "none", "null"):
+            raise ValueError(f"since must be a time or a span, not {text!r}")
         if span:
             amount, unit = float(span[1]), span[2].lower()
-            stamp = now - pd.Timedelta(seconds=amount * _UNIT_SECONDS[unit])
+            stamp = _back(now, amount * _UNIT_SECONDS[unit], text)
         else:
             try:
                 stamp = pd.Timestamp(text)
@@ -371,7 +392,9 @@ def _since(value: object) -> datetime:
                     f" (7d, 12h, 2w, 30m), got {text!r}"
                 ) from None
     else:
-        raise TypeError(f"since must be a time, a date, a timedelta or text, not {value!r}")
+        raise TypeError(f"since must be a time, a date, a timedelta or text, not {value!r:.40}")
+    if pd.isna(stamp):
+        raise ValueError(f"since must be a time, not {value!r:.40}")
     if stamp.tzinfo is None:
         stamp = stamp.tz_localize(UTC)
     result: datetime = stamp.to_pydatetime()

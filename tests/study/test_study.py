@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, PinnedClock, Sandbox
 
 P82, P50, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[2345]
 
@@ -590,3 +590,145 @@ def test_a_week_later_a_refresh_finds_what_the_week_brought_and_says_what_it_can
     assert full.at[P2345, "paid_calls"] == 49 - 2
     assert full.at[P82, "paid_calls"] == 0  # complete: not read again
     assert len(study.comments().query("item == @P2345")) == 2345 + big.per_week
+
+
+# -- what a hostile review found, each before -> after --------------------------------------
+
+
+def test_name_value_folders_above_the_study_change_nothing(tmp_path: Path) -> None:
+    # Before: DuckDB's Hive reading took every name=value folder of the path as a column.
+    nested = tmp_path / "lake" / "item=evil" / "refresh=zzz" / "comment_id=1"
+    study = sf.Study(nested / "s")
+    study.add_posts([P82])
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox, _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+        again = study.refresh(client)
+    comments = study.comments()
+    assert len(comments) == 82 and set(comments["item"]) == {P82}
+    assert "refresh" not in comments.columns and again["paid_calls"].tolist() == [1]
+
+
+def test_two_searches_of_one_text_are_two_items_and_stop_nothing_of_each_other(
+    tmp_path: Path,
+) -> None:
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="US", active_status="all")
+    study.add_ads("running shoes", country="DE", active_status="all")
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        clock.advance(7 * 86400)
+        study.refresh(client)
+    ads = study.ads()
+    stopped = study.changes().query("change == 'stopped'")
+    # Before: each search took the other's running ads for its own, and "stopped" them.
+    assert set(stopped["id"]).isdisjoint(set(ads.loc[ads["is_active"], "ad_archive_id"]))
+    new = study.changes().query("change == 'new'")
+    assert new["id"].is_unique  # an ad both find is new once
+
+
+def test_data_without_its_manifest_is_refused_untouched(study: sf.Study, tmp_path: Path) -> None:
+    study.add_posts([P82])
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox, _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+    folder = Path(study.path)
+    (folder / "study.json").rename(tmp_path / "moved.json")
+    files = sorted(p for p in folder.rglob("*.parquet"))
+    # Before: an empty study, and the next write removed every partition.
+    with pytest.raises(sf.StudyError, match="holds a study's data but no study.json"):
+        sf.Study(folder).add_posts([P50])
+    assert sorted(p for p in folder.rglob("*.parquet")) == files
+
+
+def test_nothing_outside_the_study_is_touched_or_read(study: sf.Study, tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    (victim / "refresh=keep_me").mkdir(parents=True)
+    study.add_posts([P82])
+    (Path(study.path) / "items").symlink_to(victim)
+    study.add_posts([P50])  # a write: orphans are cleaned
+    # Before: the link was followed and victim/refresh=keep_me removed.
+    assert (victim / "refresh=keep_me").is_dir()
+    manifest = Path(study.path) / "study.json"
+    value = json.loads(manifest.read_text())
+    value["refreshes"] = [
+        {
+            "id": "20260101T000000000Z",
+            "at": "2026-01-01T00:00:00+00:00",
+            "files": {"comments": "/etc/passwd"},
+        }
+    ]
+    manifest.write_text(json.dumps(value))
+    with pytest.raises(sf.StudyError, match="not one of the study's partitions"):
+        sf.Study(study.path).comments()
+    value["refreshes"], value["watched"] = (
+        [],
+        [{"kind": "post", "item": "abc", "filters": {}, "added_at": "2026-01-01T00:00:00+00:00"}],
+    )
+    manifest.write_text(json.dumps(value))
+    with pytest.raises(sf.StudyError, match="watched item 'abc': no activity id"):
+        sf.Study(study.path).watched()
+
+
+def test_refreshes_in_one_instant_have_ids_that_stay_short(tmp_path: Path) -> None:
+    clock = ManualClock()  # never moves: every refresh at the same instant
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    sandbox = Sandbox(seed=0, clock=clock)
+    with sandbox.client(in_process=True, cache=False, clock=clock) as client:
+        for _ in range(40):  # before: each id nested the last; the 34th was too long
+            study.refresh(client)
+    ids = json.loads((Path(study.path) / "study.json").read_text())["refreshes"]
+    assert len(ids) == 40 and max(len(r["id"]) for r in ids) == len("20260101T000000000Z-000040")
+    assert [r["id"] for r in ids] == sorted(r["id"] for r in ids)
+
+
+def test_every_refresh_reads_back_with_pandas_alone(tmp_path: Path) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("typewriter ribbon")  # ads without images: a column of no type, once
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox, _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+        study.add_ads("coffee")
+        study.refresh(client)
+    # Before: list<null> beside list<string>: "Unsupported cast from string to null".
+    ads = pd.read_parquet(Path(study.path) / "ads")
+    assert len(ads) == len(study.sql("select * from ad_versions"))
+
+
+@pytest.mark.parametrize("since", ["nan", "NaT", "", "99999999999d", pd.NaT, pd.Timedelta(days=-1)])
+def test_since_that_is_no_time_is_refused(study: sf.Study, since: object) -> None:
+    with pytest.raises(ValueError, match="since"):
+        study.changes(since=since)
+
+
+def test_a_service_message_saying_stopped_is_an_error_all_the_same(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    def service(request: object) -> tuple[int, dict[str, object]]:
+        return 400, {"success": False, "message": "Comments are stopped on this post"}
+
+    study.add_posts([P82])
+    with sf.Client(
+        "k-0123456789",
+        base_url="https://api.example",
+        progress=False,
+        transport=sf.MockTransport(service),
+        cache=False,
+    ) as client:
+        # Before: taken for "the refresh was stopped", and the error was dropped.
+        with pytest.raises(sf.BadRequestError, match="stopped on this post"):
+            study.refresh(client)
+        with pytest.warns(sf.SkippedWarning, match="1 watched items failed"):
+            run = study.refresh(client, on_error="skip")
+    assert run["complete"].tolist() == [False]
+
+
+def test_refreshing_a_study_that_watches_nothing_is_refused(study: sf.Study) -> None:
+    with (
+        sf.Client("k-0123456789", base_url="https://api.example", cache=False) as client,
+        pytest.raises(ValueError, match="watches nothing yet"),
+    ):
+        study.refresh(client)
+    assert not Path(study.path).exists()

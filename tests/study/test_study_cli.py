@@ -78,14 +78,18 @@ def test_a_cron_job_adds_refreshes_and_writes_the_changes(tmp_path: Path) -> Non
         (["add-ads", "bw", "shoes", "--country", "USA"], "country"),
         (["changes", "bw", "--since", "last tuesday"], "since must be"),
         (["refresh", "bw", "--offline"], "--offline cannot be used here"),
+        (["refresh", "nowhere"], "no study at nowhere (or it watches nothing)"),
+        (["changes", "nowhere"], "no study at nowhere"),
     ],
 )
 def test_bad_arguments_exit_2_and_pay_nothing(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
     with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        run("add-posts", "bw", P82, sandbox=sandbox, cwd=tmp_path)  # free
         done = run(*args, sandbox=sandbox, cwd=tmp_path)
         assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert not (tmp_path / "nowhere").exists()
         assert sandbox.charges == 0
 
 

@@ -7,6 +7,7 @@ characters. Then, each in a fresh child process so peak RSS is its own:
 
 - ``study.changes(since=<the last refresh>)``: one refresh's changes as a frame;
 - ``study.sql(<a group-by over the latest versions>)``;
+- a refresh's fixed cost (loading what the study holds, committing; nothing is paid);
 - ``study.comments()`` on a 1M-row study (pandas' frame of it) beside DuckDB's group-by
   on the same study, and what ``comments()`` would need on the 10M one (bytes per row
   measured at 1M, times 10M).
@@ -133,6 +134,15 @@ what = {what!r}
 if what == "changes":
     frame = study.changes(since={since!r})
     rows = len(frame)
+elif what == "refresh":  # its fixed cost: what the study holds is loaded, nothing is paid
+    from socialframe.sandbox import ManualClock, Sandbox
+    clock = ManualClock()
+    with Sandbox(clock=clock).client(in_process=True, cache=False, clock=clock) as client:
+        try:
+            study.refresh(client, max_cost=0)
+        except sf.BudgetExceededError:
+            pass
+    rows = len(study.watched())
 elif what == "groupby":
     frame = study.sql("select author_name, count(*) as n from comments group by 1 order by 2 desc limit 10")
     rows = len(frame)
@@ -171,6 +181,7 @@ def main() -> None:
         last = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(weeks=args.refreshes - 1)
         changes = measure(big, "changes", last.isoformat())
         groupby = measure(big, "groupby")
+        refreshed = measure(big, "refresh")
         small_frame = measure(small, "comments")
         small_group = measure(small, "groupby")
         need = small_frame["bytes"] / args.rows * total
@@ -183,6 +194,7 @@ def main() -> None:
         for label, got in (
             (f"changes(since=last refresh), {total:,} rows", changes),
             (f"sql group-by over comments, {total:,} rows", groupby),
+            (f"a refresh's fixed cost, {total:,} held", refreshed),
             (f"comments() as pandas, {args.rows:,} rows", small_frame),
             (f"sql group-by (DuckDB), {args.rows:,} rows", small_group),
         ):

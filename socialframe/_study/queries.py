@@ -72,6 +72,13 @@ def _empty_ads() -> pd.DataFrame:
     return _empty(dtypes)
 
 
+#: Columns added to a kind's rows after its first files were written (text, missing there).
+ADDED: Final = {
+    "comments": ("watch",),
+    "ads": ("watch",),
+    "changes": ("watch",),
+    "items": ("watch",),
+}
 #: A study's kinds with no file yet: every column, typed, and no row.
 EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
     "comments": _empty_comments,
@@ -119,7 +126,15 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
             )
         else:
             source = f"select * from {empty}"
-        con.execute(f"create view {name} as {source}")
+        con.execute(f"create view _files_{name} as {source}")
+        # Columns a study's older files may lack (written before them): missing there.
+        have = {
+            column[0] for column in con.execute(f"select * from _files_{name} limit 0").description
+        }
+        added = "".join(
+            f", null::varchar as {column}" for column in ADDED.get(kind, ()) if column not in have
+        )
+        con.execute(f"create view {name} as select *{added} from _files_{name}")
     con.execute(
         """
         create view comments as

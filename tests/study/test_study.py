@@ -732,3 +732,26 @@ def test_refreshing_a_study_that_watches_nothing_is_refused(study: sf.Study) -> 
     ):
         study.refresh(client)
     assert not Path(study.path).exists()
+
+
+def test_files_written_before_a_column_existed_still_read(tmp_path: Path) -> None:
+    """A study's older partitions lack the columns added since (``watch``): read as
+    missing, never an error (bench/study_scale.py writes such files, as older code did)."""
+    from socialframe._study.dataset import Dataset, refresh_id
+    from socialframe.sandbox import example_comments
+
+    data = Dataset(tmp_path / "s")
+    rows = (
+        example_comments()
+        .head(3)
+        .assign(item=pd.array([P82] * 3, "string"), seen_at=pd.Timestamp("2026-01-01", tz="UTC"))
+    )
+    with data.writing() as manifest:
+        rid = refresh_id(pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime())
+        path = data.write_partition("comments", rid, rows[[*sf.COMMENT_COLUMNS, "item", "seen_at"]])
+        manifest.refreshes.append(
+            {"id": rid, "at": "2026-01-01T00:00:00+00:00", "files": {"comments": path}}
+        )
+        data.write(manifest)
+    comments = sf.Study(tmp_path / "s").comments()
+    assert len(comments) == 3 and list(comments.columns[-3:]) == ["item", "first_seen", "last_seen"]

@@ -8,9 +8,12 @@ new reply under an old thread lands on a later page. Page 1's ``total`` says how
 many comments the service counts; ``missing`` is that minus what the study holds
 after the refresh, and a ``full`` refresh walks every page of the post.
 
-A walk cut short (the budget, an error) stops nothing from being kept; the next
-refresh walks on until a comment known before the cut walk began, so it picks up
-where the cut one stopped (paying again for the first pages, which it needs fresh).
+A walk cut short (the budget, an error, an interrupt) keeps what it fetched; a refresh
+within a day walks it again from the cache (its pages are paid for) and goes on where
+it stopped. Later than that the walk starts afresh: the service's paging token changes
+from one walk to the next, and new comments move the pages along. So the first read
+of a post needs a budget for all its pages, or refreshes within a day of each other;
+``missing`` says how far it got.
 
 **A search**: the first refresh reads it whole. Later ones read the ads started
 since the day of the last one (``after``), and the running ones: an ad the study

@@ -198,16 +198,11 @@ class Refresh:
             return min(since, self.fresh_after) if recent else self.fresh_after
 
         def resumed(state: dict[str, Any]) -> refresh.Fetch:
-            """A post's pages: page 1 always fresh (what is new, and the count now), the
-            pages after it from a walk cut short, however long ago: without them a walk
-            cut by the same budget every time would never get further."""
-            first = fetcher("comments", self.fresh_after)
-            rest = fetcher("comments", fresh_after(state, within=None))
-
-            def fetch(params: Mapping[str, str]) -> Fetched:
-                return (first if params.get("page", "1") == "1" else rest)(params)
-
-            return fetch
+            """A post's pages: fresh, or those of a walk cut short within the last
+            day, from the cache. (Not older: the service's paging token changes from
+            one walk to the next and new comments move the pages along, so a walk
+            cannot be picked up from old pages.)"""
+            return fetcher("comments", fresh_after(state, within=RESUME_WITHIN))
 
         by_post = known["comments"].groupby("item", sort=False)
         ids_of: dict[str, pd.DataFrame] = {str(k): g for k, g in by_post}
@@ -275,6 +270,7 @@ class Refresh:
         held = known["comments"].groupby("item")["comment_id"].nunique().to_dict()
         known_ids = set(old_comments.index)  # once: a study may hold millions
         new_ads: set[str] = set()  # an ad two searches find is new once
+        stopped_ads: set[str] = set()  # and stopped once
         for watched, walked in results:
             key, item = watch.key(watched), watched["item"]
             state = dict(self.manifest.state.get(key, {}))
@@ -331,8 +327,10 @@ class Refresh:
                         was_running = bool(old["is_active"]) and pd.isna(old["stopped_seen"])
                         # (a running ad's end_date is the last day it was shown: it moves on)
                         if was_running and _is_false(row["is_active"]):
-                            changed += 1
-                            changes.append((at, "ad", item, aid, "stopped", key))
+                            if aid not in stopped_ads:
+                                changed += 1
+                                stopped_ads.add(aid)
+                                changes.append((at, "ad", item, aid, "stopped", key))
                         elif any(_differs(old[f], row[f]) for f in AD_TEXT):
                             changed += 1
                             changes.append((at, "ad", item, aid, "edited", key))
@@ -342,8 +340,9 @@ class Refresh:
                     running = mine[
                         mine["is_active"].fillna(False).astype(bool) & mine["stopped_seen"].isna()
                     ]
-                    for aid in sorted(set(running.index) - walked.active_ids - seen):
+                    for aid in sorted(set(running.index) - walked.active_ids - seen - stopped_ads):
                         changed += 1
+                        stopped_ads.add(aid)
                         changes.append((at, "ad", item, aid, "stopped", key))
                 if walked.reached:
                     state["checked"] = self.at.date().isoformat()

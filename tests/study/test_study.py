@@ -236,9 +236,9 @@ def test_a_budget_stop_keeps_what_was_fetched_and_the_next_refresh_picks_up(
         assert len(study.comments()) == 500  # kept
         done = study.refresh(client)  # walks on to the end of the walk that was cut
     assert done["complete"].tolist() == [True] and len(study.comments()) == 2345
-    # page 1 again, fresh (what is new, and the count now); pages 2-10 the cut refresh paid
-    # for come from the cache; then the 37 others
-    assert done["new"].tolist() == [1845] and done["paid_calls"].tolist() == [1 + 37]
+    # the 10 pages the cut refresh paid for (within the day) come from the cache: only the
+    # 37 others are paid
+    assert done["new"].tolist() == [1845] and done["paid_calls"].tolist() == [37]
 
 
 def test_a_refresh_budget_is_its_own_and_leaves_the_clients_alone(
@@ -755,3 +755,22 @@ def test_files_written_before_a_column_existed_still_read(tmp_path: Path) -> Non
         data.write(manifest)
     comments = sf.Study(tmp_path / "s").comments()
     assert len(comments) == 3 and list(comments.columns[-3:]) == ["item", "first_seen", "last_seen"]
+
+
+def test_an_ad_two_searches_find_stops_once(tmp_path: Path) -> None:
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="ALL", active_status="all")
+    study.add_ads("running shoes", country="ALL")  # the same ads, another watched item
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        clock.advance(7 * 86400)
+        study.refresh(client)
+    changes = study.changes()
+    stopped = changes.query("change == 'stopped'")["id"]
+    # before: each stopped ad once per search that had found it
+    assert len(stopped) == 3 and stopped.is_unique
+    assert changes.query("change == 'new'")["id"].is_unique

@@ -49,6 +49,9 @@ RUN_COLUMNS = (
 #: The watched item's key, kept beside its shown name (two searches of one text with
 #: other filters are two items).
 WATCH = {"watch": "string"}
+#: How many of a post's newest known comments a walk looks for: it stops at the first
+#: page holding one (a page is 50; a comment deleted since only means reading on).
+NEWEST_KNOWN = 500
 #: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
 #: pages it had paid for, if that is no longer ago than this; else afresh.
 RESUME_WITHIN = timedelta(days=1)
@@ -143,11 +146,20 @@ class Refresh:
 
     def _known(self, con: Any) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
-        # Each comment once, with the refresh that first saw it (its text is read later,
-        # for the comments a walk brings back only: a study may be larger than memory).
+        # A walk stops at the first page holding a comment known before: reading newest
+        # first, that is one of the post's newest known ones, so those are all it needs
+        # (with the refresh that first saw each), not every id of a study that may be
+        # larger than memory. Whether a comment a walk brings back is new, and its old
+        # text, are asked of the files afterwards, for those comments only.
         comments = con.execute(
-            "select item, comment_id, min(refresh) as refresh from comment_versions"
-            " group by item, comment_id"
+            "select item, comment_id, refresh from ("
+            " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
+            " from comment_versions group by item, comment_id"
+            f") qualify row_number() over (partition by item order by created desc nulls last,"
+            f" comment_id desc) <= {NEWEST_KNOWN}"
+        ).df()
+        held = con.execute(
+            "select item, count(distinct comment_id) as n from comment_versions group by item"
         ).df()
         ads = con.execute(
             "select item, ad_archive_id, is_active, end_date, stopped_seen,"
@@ -157,7 +169,12 @@ class Refresh:
             "select distinct watch, ad_archive_id from ad_versions where watch is not null"
         ).df()
         ads_of = {str(k): set(g["ad_archive_id"]) for k, g in found.groupby("watch")}
-        return {"comments": comments, "ads": ads, "ads_of": ads_of}
+        return {
+            "comments": comments,
+            "held": dict(zip(held["item"], held["n"], strict=True)),
+            "ads": ads,
+            "ads_of": ads_of,
+        }
 
     def _walk_all(self, known: dict[str, Any]) -> list[tuple[dict[str, Any], refresh.Walked]]:
         client = self.client
@@ -265,10 +282,9 @@ class Refresh:
         comment_parts, ad_parts, changes, rows = [], [], [], []
         first_error: FetchError | None = None
         skipped: list[str] = []
-        old_comments = known["comments"].drop_duplicates("comment_id").set_index("comment_id")
         old_ads = known["ads"].drop_duplicates("ad_archive_id").set_index("ad_archive_id")
-        held = known["comments"].groupby("item")["comment_id"].nunique().to_dict()
-        known_ids = set(old_comments.index)  # once: a study may hold millions
+        held = known["held"]
+        known_ids = set(known["texts"])  # of the comments the walks brought back
         new_ads: set[str] = set()  # an ad two searches find is new once
         stopped_ads: set[str] = set()  # and stopped once
         for watched, walked in results:
@@ -411,7 +427,8 @@ class Refresh:
 
 
 def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> dict[str, Any]:
-    """The latest text the study holds of each comment the walks brought back."""
+    """Of the comments the walks brought back, those the study held, with their latest
+    text (a study may be larger than memory: only these are asked for)."""
     ids = [
         cid
         for watched, walked in results

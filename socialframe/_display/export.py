@@ -427,7 +427,7 @@ def replace_atomically(target: Path, fill: Callable[[Path], object]) -> None:
                 shutil.copyfile(partial, real)  # (opens it for writing: same inode, same links)
                 partial.unlink()
         else:
-            os.chmod(partial, stat.S_IMODE(old.st_mode) if old is not None else _new_file_mode())
+            os.chmod(partial, stat.S_IMODE(old.st_mode) if old is not None else new_file_mode())
             os.replace(partial, real)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -475,7 +475,7 @@ def interrupts_held() -> Iterator[None]:
             signal.raise_signal(number)
 
 
-def _new_file_mode() -> int:
+def new_file_mode() -> int:
     """The mode a new file gets from open() here: 0o666 less the umask."""
     mask = os.umask(0o022)  # (read by setting it: put straight back)
     os.umask(mask)

@@ -41,7 +41,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +49,7 @@ from typing import Any, Final
 
 import pandas as pd
 
+from .._display.export import new_file_mode
 from .._errors import StudyError
 
 #: What ``study.json`` says it is; a newer number is refused, never half-read.
@@ -266,7 +267,7 @@ class Dataset:
         try:
             fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
             try:
-                os.fchmod(fd, _new_file_mode())  # as the Parquet files (mkstemp makes 0600)
+                os.fchmod(fd, new_file_mode())  # as the Parquet files (mkstemp makes 0600)
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
                     out.flush()
@@ -339,12 +340,6 @@ def _scaffolding(name: str) -> bool:
     return name in (".lock", ".staging") or name.startswith(f".{MANIFEST}.")
 
 
-def _new_file_mode() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
 def _pyarrow() -> tuple[Any, Any]:
     try:
         import pyarrow as pa
@@ -380,8 +375,3 @@ def _fsync_dir(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def now_utc(value: Mapping[str, Any] | None = None) -> datetime:
-    """The present moment, in UTC (the study's times are all UTC)."""
-    return datetime.now(UTC)

@@ -25,6 +25,7 @@ between two refreshes is not seen there.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -64,6 +65,11 @@ class Walked:
     active_ids: set[str] | None = None
     error: FetchError | None = None
     stopped: bool = False  # the refresh was ended by another item (or an interrupt)
+
+    @functools.cached_property
+    def comments(self) -> pd.DataFrame:
+        """The comments of :attr:`pages` (a post's walk), one row each (built once)."""
+        return comment_rows(self.pages)
 
     @property
     def paid(self) -> int:

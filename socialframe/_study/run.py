@@ -297,7 +297,7 @@ class Refresh:
                 if self.on_error == "skip" and not walked.stopped:
                     skipped.append(item)
             if watched["kind"] == "post":
-                got = refresh.comment_rows(walked.pages) if walked.pages else None
+                got = walked.comments if walked.pages else None
                 if got is not None and len(got):
                     got = _labelled(got, item, key, at)
                     comment_parts.append(got)
@@ -433,7 +433,7 @@ def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -
         cid
         for watched, walked in results
         if watched["kind"] == "post" and walked.pages
-        for cid in refresh.comment_rows(walked.pages)["comment_id"].dropna()
+        for cid in walked.comments["comment_id"].dropna()
     ]
     if not ids:
         return {}

@@ -541,17 +541,18 @@ class Client:
 
     def _fetcher(
         self, operation: str, path: str, *, fresh_after: datetime | None = None
-    ) -> tuple[Callable[[Mapping[str, str]], Fetched], threading.Event]:
+    ) -> tuple[Callable[..., Fetched], threading.Event]:
         """A fetch of one run, and the run's stop (set when it is interrupted).
 
         ``fresh_after`` (a study's refresh): cached pages fetched before it are fetched
-        again, see :meth:`socialframe._http.caller.Caller.get`.
+        again, see :meth:`socialframe._http.caller.Caller.get`. The fetch takes
+        ``ledgers`` to keep beside the client's (see there too).
         """
         stop = threading.Event()
         authors: dict[bytes, Any] = {}  # the run's comment authors, parsed once each
 
-        def fetch(params: Mapping[str, str]) -> Fetched:
-            return self._caller.get(operation, path, params, stop, authors, fresh_after)
+        def fetch(params: Mapping[str, str], ledgers: tuple[Ledger, ...] = ()) -> Fetched:
+            return self._caller.get(operation, path, params, stop, authors, fresh_after, ledgers)
 
         return fetch, stop
 

@@ -411,6 +411,45 @@ class Ledger:
         return self.to_html()
 
 
+class Ledgers:
+    """Several ledgers that count the same calls: the client's, and the ones a run
+    keeps of its own (a study's refresh: its ``max_cost``, and each watched item's
+    paid calls). A call is sent only when every one of them has room for it, and each
+    counts every attempt (a charged retry included), with the :class:`Ledger` API
+    the caller uses.
+    """
+
+    def __init__(self, first: Ledger, *others: Ledger) -> None:
+        self.ledgers = (first, *others)
+
+    def reserve(
+        self, *, wait: float = 0.0, stop: threading.Event | None = None
+    ) -> tuple[Hold, ...] | None:
+        """One hold in each ledger, or None (and none held) if any has no room."""
+        holds: list[Hold] = []
+        for ledger in self.ledgers:
+            hold = ledger.reserve(wait=wait, stop=stop)
+            if hold is None:
+                for given, back in zip(self.ledgers, holds, strict=False):
+                    given.release(back)
+                return None
+            holds.append(hold)
+        return tuple(holds)
+
+    def release(self, holds: tuple[Hold, ...] | None) -> None:
+        for ledger, hold in zip(self.ledgers, holds or (None,) * len(self.ledgers), strict=True):
+            ledger.release(hold)
+
+    def record(self, outcome: Outcome, hold: tuple[Hold, ...] | None = None) -> None:
+        for ledger, each in zip(self.ledgers, hold or (None,) * len(self.ledgers), strict=True):
+            ledger.record(outcome, hold=each)
+
+    def refusal(self, operation: str) -> BudgetExceededError:
+        """The refusal of the ledger whose budget has no room (the first one's if none)."""
+        full = [ledger for ledger in self.ledgers if ledger.would_exceed()]
+        return (full or list(self.ledgers))[0].refusal(operation)
+
+
 _LEDGERS: weakref.WeakSet[Ledger] = weakref.WeakSet()
 
 

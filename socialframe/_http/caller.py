@@ -55,7 +55,7 @@ from .._errors import (
 )
 from .._frames.shape import problem
 from .._json import decoded
-from .._ledger import Hold, Ledger
+from .._ledger import Ledger, Ledgers
 from .._models import Fetched, fetched_at
 from .._version import __version__
 from . import auth
@@ -229,6 +229,7 @@ class Caller:
         stop: threading.Event | None = None,
         authors: dict[bytes, Any] | None = None,
         fresh_after: datetime | None = None,
+        ledgers: tuple[Ledger, ...] = (),
     ) -> Fetched:
         """GET ``{base_url}/{path}?params`` for ``operation``, with retries.
 
@@ -242,15 +243,20 @@ class Caller:
         sent, whatever the call was waiting for (the budget, the rate limit, a
         cooldown): Ctrl-C reaches the main thread only, and workers would go on.
         ``authors`` is the run's too: the author texts of the comment pages read
-        from the cache so far, parsed once each.
+        from the cache so far, parsed once each. ``ledgers`` are kept beside the
+        client's (a study's refresh: its own budget, each item's paid calls): each
+        attempt must have room in all of them, and each counts it.
 
         Raises:
             NotCachedError, BudgetExceededError, APIError (and subclasses),
             SchemaError, NetworkError.
         """
         url = f"{self.settings.base_urls[operation]}/{path}"
+        ledger = Ledgers(self.ledger, *ledgers) if ledgers else self.ledger
         if not self.cached:
-            return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
+            return self._retrying(
+                self._attempt, operation, url, dict(params), ledger=ledger, stop=stop
+            )
         assert self._warm is not None
         verify = self._sending[operation]["verify"]
 
@@ -259,7 +265,7 @@ class Caller:
             hit = self._warm.read(operation, url, params, verify, authors)
             if hit is None or (fresh_after is not None and hit.fetched_at < fresh_after):
                 return None
-            self.ledger.record("cached")
+            ledger.record("cached")
             return hit
 
         if (hit := warm()) is not None:
@@ -276,26 +282,38 @@ class Caller:
                 if (hit := warm()) is not None:  # fetched while this call waited
                     return hit
                 return self._retrying(
-                    self._attempt, operation, url, dict(params), stop=stop, fresh=True
+                    self._attempt,
+                    operation,
+                    url,
+                    dict(params),
+                    ledger=ledger,
+                    stop=stop,
+                    fresh=True,
                 )
-            return self._retrying(self._attempt, operation, url, dict(params), stop=stop)
+            return self._retrying(
+                self._attempt, operation, url, dict(params), ledger=ledger, stop=stop
+            )
 
     def _scrub(self, text: str) -> str:
         return auth.scrub(text, self.settings.api_key)
 
-    def _refuse(self, operation: str, params: Mapping[str, str]) -> SocialFrameError:
+    def _refuse(
+        self, operation: str, params: Mapping[str, str], ledger: Ledger | Ledgers
+    ) -> SocialFrameError:
         if self.offline:
             return NotCachedError(
                 f"offline: this {operation} page is not in the cache, so nothing was sent"
                 f" (params {dict(params)})."
             )
-        return self.ledger.refusal(operation)
+        return ledger.refusal(operation)
 
     def _attempt(
         self,
         operation: str,
         url: str,
         params: dict[str, str],
+        *,
+        ledger: Ledger | Ledgers,
         refetched: bool = False,
         stop: threading.Event | None = None,
         fresh: bool = False,
@@ -303,23 +321,26 @@ class Caller:
         interrupted = FetchError(f"{operation}: the run was interrupted; nothing was sent")
         if stop is not None and stop.is_set():
             raise interrupted  # (a FetchError that is never retried)
-        hold = None if self.offline else self.ledger.reserve(wait=self._budget_wait, stop=stop)
+        hold: Any = None if self.offline else ledger.reserve(wait=self._budget_wait, stop=stop)
         if fresh and hold is None:  # the cache's page is too old to count: it must be paid
-            raise self._refuse(operation, params)
+            raise self._refuse(operation, params, ledger)
         try:
             if stop is not None and stop.is_set():
                 raise interrupted
             with transport.stopping(stop):  # the transport checks it again before sending
-                return self._send(operation, url, params, hold, refetched=refetched, fresh=fresh)
+                return self._send(
+                    operation, url, params, ledger, hold, refetched=refetched, fresh=fresh
+                )
         finally:
-            self.ledger.release(hold)  # not charged (cached, refused, raised): given back
+            ledger.release(hold)  # not charged (cached, refused, raised): given back
 
     def _send(
         self,
         operation: str,
         url: str,
         params: dict[str, str],
-        hold: Hold | None,
+        ledger: Ledger | Ledgers,
+        hold: Any,
         *,
         refetched: bool,
         fresh: bool = False,
@@ -328,7 +349,7 @@ class Caller:
         ledger, settling ``hold`` (the call's cent held against the budget)."""
         cache_only = hold is None
         if cache_only and not self.cached:
-            raise self._refuse(operation, params)
+            raise self._refuse(operation, params, ledger)
         extra: dict[str, Any] = {"only_if_cached": True} if cache_only else {}
         if fresh and not cache_only:
             extra["force_refresh"] = True  # sent whatever the cache holds; stored anew
@@ -349,13 +370,13 @@ class Caller:
                 **extra,
             )
         except NotCachedError:
-            raise self._refuse(operation, params) from None
+            raise self._refuse(operation, params, ledger) from None
         except Interrupted:
             failure = FetchError(f"{operation}: the run was interrupted; nothing was sent")
         except (requests.ConnectionError, requests.Timeout) as exc:
             # A 200 whose body then broke was charged: the ledger says what was spent.
             charged = isinstance(exc, BrokenBody) and exc.status_code == 200
-            self.ledger.record("paid" if charged else "failed", hold=hold)
+            ledger.record("paid" if charged else "failed", hold=hold)
             failure = NetworkError(
                 self._scrub(f"{operation}: {type(exc).__name__}: {exc}"),
                 retryable=not isinstance(exc, BodyTooLarge),  # the same body again
@@ -373,7 +394,7 @@ class Caller:
             # holds the key in its headers) must not ride along as __context__.
             raise failure
         if cache_only and response.status_code == 504:
-            raise self._refuse(operation, params)
+            raise self._refuse(operation, params, ledger)
         if getattr(response, "from_cache", False):
             if not refetched and (
                 response.status_code != 200 or problem(operation, decoded(response)) is not None
@@ -387,12 +408,18 @@ class Caller:
                 if failures is not None:
                     failures.unreadable(key)
                 cache.delete(key)
-                return self._send(operation, url, params, hold, refetched=True)
-            self.ledger.record("cached", hold=hold)
+                return self._send(operation, url, params, ledger, hold, refetched=True)
+            ledger.record("cached", hold=hold)
             return Fetched(decoded(response), fetched_at(response.headers, self.clock), True)
-        return self._classify(operation, response, hold)
+        return self._classify(operation, response, ledger, hold)
 
-    def _classify(self, operation: str, response: requests.Response, hold: Hold | None) -> Fetched:
+    def _classify(
+        self,
+        operation: str,
+        response: requests.Response,
+        ledger: Ledger | Ledgers,
+        hold: Any,
+    ) -> Fetched:
         """A paid 200 success as :class:`Fetched`; anything else raised as its error.
 
         The error is built in :meth:`_failure`, so that no unscrubbed text (a body
@@ -400,12 +427,16 @@ class Caller:
         reporters render the locals of every frame.
         """
         if response.status_code == 200 and _is_success(decoded(response)):
-            self.ledger.record("paid", hold=hold)
+            ledger.record("paid", hold=hold)
             return Fetched(decoded(response), fetched_at(response.headers, self.clock), False)
-        raise self._failure(operation, response, hold)
+        raise self._failure(operation, response, ledger, hold)
 
     def _failure(
-        self, operation: str, response: requests.Response, hold: Hold | None
+        self,
+        operation: str,
+        response: requests.Response,
+        ledger: Ledger | Ledgers,
+        hold: Any,
     ) -> FetchError:
         """The error for a response that is not a success, counted in the ledger."""
         status = response.status_code
@@ -418,14 +449,14 @@ class Caller:
         message = self._scrub(message)[:200]  # scrubbed whole: a cut could split the key
         if status == 200:
             if isinstance(body, dict):  # success: false
-                self.ledger.record("failed", hold=hold)
+                ledger.record("failed", hold=hold)
                 return ServerError(status, message, operation=operation)
-            self.ledger.record("paid", hold=hold)
+            ledger.record("paid", hold=hold)
             return SchemaError(
                 f"{operation}: HTTP 200 but the body is not a JSON object:"
                 f" {self._scrub(response.text)[:200]!r}"
             )
-        self.ledger.record("failed", hold=hold)
+        ledger.record("failed", hold=hold)
         if status == 400:
             return BadRequestError(status, message, operation=operation)
         if status in (401, 403):

@@ -57,6 +57,8 @@ class Walked:
             them all (None otherwise: nothing can be said about stopped ads).
         error: The failure that cut the walk short.
         stopped: Whether that failure is another item's (the refresh was ended for it).
+        paid: The calls the service charged for, counted as they were made (a page
+            that came back broken after the charge and was fetched again is two).
     """
 
     pages: list[Page] = field(default_factory=list)
@@ -65,15 +67,12 @@ class Walked:
     active_ids: set[str] | None = None
     error: FetchError | None = None
     stopped: bool = False  # the refresh was ended by another item (or an interrupt)
+    paid: int = 0  # the calls the service charged for (a charged retry too)
 
     @functools.cached_property
     def comments(self) -> pd.DataFrame:
         """The comments of :attr:`pages` (a post's walk), one row each (built once)."""
         return comment_rows(self.pages)
-
-    @property
-    def paid(self) -> int:
-        return sum(not page.from_cache for page in self.pages)
 
 
 def _ids(page: Page) -> set[str]:

@@ -13,10 +13,11 @@ interrupt and the resumption of cut walks are one sequence over one manifest.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -55,9 +56,6 @@ NEWEST_KNOWN = 500
 #: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
 #: pages it had paid for, if that is no longer ago than this; else afresh.
 RESUME_WITHIN = timedelta(days=1)
-#: How long a call waits for this refresh's calls in flight to settle before its budget
-#: refuses it (one may take a whole deadline after a Retry-After cooldown).
-BUDGET_WAIT = 300.0
 #: Fields whose change makes an ad "edited".
 AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
 
@@ -117,33 +115,6 @@ class Refresh:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
         return frame
 
-    def _budgeted(
-        self, operation: str, fetch: refresh.Fetch, stop: threading.Event
-    ) -> refresh.Fetch:
-        """``fetch`` under this refresh's own budget (``max_cost``), kept in a ledger of
-        its own: the client's budget (and its other users) are left alone."""
-        budget = self.budget
-        if budget is None:
-            return fetch
-
-        def call(params: Mapping[str, str]) -> Fetched:
-            # calls in flight may settle (fail, for free): wait for them, boundedly
-            hold = budget.reserve(wait=BUDGET_WAIT, stop=stop)
-            if hold is None:
-                raise budget.refusal(operation)
-            try:
-                fetched = fetch(params)
-            except BaseException:
-                budget.release(hold)
-                raise
-            if fetched.from_cache:
-                budget.release(hold)
-            else:
-                budget.record("paid", hold=hold)
-            return fetched
-
-        return call
-
     def _known(self, con: Any) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
         # A walk stops at the first page holding a comment known before: reading newest
@@ -180,22 +151,25 @@ class Refresh:
         client = self.client
         stop = threading.Event()
         stops: list[threading.Event] = []
-        fetchers: dict[tuple[str, datetime], refresh.Fetch] = {}
+        fetchers: dict[tuple[str, datetime], Callable[..., Fetched]] = {}
         lock = threading.Lock()
 
-        def fetcher(operation: str, fresh_after: datetime) -> refresh.Fetch:
-            """One fetch per (operation, freshness), sharing the run's stop."""
+        def fetcher(operation: str, fresh_after: datetime, paid: Ledger) -> refresh.Fetch:
+            """One fetch per (operation, freshness), sharing the run's stop, counted in
+            ``paid`` (the item's) and in the refresh's budget beside the client's: each
+            attempt, a charged one that is retried too."""
+            ledgers = (paid,) if self.budget is None else (self.budget, paid)
             with lock:
                 if (operation, fresh_after) not in fetchers:
                     path = (
                         endpoints.COMMENTS_PATH if operation == "comments" else endpoints.ADS_PATH
                     )
                     fetch, its_stop = client._fetcher(operation, path, fresh_after=fresh_after)
-                    fetchers[operation, fresh_after] = self._budgeted(operation, fetch, stop)
+                    fetchers[operation, fresh_after] = fetch
                     stops.append(its_stop)
                     if stop.is_set():
                         its_stop.set()
-                return fetchers[operation, fresh_after]
+                return functools.partial(fetchers[operation, fresh_after], ledgers=ledgers)
 
         def stop_all() -> None:
             with lock:
@@ -214,12 +188,12 @@ class Refresh:
             recent = within is None or self.at - since <= within
             return min(since, self.fresh_after) if recent else self.fresh_after
 
-        def resumed(state: dict[str, Any]) -> refresh.Fetch:
+        def resumed(state: dict[str, Any], paid: Ledger) -> refresh.Fetch:
             """A post's pages: fresh, or those of a walk cut short within the last
             day, from the cache. (Not older: the service's paging token changes from
             one walk to the next and new comments move the pages along, so a walk
             cannot be picked up from old pages.)"""
-            return fetcher("comments", fresh_after(state, within=RESUME_WITHIN))
+            return fetcher("comments", fresh_after(state, within=RESUME_WITHIN), paid)
 
         by_post = known["comments"].groupby("item", sort=False)
         ids_of: dict[str, pd.DataFrame] = {str(k): g for k, g in by_post}
@@ -228,6 +202,7 @@ class Refresh:
             if stop.is_set():
                 return refresh.Walked(error=FetchError("the refresh was stopped"), stopped=True)
             state = self.manifest.state.get(watch.key(watched), {})
+            paid = Ledger()  # this item's calls
             if watched["kind"] == "post":
                 rows = ids_of.get(watched["item"])
                 walked_through = state.get("walked")
@@ -238,15 +213,16 @@ class Refresh:
                 else:
                     base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
                 full = self.full and not state.get("complete", False)
-                walked = refresh.walk_post(resumed(state), watched, base, full=full)
+                walked = refresh.walk_post(resumed(state, paid), watched, base, full=full)
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(
-                    fetcher("ads", fresh_after(state, within=RESUME_WITHIN)),
+                    fetcher("ads", fresh_after(state, within=RESUME_WITHIN), paid),
                     watched,
                     since=date.fromisoformat(since) if since else None,
                     stop=stop,
                 )
+            walked.paid = paid.paid_calls
             if walked.error is not None and stop.is_set():
                 walked.stopped = True  # another item's failure ended it: not its own
             elif walked.error is not None and (

@@ -262,6 +262,32 @@ def test_a_refresh_budget_is_its_own_and_leaves_the_clients_alone(
     assert study.runs()["paid_calls"].tolist() == [5]
 
 
+def test_a_page_charged_twice_is_counted_twice_and_the_budget_counts_it(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    """A 200 broken on the way is charged, and fetched again: two payments for one page.
+    The item's paid_calls, the run's and the refresh's own budget count both."""
+    study.add_posts([P82])  # 2 pages
+    sandbox.inject("truncated")
+    with _client(sandbox, tmp_path) as client:
+        run = study.refresh(client)
+        charged = sum(r.charged for r in sandbox.requests)
+        assert charged == 3 and client.ledger.paid_calls == 3
+    assert run["paid_calls"].tolist() == [3] and run["cost_usd"].tolist() == [0.03]
+    assert study.runs()["paid_calls"].tolist() == [3]
+
+    again = sf.Study(tmp_path / "second")
+    again.add_posts([P50])  # 1 page
+    sandbox.inject("truncated")
+    with _client(sandbox, tmp_path / "other", max_retries=3) as client:
+        sent = len(sandbox.requests)
+        with pytest.raises(sf.BudgetExceededError) as stopped:
+            again.refresh(client, max_cost=0.01)  # the charged broken page is the budget
+        assert sum(r.charged for r in sandbox.requests[sent:]) == 1  # not one cent more
+    partial = stopped.value.partial
+    assert partial is not None and partial["paid_calls"].tolist() == [1]
+
+
 @pytest.mark.slow
 def test_a_second_refresh_at_once_waits_then_says_so(
     study: sf.Study, sandbox: Sandbox, tmp_path: Path

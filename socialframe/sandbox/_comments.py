@@ -164,32 +164,63 @@ def total_pages(total: int) -> int:
     return -(-total // PAGE_SIZE)
 
 
-def expected_token(post_id: str, sort: str, page: int, seed: int = 0) -> str:
+def expected_token(
+    post_id: str, sort: str, page: int, seed: int = 0, *, walk_started: datetime | None = None
+) -> str:
     """Return the ``paginationToken`` the answer for ``page`` carries.
 
-    The request for ``page + 1`` must send it back.
+    The request for ``page + 1`` must send it back. As the service's, a token carries
+    the time the walk's first page was served: each walk of a post has its own
+    tokens, so the pages of two walks are never one cache entry. (The sandbox's tokens
+    do not expire: nothing is known of the service's.)
 
     Args:
         post_id: The post id.
         sort: ``mostRelevant`` or ``mostRecent``.
         page: The page (1-based) whose answer carries the token.
         seed: The sandbox seed.
+        walk_started: When page 1 of the walk was served (tz-aware); the reference
+            date by default.
 
     Returns:
-        A token shaped like the real ones: ``"<10 digits>-<13-digit ms>-<32 hex>"``.
+        A token shaped like the real ones: ``"<10 digits>-<13-digit ms>-<32 hex>"``,
+        the milliseconds being ``walk_started``.
 
     Example:
         >>> expected_token(EXAMPLE_POSTS[82], "mostRelevant", 1)
-        '3162562758-1767294693005-02f92ff30babd10529ef4c28ab3fc5ac'
+        '1797002499-1767225600000-193b56aefce0a7f78b77375bd9321914'
     """
-    h = digest(seed, "token", post_id, sort, page)
+    return _token(post_id, sort, page, seed, now_ms(walk_started))
+
+
+def _token(post_id: str, sort: str, page: int, seed: int, started_ms: int) -> str:
+    h = digest(seed, "token", post_id, sort, page, started_ms)
     digits = 1_000_000_000 + int(h[:8], 16) % 9_000_000_000
-    ms = REFERENCE_MS + int(h[8:16], 16) % 86_400_000
-    return f"{digits}-{ms}-{h[32:]}"
+    return f"{digits}-{started_ms:013d}-{h[32:]}"
+
+
+def _walk_started(token: str | None, post_id: str, sort: str, page: int, seed: int) -> int:
+    """The start of the walk ``token`` (the previous page's) belongs to.
+
+    Raises:
+        BadParam: It is not a token this walk's previous page carried.
+    """
+    parts = (token or "").split("-")
+    if len(parts) == 3 and len(parts[1]) == 13 and parts[1].isascii() and parts[1].isdigit():
+        started = int(parts[1])
+        if token == _token(post_id, sort, page - 1, seed, started):
+            return started
+    raise BadParam("Invalid paginationToken")
 
 
 def comments_body(
-    post_id: str, sort: str, page: int = 1, seed: int = 0, *, now: datetime | None = None
+    post_id: str,
+    sort: str,
+    page: int = 1,
+    seed: int = 0,
+    *,
+    now: datetime | None = None,
+    walk_started: int | None = None,
 ) -> dict[str, Any]:
     """Return the 200 body for one page of a post's comments.
 
@@ -201,6 +232,8 @@ def comments_body(
         page: The page, from 1.
         seed: The sandbox seed.
         now: When (tz-aware); the reference date (2026-01-01 UTC) by default.
+        walk_started: When the walk's page 1 was served, in Unix milliseconds, which
+            its tokens carry (see :func:`expected_token`); ``now`` by default.
 
     Returns:
         ``{"success", "message", "data", "total", "totalPage", "paginationToken"}``;
@@ -229,7 +262,9 @@ def comments_body(
         "data": [{**c, "author": dict(c["author"])} for c in data],
         "total": len(items),
         "totalPage": total_pages(len(items)),
-        "paginationToken": expected_token(post_id, sort, page, seed),
+        "paginationToken": _token(
+            post_id, sort, page, seed, now_ms(now) if walk_started is None else walk_started
+        ),
     }
 
 
@@ -262,9 +297,10 @@ def comments_response(
         raise BadParam("Invalid page: must be a positive integer")
     page = int(raw_page)
     _check_post(post_id)
-    if page > 1 and params.get("paginationToken") != expected_token(post_id, sort, page - 1, seed):
-        raise BadParam("Invalid paginationToken")
-    return comments_body(post_id, sort, page, seed, now=now)
+    started = None
+    if page > 1:
+        started = _walk_started(params.get("paginationToken"), post_id, sort, page, seed)
+    return comments_body(post_id, sort, page, seed, now=now, walk_started=started)
 
 
 def error_body(message: str) -> dict[str, Any]:

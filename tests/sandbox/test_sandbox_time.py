@@ -48,7 +48,10 @@ WEEK = timedelta(weeks=1)
 BIG = EXAMPLE_POSTS[2345]
 
 # Pages served by the code at the start of this work (commit bffd432), at seed 0:
-# sha256 of every page's bytes, in order, per post and sort or per search.
+# sha256 of every page's bytes, in order, per post and sort or per search; comment
+# pages without their paginationToken, which carries when its walk started (since
+# 24b6925: the digests were taken again from that commit's code, tokens left out).
+TOKEN = re.compile(rb'"paginationToken": ?"[^"]*"')
 POSTS = [
     *EXAMPLE_POSTS.values(),
     str(int(EXAMPLE_POSTS[82]) + 6),
@@ -65,26 +68,26 @@ SEARCHES: list[dict[str, str]] = [{"query": q} for q in EXAMPLE_QUERIES] + [
     {"ad_page_id": "123456"},
 ]
 BEFORE = {
-    "7384427202391592961 mostRelevant": "e8cb7ee91c249d3e",
-    "7384427202391592961 mostRecent": "5cdfc3a1d076f6ef",
-    "7384427202391592962 mostRelevant": "032db86564b9f67a",
-    "7384427202391592962 mostRecent": "05cea0ef46590e4a",
-    "7384427202391592963 mostRelevant": "938acbadc103bfd3",
-    "7384427202391592963 mostRecent": "7e559516f0afe1f8",
-    "7384427202391592964 mostRelevant": "0774ec75aaeff8de",
-    "7384427202391592964 mostRecent": "55bc27f3943b0f80",
-    "7384427202391592960 mostRelevant": "78ac940261c67890",
-    "7384427202391592960 mostRecent": "5ea95b0fdd73a1d6",
-    "7384427202391592965 mostRelevant": "96f4183b70540e3a",
-    "7384427202391592965 mostRecent": "37b03de9297a94e1",
-    "7384427202391592966 mostRelevant": "1fd57e209403ad92",
-    "7384427202391592966 mostRecent": "ae944448463f6dcc",
-    "7384427202391592967 mostRelevant": "a4c5f3bd2e8e01b3",
-    "7384427202391592967 mostRecent": "87733433b2a3a0e6",
-    "8 mostRelevant": "e675cca6c9d1328c",
-    "8 mostRecent": "76ee410d4842b1d5",
-    "1234567890123456789 mostRelevant": "8d009e31e8804057",
-    "1234567890123456789 mostRecent": "cf0cc559324a4bb2",
+    "7384427202391592961 mostRelevant": "56cf2b133cdbb338",
+    "7384427202391592961 mostRecent": "56cf2b133cdbb338",
+    "7384427202391592962 mostRelevant": "4eff41693e1e3992",
+    "7384427202391592962 mostRecent": "4eff41693e1e3992",
+    "7384427202391592963 mostRelevant": "04c748ab0d475700",
+    "7384427202391592963 mostRecent": "8159fb0085eeb676",
+    "7384427202391592964 mostRelevant": "4b4cdcee0a9ffc23",
+    "7384427202391592964 mostRecent": "f9d45895c4d9caae",
+    "7384427202391592960 mostRelevant": "e3866d867be4d180",
+    "7384427202391592960 mostRecent": "220df25adb91c6bb",
+    "7384427202391592965 mostRelevant": "3213882175828402",
+    "7384427202391592965 mostRecent": "ab380f2910e87cae",
+    "7384427202391592966 mostRelevant": "e460a34ff344a0f3",
+    "7384427202391592966 mostRecent": "12d721e114273268",
+    "7384427202391592967 mostRelevant": "f942af8735d3ed20",
+    "7384427202391592967 mostRecent": "c24374b5682e269e",
+    "8 mostRelevant": "503a91cf5b3cf6ac",
+    "8 mostRecent": "e2b7ee29f7466b56",
+    "1234567890123456789 mostRelevant": "3597b34745809b99",
+    "1234567890123456789 mostRecent": "04ea5a80405f1a46",
     '{"query": "for kids"}': "a127e0ca534777e6",
     '{"query": "running shoes"}': "18c46c81b08dd683",
     '{"query": "coffee"}': "1eb521c30ddebc6a",
@@ -97,7 +100,7 @@ BEFORE = {
     '{"query": "espresso machine"}': "e6c001efb74fa641",
     '{"ad_page_id": "123456"}': "38c96b39983ebff7",
 }
-BEFORE_SEED_3 = "75f336d19bd1dd73"  # the same pages at seed 3, all digests digested
+BEFORE_SEED_3 = "38b45c036facf978"  # the same pages at seed 3, all digests digested
 
 
 @pytest.fixture
@@ -151,7 +154,7 @@ def digests(sb: Sandbox, http: requests.Session) -> dict[str, str]:
         for sort in ("mostRelevant", "mostRecent"):
             h = hashlib.sha256()
             for page in comment_pages(sb, http, post, sort):
-                h.update(page.content)
+                h.update(TOKEN.sub(b"", page.content))  # a token carries its walk's start
             out[f"{post} {sort}"] = h.hexdigest()[:16]
     for search in SEARCHES:
         h = hashlib.sha256()
@@ -217,10 +220,13 @@ def test_each_week_brings_the_documented_comments(http: requests.Session) -> Non
                 assert len(ids) == len(set(ids)) == now_total  # every one, once
                 old = {c["permalink"] for p in before[total] for c in p.json()["data"]}
                 assert old <= set(ids)  # nothing leaves
-            # the post that never grows answers the very same bytes
-            assert [p.content for p in comment_pages(sb, http, EXAMPLE_POSTS[82])] == [
-                p.content for p in before[82]
+            # the post that never grows answers the very same comments, under the tokens
+            # of a new walk
+            again = comment_pages(sb, http, EXAMPLE_POSTS[82])
+            assert [TOKEN.sub(b"", p.content) for p in again] == [
+                TOKEN.sub(b"", p.content) for p in before[82]
             ]
+            assert again[0].json()["paginationToken"] != before[82][0].json()["paginationToken"]
     # the documented rates: dozens a week on the big post, a few on the others, one never
     assert COMMENT_GROWTH[2345].per_week >= 24
     assert all(1 <= COMMENT_GROWTH[t].per_week <= 4 for t in (0, 1, 50, 51))
@@ -533,3 +539,31 @@ def test_the_rate_table_in_the_docs_is_the_rates() -> None:
     assert ads == {("query", n): tuple(g) for n, g in AD_GROWTH.items()} | {
         ("ad_page_id", n): tuple(g) for n, g in PAGE_AD_GROWTH.items()
     }
+
+
+def test_each_walk_has_its_own_tokens_and_a_walk_goes_on_with_its_own(
+    http: requests.Session,
+) -> None:
+    """As the service's: a token carries when its walk's page 1 was served, so the
+    pages of two walks are never one cache entry; a walk goes on under its tokens."""
+    clock = PinnedClock()
+    with Sandbox(clock=clock) as sb:
+        first = get(sb, http, COMMENTS, urn=BIG, sort="mostRecent").json()["paginationToken"]
+        clock.advance(3600)
+        second = get(sb, http, COMMENTS, urn=BIG, sort="mostRecent").json()["paginationToken"]
+        assert first != second
+        assert first.split("-")[1] == str(int(REFERENCE.timestamp() * 1000))
+        assert second.split("-")[1] == str(int(REFERENCE.timestamp() * 1000) + 3_600_000)
+        # the earlier walk goes on, its page 2 carrying its own start
+        page2 = get(sb, http, COMMENTS, urn=BIG, sort="mostRecent", page=2, paginationToken=first)
+        assert page2.json()["paginationToken"].split("-")[1] == first.split("-")[1]
+        # a token whose time was changed is not one the service gave
+        digits, ms, tail = first.split("-")
+        forged = f"{digits}-{int(ms) + 1}-{tail}"
+        refused = http.get(
+            f"{sb.url}/{COMMENTS}",
+            params={"urn": BIG, "sort": "mostRecent", "page": 2, "paginationToken": forged},
+            headers={"Authorization": f"Bearer {sb.api_key}"},
+            timeout=30,
+        )
+        assert refused.status_code == 400

@@ -46,6 +46,7 @@ RUN_COLUMNS = (
     "cost_usd",
     "complete",
     "missing",
+    "filters",
 )
 #: The watched item's key, kept beside its shown name (two searches of one text with
 #: other filters are two items).
@@ -354,10 +355,11 @@ class Refresh:
                     "cost_usd": walked.paid * PRICE_CENTS / 100,
                     "complete": complete,
                     "missing": missing,
+                    "filters": watch.filters_text(watched),
                 }
             )
         frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
-        frame = queries.typed(frame, queries.ITEM_DTYPES)
+        frame = queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"})
         files: dict[str, str] = {}
         write = self.data.write_partition
         if comment_parts:
@@ -373,7 +375,9 @@ class Refresh:
             files["changes"] = write(
                 "changes", self.id, queries.typed(change_frame, queries.CHANGE_DTYPES | WATCH)
             )
-        items = frame.assign(at=at, watch=[watch.key(w) for w, _ in results])
+        items = frame.drop(columns="filters").assign(
+            at=at, watch=[watch.key(w) for w, _ in results]
+        )
         files["items"] = write("items", self.id, queries.typed(items, queries.ITEM_DTYPES | WATCH))
         run = pd.DataFrame(
             [

@@ -179,7 +179,9 @@ class Study:
 
         Returns:
             One row per watched item: ``kind``, ``item``, ``new``, ``changed``,
-            ``paid_calls``, ``cost_usd``, ``complete``, ``missing``.
+            ``paid_calls``, ``cost_usd``, ``complete``, ``missing``, and ``filters``
+            (a search's filters as JSON text, telling two searches of one text
+            apart; none for a post).
 
         Raises:
             StudyError: another refresh holds the study, or it cannot be written.
@@ -273,7 +275,9 @@ class Study:
 
     def changes(self, since: object = None) -> pd.DataFrame:
         """What changed, oldest first: ``at`` (the refresh), ``kind`` (comment / ad),
-        ``item``, ``id``, ``change`` (new / stopped / edited).
+        ``item``, ``id``, ``change`` (new / stopped / edited), and ``filters``: the
+        search's filters as JSON text (as in :meth:`refresh`'s rows; none for a
+        comment), telling apart two watched searches of one text.
 
         Args:
             since: Only changes at or after this: a time (datetime, date, ISO text) or
@@ -288,17 +292,20 @@ class Study:
         Example:
             >>> import tempfile
             >>> Study(tempfile.mkdtemp()).changes(since="7d").columns.tolist()
-            ['at', 'kind', 'item', 'id', 'change']
+            ['at', 'kind', 'item', 'id', 'change', 'filters']
         """
         where, args = "", []
         if since is not None:
             where, args = 'where "at" >= ?', [_since(since)]
         frame = self._query(
-            f'select "at", kind, item, id, change from changes {where}'
-            ' order by "at", kind, item, id',
+            f'select "at", kind, item, id, change, watch from changes {where}'
+            ' order by "at", kind, item, id, watch',
             args,
         )
-        return queries.typed(frame, queries.CHANGE_DTYPES)
+        # the watch key (kept in the files) names the search: its filters, as watched
+        texts = {watch.key(w): watch.filters_text(w) for w in self._data.read().watched}
+        frame["filters"] = frame.pop("watch").map(texts)
+        return queries.typed(frame, queries.CHANGE_DTYPES | {"filters": "string"})
 
     def runs(self) -> pd.DataFrame:
         """What each refresh paid and found.

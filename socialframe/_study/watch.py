@@ -70,7 +70,20 @@ def key(watched: dict[str, Any]) -> str:
         'ads:shoes:{"country":"US"}'
     """
     filters = json.dumps(watched["filters"], sort_keys=True, separators=(",", ":"))
-    return f"{watched['kind']}:{watched['item']}:{filters}"
+    return f"{watched['kind']}:{watched['item']}:{filters}"  # (kept in files: never changes)
+
+
+def filters_text(watched: dict[str, Any]) -> str | None:
+    """A watched search's filters as JSON text (None for a post): what tells two
+    searches of one text apart in a table that is written out (CSV, Parquet).
+
+    Example:
+        >>> filters_text({"kind": "ads", "item": "shoes", "filters": {"country": "US"}})
+        '{"country":"US"}'
+    """
+    if watched["kind"] == "post":
+        return None
+    return json.dumps(watched["filters"], sort_keys=True, separators=(",", ":"))
 
 
 def ad_params(watched: dict[str, Any], *, after: date | datetime | None = None) -> dict[str, str]:

@@ -146,7 +146,9 @@ def test_the_first_refresh_reads_everything_and_the_next_pays_one_page_a_post(
         "cost_usd",
         "complete",
         "missing",
+        "filters",
     ]
+    assert first["filters"].isna().all()  # posts have none
     runs = study.runs()
     assert runs["paid_calls"].tolist() == [3, 2] and runs["cost_usd"].tolist() == [0.03, 0.02]
     assert runs["new"].tolist() == [132, 0]
@@ -645,7 +647,7 @@ def test_two_searches_of_one_text_are_two_items_and_stop_nothing_of_each_other(
         Sandbox(seed=0, clock=clock) as sandbox,
         sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
     ):
-        study.refresh(client)
+        first = study.refresh(client)
         clock.advance(7 * 86400)
         study.refresh(client)
     ads = study.ads()
@@ -654,6 +656,11 @@ def test_two_searches_of_one_text_are_two_items_and_stop_nothing_of_each_other(
     assert set(stopped["id"]).isdisjoint(set(ads.loc[ads["is_active"], "ad_archive_id"]))
     new = study.changes().query("change == 'new'")
     assert new["id"].is_unique  # an ad both find is new once
+    # which of the two searches found it: their filters tell them apart
+    us, de = '{"activeStatus":"ALL","country":"US"}', '{"activeStatus":"ALL","country":"DE"}'
+    assert set(study.changes()["filters"]) == {us, de}
+    assert first["item"].tolist() == ["running shoes"] * 2  # and each refresh's rows
+    assert first["filters"].tolist() == [us, de]
 
 
 def test_data_without_its_manifest_is_refused_untouched(study: sf.Study, tmp_path: Path) -> None:

@@ -31,8 +31,10 @@ KEY = "sf-bench-key"
 
 @contextlib.contextmanager
 def served(**options: object) -> Iterator[str]:
-    """A sandbox in another process; yields its base URL."""
+    """A sandbox in another process, its world as of the reference date (the posts keep
+    their 120 comments whenever the bench runs); yields its base URL."""
     argv = [sys.executable, "-m", "socialframe", "sandbox", "--port", "0", "--api-key", KEY]
+    argv += ["--at", "2026-01-01"]
     for name, value in options.items():
         argv += [f"--{name.replace('_', '-')}", str(value)]
     server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)

@@ -19,10 +19,12 @@ import argparse
 import os
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from .._time import instant
 from .exits import CACHE_EXIT_CODES, EXIT_CODES, EXIT_USAGE
 from .messages import ENV_NAME, PROG, holds_key, printable, say
 
@@ -329,7 +331,23 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault-rate", type=float, default=0.0, help="share of 5xx / success:false")
     serve.add_argument("--rate-limit", type=float, default=None, help="requests per second")
     serve.add_argument("--api-key", default=None, help="key to accept (default: a random one)")
+    serve.add_argument(
+        "--at",
+        type=_moment,
+        default=None,
+        metavar="WHEN",
+        help="the date its world shows, standing still (ISO, e.g. 2026-01-01, the"
+        " reference world); by default it moves with the system clock",
+    )
     return parser
+
+
+def _moment(text: str) -> datetime:
+    """An ISO date or time (UTC when it names no zone), for ``--at``."""
+    moment = instant(text)
+    if moment is None:
+        raise argparse.ArgumentTypeError(f"not an ISO date or time: {text!r} (e.g. 2026-01-01)")
+    return moment
 
 
 def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter: Any) -> None:

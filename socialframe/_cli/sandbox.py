@@ -19,9 +19,10 @@ def demo(args: argparse.Namespace) -> int:
 
 def sandbox(args: argparse.Namespace) -> int:
     """``socialframe sandbox``: serve the sandbox until Ctrl-C, its URL and key printed."""
-    from ..sandbox import Sandbox
+    from ..sandbox import PinnedClock, Sandbox
 
     server = Sandbox(
+        clock=None if args.at is None else PinnedClock(args.at),
         port=args.port,
         seed=args.seed,
         latency=args.latency,
@@ -32,6 +33,8 @@ def sandbox(args: argparse.Namespace) -> int:
 
     def ready(served: Sandbox) -> None:
         print(f"sandbox serving at {served.url} (Ctrl-C stops it)")
+        if args.at is not None:
+            print(f"  its world as of {args.at.isoformat()}, standing still")
         print(f"  export SOCIALFRAME_BASE_URL={served.url}")
         print(f"  export SOCIALFRAME_API_KEY={served.api_key}")
         sys.stdout.flush()

@@ -414,6 +414,48 @@ def test_sandbox_command_serves_until_stopped() -> None:
         proc.stderr.close()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("at", ["2026-01-01", "2026-03-01T12:00+01:00"])
+def test_sandbox_command_shows_its_world_as_of_a_date(at: str) -> None:
+    from datetime import UTC, datetime
+
+    from socialframe.sandbox import comment_total
+
+    when = datetime.fromisoformat(at)
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)  # (a date alone is UTC)
+
+    argv = [sys.executable, "-m", "socialframe", "sandbox", "--port", "0", "--api-key", "k"]
+    proc = subprocess.Popen(
+        [*argv, "--at", at],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    try:
+        assert proc.stdout is not None
+        url = re.search(r"serving at (\S+)", proc.stdout.readline()).group(1)  # type: ignore[union-attr]
+        assert "standing still" in proc.stdout.readline()
+        with sf.Client("k", base_url=url, cache=False) as client:
+            got = client.post_comments(EXAMPLE_POSTS[2345])
+        assert len(got) == comment_total(EXAMPLE_POSTS[2345], now=when)
+        assert len(got) == 2345 if at == "2026-01-01" else len(got) > 2345
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        assert proc.stdout is not None
+        proc.stdout.close()
+
+
+def test_sandbox_command_refuses_a_date_it_cannot_read() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "socialframe", "sandbox", "--at", "next tuesday"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "not an ISO date or time: 'next tuesday'" in done.stderr
+
+
 def test_the_key_never_reaches_the_logs(
     sandbox: Sandbox, client: sf.Client, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -16,6 +16,7 @@ from . import _accessor as _accessor  # registers df.social
 from ._api import configure, post_comments, search_ads
 from ._client import Client
 from ._clock import Clock
+from ._display.tables import show
 from ._errors import (
     APIError,
     AuthError,
@@ -78,6 +79,7 @@ __all__ = [
     "configure",
     "post_comments",
     "search_ads",
+    "show",
 ]
 
 

@@ -33,6 +33,7 @@ from ._analysis.terms import term_counts
 from ._api import default_client
 from ._checks import count
 from ._display import export as export
+from ._display import tables as tables
 from ._display.plots import (
     plot_activity,
     plot_overlap,
@@ -216,6 +217,26 @@ class SocialAccessor:
             ['post_urn', 'comment_id', 'parent_comment_id']
         """
         return export.to_csv(self._frame, path, excel=excel)
+
+    def show(self, *, tz: str = "UTC", **options: Any) -> Any:
+        """This frame as an interactive table: sort, search as you type, pages, rows to
+        select, a CSV download; see :func:`socialframe.show`.
+
+        Args:
+            tz: Time zone of the times shown.
+            **options: itables options (``pageLength``, ``order``, ``caption``, ...).
+
+        Returns:
+            An ``itables.widget.ITable``: it shows as a cell's last line; its
+            ``selected_rows`` are the positions of the rows picked in this frame.
+
+        Example:
+            >>> from socialframe.sandbox import example_comments
+            >>> table = example_comments().social.show()
+            >>> type(table).__name__, table.selected_rows
+            ('ITable', [])
+        """
+        return tables.show(self._frame, tz=tz, **options)
 
     def report(self, path: str | Path, *, title: str | None = None, tz: str = "UTC") -> Path:
         """Write a shareable report: one static HTML file of charts and tables, to e-mail.

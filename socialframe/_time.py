@@ -256,3 +256,23 @@ def ad_spans(ads: pd.DataFrame, *, now: pd.Timestamp | None = None) -> Spans:
     until = pd.Timestamp.now(tz="UTC") if now is None else now
     end = ads["end_date"].mask(ongoing, until).fillna(ads["start_date"])
     return Spans(ads["start_date"], end, ongoing)
+
+
+def duration(value: pd.Timedelta) -> str:
+    """``"1d 19h"``, ``"4h 13m"``, ``"35m 10s"``, ``"12s"``: the two largest units, rounded down.
+
+    Example:
+        >>> duration(pd.Timedelta("1 days 19:13:32.694"))
+        '1d 19h'
+        >>> [duration(pd.Timedelta(t)) for t in ("04:13:06.6", "00:35:10", "12.9s", "-3min")]
+        ['4h 13m', '35m 10s', '12s', '-3m 0s']
+    """
+    seconds = int(abs(value).total_seconds())
+    sign = "-" if value < pd.Timedelta(0) else ""
+    parts = [(seconds // 86_400, "d"), (seconds // 3600 % 24, "h"), (seconds // 60 % 60, "m")]
+    parts.append((seconds % 60, "s"))
+    while len(parts) > 2 and parts[0][0] == 0:
+        parts.pop(0)
+    if parts[0][0] == 0 and len(parts) == 2:
+        parts.pop(0)
+    return sign + " ".join(f"{n}{unit}" for n, unit in parts[:2])

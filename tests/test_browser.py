@@ -464,3 +464,106 @@ def _paid(ledger: Any) -> int:
     """The ledger table's count of paid calls, as the page shows it."""
     row = ledger.locator("tr", has_text="paid").first.inner_text()
     return int(row.split()[1])
+
+
+# -- the interactive table --------------------------------------------------------------------
+
+_TABLE_NOTEBOOK = [
+    "import ipywidgets\n"
+    "import socialframe as sf\n"
+    "from socialframe.sandbox import example_comments\n"
+    "comments = example_comments(2345)",
+    "table = sf.show(comments)\n"
+    "picked = ipywidgets.Label(value='none')\n"
+    "picked.add_class('picked')\n"
+    "def said(change):\n"
+    "    picked.value = ' '.join(comments.iloc[change['new']]['comment_id'])\n"
+    "table.observe(said, 'selected_rows')\n"
+    "ipywidgets.VBox([table, picked])",
+]
+
+
+def _table_notebook(folder: Path) -> str:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in _TABLE_NOTEBOOK]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(notebook, folder / "table.ipynb")
+    return "table.ipynb"
+
+
+def test_the_interactive_table_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
+    """sf.show: sort, search as you type, pages, selection back in Python, CSV download;
+    the service's text shown as text, never run."""
+    import pandas as pd
+    from playwright.sync_api import expect
+
+    from socialframe.sandbox import example_comments
+
+    comments = example_comments(2345)
+    run_all(lab, page, _table_notebook(lab.folder))
+    output = cell_output(page, "table = sf.show(comments)")
+    container = output.locator(".dt-container")
+    expect(container).to_be_visible()
+    info = container.locator(".dt-info")
+    expect(info).to_have_text("Showing 1 to 25 of 2,345 entries")
+    rows = container.locator("tbody tr")
+    expect(rows).to_have_count(25)
+    head = container.locator(".dt-scroll-head thead th")  # (scrolling sideways: its own)
+    headers = [h.strip() for h in head.all_inner_texts()]
+    assert headers[:5] == ["post_urn", "comment_id", "parent_comment_id", "is_reply", "created_at"]
+    # newest first, to the minute
+    newest = comments["created_at"].max().strftime("%Y-%m-%d %H:%M")
+    assert rows.first.locator("td").nth(4).inner_text() == newest
+    # the post shown short, whole on hover
+    post = rows.first.locator("td").first
+    assert post.inner_text().startswith("…") and len(post.inner_text()) == 7
+    assert post.locator("span").get_attribute("title") == comments["post_urn"].iloc[0]
+    page.screenshot(path=str(shots / "table-start.png"))
+
+    # pages
+    container.locator(".dt-paging button", has_text="›").first.click()
+    expect(info).to_have_text("Showing 26 to 50 of 2,345 entries")
+
+    # sort by followers, largest first (two clicks: up, then down)
+    followers = head.filter(has_text="author_followers")
+    body = container.locator(".dt-scroll-body")
+    followers.evaluate("th => th.scrollIntoView()")  # (the body scrolls: the head follows)
+    body.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
+    followers.click()
+    followers.click()
+    top = int(comments["author_followers"].max())
+    column = headers.index("author_followers")
+    expect(rows.first.locator("td").nth(column)).to_have_text(f"{top:,}")
+
+    # search as you type: the <script> comments, shown as text
+    search = container.locator(".dt-search input")
+    search.press_sequentially("<script>", delay=30)
+    scripts = int(comments["text"].str.contains("<script>", regex=False).sum())
+    expect(info).to_have_text(
+        f"Showing 1 to {scripts} of {scripts} entries (filtered from 2,345 total entries)"
+    )
+    text = headers.index("text")
+    assert all("<script>" in t for t in rows.locator(f"td:nth-child({text + 1})").all_inner_texts())
+    assert page.evaluate("() => window.__socialframe_ran === undefined")
+    page.screenshot(path=str(shots / "table-searched.png"))
+
+    # select two rows: their comments reach Python
+    rows.nth(0).click()
+    rows.nth(1).click(modifiers=["Control"])
+    ids = [rows.nth(i).locator("td").nth(1).inner_text() for i in (0, 1)]
+    picked = output.locator(".picked")
+    expect(picked).to_have_text(re.compile(r"\d+ \d+"))
+    assert sorted(picked.inner_text().split()) == sorted(ids)
+
+    # download what the search left, in the order shown, with the data as it is
+    with page.expect_download() as download:
+        container.locator("button", has_text="Download CSV").click()
+    saved = pd.read_csv(download.value.path(), dtype=str)
+    assert len(saved) == scripts and set(saved["comment_id"]) == set(
+        comments.loc[comments["text"].str.contains("<script>", regex=False), "comment_id"]
+    )
+    assert saved["post_urn"].iloc[0] == comments["post_urn"].iloc[0]  # whole, not short
+    assert saved["permalink"].str.startswith("https://").all()  # the URL, not the site
+    assert "Error displaying widget" not in page.inner_text("body")

@@ -124,33 +124,13 @@ def _text(value: object) -> str:
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
     if isinstance(value, pd.Timedelta | np.timedelta64):
-        return _duration(pd.Timedelta(value))
+        return _time.duration(pd.Timedelta(value))
     if isinstance(value, numbers.Integral):
         return f"{int(value):,}"
     if isinstance(value, numbers.Real):
         return f"{float(value):,.2f}"
     text = str(value)
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
-
-
-def _duration(value: pd.Timedelta) -> str:
-    """``"1d 19h"``, ``"4h 13m"``, ``"35m 10s"``, ``"12s"``: the two largest units, rounded down.
-
-    Example:
-        >>> _duration(pd.Timedelta("1 days 19:13:32.694"))
-        '1d 19h'
-        >>> [_duration(pd.Timedelta(t)) for t in ("04:13:06.6", "00:35:10", "12.9s", "-3min")]
-        ['4h 13m', '35m 10s', '12s', '-3m 0s']
-    """
-    seconds = int(abs(value).total_seconds())
-    sign = "-" if value < pd.Timedelta(0) else ""
-    parts = [(seconds // 86_400, "d"), (seconds // 3600 % 24, "h"), (seconds // 60 % 60, "m")]
-    parts.append((seconds % 60, "s"))
-    while len(parts) > 2 and parts[0][0] == 0:
-        parts.pop(0)
-    if parts[0][0] == 0 and len(parts) == 2:
-        parts.pop(0)
-    return sign + " ".join(f"{n}{unit}" for n, unit in parts[:2])
 
 
 def _cells(column: pd.Series, tz: str) -> list[str]:

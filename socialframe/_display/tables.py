@@ -1,0 +1,434 @@
+"""Interactive tables of our frames: itables' ``ITable`` widget (DataTables) with our
+display rules: sort, search as you type, pages, row selection and a CSV download.
+
+The data is never changed: what a cell shows is built here, beside what it sorts by
+and what a search or the CSV download sees. Each cell is sent as one text,
+``display <US> sort <US> plain`` (US: the ASCII unit separator), and one small
+render function hands DataTables the part it asks for. So
+
+- durations show as ``20h 14m`` and sort by their length;
+- times show to the minute (days, for columns of whole days such as an ad's start)
+  and sort by the instant; the CSV has the full ISO time;
+- post urns show short (``…592965``), the whole urn on hover and in the CSV;
+- links show their site (``example.com``), the whole URL in the CSV;
+  an ad's id links to its Ad Library page;
+- numbers show with thousands separators and sort as numbers;
+- text keeps its line breaks and is left-aligned.
+
+Every value is escaped here (the table is given ``allow_html=True`` for the links and
+the hover titles, so nothing else escapes it): text from the service, column names
+included, never becomes markup. Links are made for http(s) URLs only.
+
+The pure part (:func:`cells`) needs pandas only; :func:`interactive` imports itables
+when it is called.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
+
+import pandas as pd
+
+from .._time import check_zone, duration
+
+if TYPE_CHECKING:
+    from itables.widget import ITable
+
+SEP: Final = "\x1f"
+"""Between a cell's display, sort and plain parts (removed from the values first)."""
+
+RENDER: Final = (
+    "function (data, type) {"
+    " if (typeof data !== 'string') { return data; }"
+    " var parts = data.replace(/\\u001e/g, '\\n').replace(/\\u001d/g, '\\t')"
+    ".replace(/\\u001c/g, '\\r').split('\\u001f');"
+    " if (parts.length < 3) { return parts[0]; }"
+    " if (type === 'display') { return parts[0]; }"
+    " if (type === 'sort' || type === 'type') { return parts[1]; }"
+    " return parts[2]; }"
+)
+"""The render function of every column: the part of the cell DataTables asks for
+(``filter`` and the CSV's ``export`` get the plain value), its line breaks and tabs
+put back (itables sends text through pandas' formatter, which would show them as
+``\\n``: they travel as :data:`BREAKS`)."""
+
+BREAKS: Final = {"\n": "\x1e", "\t": "\x1d", "\r": "\x1c"}
+"""Line breaks and tabs, as they travel in a cell."""
+
+AD_LIBRARY: Final = "https://www.facebook.com/ads/library/?id="
+"""An ad's public page, by its ``ad_archive_id``."""
+
+MAX_BYTES: Final = 16 * 2**20
+"""Beyond this much data, itables shows a sample of the rows and says so."""
+
+#: Columns holding a post's urn or id: shown short, whole on hover.
+POST_COLUMNS: Final = frozenset({"post", "post_urn"})
+#: Columns of whole days (an ad's first and last day): shown as days, whatever their time.
+DAY_COLUMNS: Final = frozenset({"start_date", "end_date"})
+#: Columns ordered newest first, the first one present.
+NEWEST_FIRST: Final = ("created_at", "start_date", "at", "first_seen", "fetched_at")
+#: Text this long (or with a line break) is shown as text: wrapped, left-aligned.
+LONG_TEXT: Final = 40
+
+#: The CSS of our tables: text keeps its line breaks, is never squeezed to a few words
+#: a line, and everything is left-aligned but numbers.
+CSS: Final = (
+    ".sf-text { white-space: pre-wrap; text-align: left; min-width: 16em; max-width: 40em; }"
+    " .sf-word { white-space: nowrap; text-align: left; }"
+    " .sf-num { white-space: nowrap; text-align: right; }"
+    " .sf-time { white-space: nowrap; text-align: left; }"
+    " .sf-thumb { height: 48px; max-width: 96px; object-fit: cover; }"
+)
+
+
+_CONTROLS: Final = str.maketrans({"\x1c": " ", "\x1d": " ", "\x1e": " ", SEP: " "} | BREAKS)
+
+
+def _clean(value: object) -> str:
+    """``value`` as text that travels: our separators taken out, breaks as :data:`BREAKS`."""
+    return str(value).translate(_CONTROLS)
+
+
+def _escape(value: object) -> str:
+    return html.escape(_clean(value), quote=True)
+
+
+def _cell(display: str, sort: object, plain: object) -> str:
+    """One cell: ``display`` is HTML (already escaped); ``sort`` and ``plain`` are text."""
+    return f"{display}{SEP}{_clean(sort)}{SEP}{_clean(plain)}"
+
+
+def _text(value: object) -> str:
+    """A cell of text: as it is when it has nothing to escape (most text: it is sent
+    once, not three times), else the escaped text to show and the text itself."""
+    raw = _clean(value)
+    shown = html.escape(raw, quote=True)
+    return raw if shown == raw else f"{shown}{SEP}{raw}{SEP}{raw}"
+
+
+def _present(value: object) -> bool:
+    if value is None:
+        return False
+    try:
+        return not bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list, an array: present
+        return True
+
+
+def _web(url: object) -> str | None:
+    """``url`` when it is an http(s) URL (the only ones linked: ``javascript:`` runs)."""
+    if not isinstance(url, str):
+        return None
+    url = url.strip()
+    return url if url.lower().startswith(("https://", "http://")) else None
+
+
+def host(url: str) -> str:
+    """A link's label: its site, ``www.`` left out.
+
+    Example:
+        >>> host("https://www.example.com/shoes?utm=1")
+        'example.com'
+    """
+    name = urlsplit(url).hostname
+    return name.removeprefix("www.") if name else url
+
+
+def _link(url: str, label: str) -> str:
+    # (no title: the browser shows where a link goes; the URL is in the CSV)
+    quoted = html.escape(_clean(url), quote=True)
+    return f"<a href='{quoted}' target='_blank' rel='noopener noreferrer'>{_escape(label)}</a>"
+
+
+def short_post(value: str) -> str:
+    """A post's label: ``…`` and the last six digits of its id.
+
+    Example:
+        >>> short_post("urn:li:activity:7384427202391592965")
+        '…592965'
+    """
+    digits = "".join(ch for ch in value if ch.isdigit())
+    return "…" + digits[-6:] if len(digits) > 6 else value
+
+
+def _number(value: float) -> str:
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 1:
+        return f"{value:,.2f}"
+    return f"{value:.3g}"
+
+
+Formatter = Callable[[Any], str]
+
+
+#: DataTables' type of each look (times sort by their instant, in milliseconds).
+_TYPES: Final = {"num": "num", "time": "num", "word": "string", "text": "string"}
+
+
+def _column(name: str, column: pd.Series, tz: str) -> tuple[list[Any], str]:
+    """The cells of one column, and its look (``num``, ``time``, ``word``, ``text``)."""
+    dtype = column.dtype
+    if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
+        stamps = column if isinstance(dtype, pd.DatetimeTZDtype) else column.dt.tz_localize("UTC")
+        utc = stamps.dt.tz_convert("UTC")
+        present = utc.dropna()
+        days = name in DAY_COLUMNS or (
+            bool(len(present)) and bool((present == present.dt.floor("D")).all())
+        )
+        shown = utc if days else stamps.dt.tz_convert(tz)
+        fmt = "%Y-%m-%d" if days else "%Y-%m-%d %H:%M"
+        return [
+            _cell(v.strftime(fmt), v.value // 1_000_000, u.isoformat()) if _present(v) else ""
+            for v, u in zip(shown, utc, strict=True)
+        ], "time"
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return [
+            _cell(duration(v), v.total_seconds(), str(v)) if _present(v) else "" for v in column
+        ], "num"
+    if pd.api.types.is_bool_dtype(dtype):
+        return [
+            _cell("yes" if v else "no", int(bool(v)), bool(v)) if _present(v) else ""
+            for v in column
+        ], "word"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return [
+            (_cell(_number(float(v)), v, v) if abs(v) >= 1000 or v != int(v) else str(v))
+            if _present(v)
+            else ""
+            for v in column
+        ], "num"
+    values = column.astype(object).tolist()
+    if name == "ad_archive_id":
+        return [
+            _cell(_link(AD_LIBRARY + str(v), str(v)), v, v) if _present(v) else "" for v in values
+        ], "word"
+    if name in POST_COLUMNS:
+        return [
+            _cell(f"<span title='{_escape(v)}'>{_escape(short_post(str(v)))}</span>", v, v)
+            if _present(v)
+            else ""
+            for v in values
+        ], "word"
+    cells = [_any(name, v) for v in values]
+    long = any(isinstance(v, str) and (len(v) > LONG_TEXT or "\n" in v) for v in values[:2000])
+    return cells, "text" if long else "word"
+
+
+def _any(name: str, value: object) -> str:
+    """A cell of text, a URL, a list or a dict."""
+    if not _present(value):
+        return ""
+    if isinstance(value, str):
+        url = _web(value)
+        if url is not None:
+            return _cell(_link(url, host(url)), url, url)
+        return _text(value)
+    if isinstance(value, Mapping):
+        text = json.dumps(value, default=str, ensure_ascii=False)
+        return _cell(_escape(text[:300] + ("…" if len(text) > 300 else "")), text, text)
+    if isinstance(value, Sequence) or hasattr(value, "tolist"):
+        items: list[Any] = list(value.tolist() if hasattr(value, "tolist") else value)  # type: ignore[arg-type]
+        urls = [u for u in map(_web, items) if u]
+        if name == "image_urls" and urls:  # a thumbnail of the first, linked to it
+            quoted = html.escape(_clean(urls[0]), quote=True)
+            thumb = (
+                f"<a href='{quoted}' target='_blank' rel='noopener noreferrer'>"
+                f"<img class='sf-thumb' src='{quoted}' alt='image' loading='lazy'"
+                " referrerpolicy='no-referrer'></a>"
+            )
+            return _cell(thumb, len(urls), " ".join(urls))
+        return _text(", ".join(str(item) for item in items))
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        number = float(value)  # type: ignore[arg-type]
+        if math.isfinite(number):
+            return _cell(_number(number), number, value)
+    return _text(value)
+
+
+def _same_post(frame: pd.DataFrame) -> bool:
+    """Whether ``post`` and ``post_urn`` say the same thing on every row."""
+    if not {"post", "post_urn"} <= set(frame.columns):
+        return False
+    ids = frame["post"].astype("string").str.extract(r"(\d+)$", expand=False)
+    urn_ids = frame["post_urn"].astype("string").str.extract(r"(\d+)\)?$", expand=False)
+    return bool((ids.fillna("") == urn_ids.fillna("")).all())
+
+
+def cells(frame: pd.DataFrame, *, tz: str = "UTC") -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """What an interactive table of ``frame`` shows: a frame of cells (see the module's
+    docstring), and the DataTables ``columnDefs`` of their looks.
+
+    A named index is shown as the first columns; ``post_urn`` is left out where
+    ``post`` says the same. ``frame`` itself is not changed.
+
+    Args:
+        frame: Any frame (ours, or one made from ours).
+        tz: Time zone of the times shown (days stay days, in UTC).
+
+    Returns:
+        ``(shown, column_defs)``.
+
+    Example:
+        >>> frame = pd.DataFrame({"text": ["<b>hi</b>"], "n": [12345]})
+        >>> shown, _ = cells(frame)
+        >>> shown.iloc[0].tolist()
+        ['&lt;b&gt;hi&lt;/b&gt;\\x1f<b>hi</b>\\x1f<b>hi</b>', '12,345\\x1f12345\\x1f12345']
+    """
+    data = frame
+    if not isinstance(data.index, pd.RangeIndex) or any(n is not None for n in data.index.names):
+        data = data.reset_index()
+    if _same_post(data):
+        data = data.drop(columns="post_urn")
+    names = [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in data.columns]
+    columns: dict[str, list[Any]] = {}
+    looks: dict[str, list[int]] = {"num": [], "time": [], "word": [], "text": []}
+    for i, (name, (_, column)) in enumerate(zip(names, data.items(), strict=True)):
+        shown, look = _column(name, column, tz)
+        key = _escape(name)
+        while key in columns:  # two columns of one name stay two
+            key += " "
+        columns[key] = shown
+        looks[look].append(i)
+    out = pd.DataFrame(columns, dtype=object)
+    # Types said, not guessed: text holding "<" would be taken for HTML, whose search
+    # and sort leave the tags out.
+    defs: list[dict[str, Any]] = [
+        {"targets": targets, "className": f"sf-{look}", "type": _TYPES[look]}
+        for look, targets in looks.items()
+        if targets
+    ]
+    return out, defs
+
+
+def newest_first(frame: pd.DataFrame) -> list[list[Any]]:
+    """The table's first order: newest first by the first time column of
+    :data:`NEWEST_FIRST` (as shown: after a named index), else as the frame is."""
+    shown, _ = cells(frame.head(0))
+    for name in NEWEST_FIRST:
+        if name in shown.columns:
+            return [[int(shown.columns.get_loc(name)), "desc"]]
+    return []
+
+
+def show(frame: pd.DataFrame, *, tz: str = "UTC", **options: Any) -> ITable:
+    """Any frame of ours as an interactive table (itables' ``ITable`` widget).
+
+    Sort by any column, search as you type, pages, a "Download CSV" button (the rows
+    the search leaves, in the order shown), rows to select by clicking (Ctrl / Shift
+    for more): ``table.selected_rows`` are their positions in ``frame``. It shows as
+    a cell's last line, and can be kept in a variable. The data is not changed; only
+    its display is: durations as ``20h 14m``, times to the minute (days for whole
+    days), post urns short with the whole urn on hover, links as their site, numbers
+    with thousands separators, text with its line breaks. Newest first.
+
+    Args:
+        frame: A frame of ours (comments, ads, an analysis of them) or any other.
+        tz: Time zone of the times shown.
+        **options: itables options (``pageLength``, ``order``, ``caption``, ...),
+            which win over ours.
+
+    Returns:
+        An ``itables.widget.ITable``.
+
+    Raises:
+        TypeError: ``frame`` is not a DataFrame.
+
+    Example:
+        >>> import socialframe as sf
+        >>> from socialframe.sandbox import example_comments
+        >>> table = sf.show(example_comments())
+        >>> table.selected_rows
+        []
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"show() takes a DataFrame, not {type(frame).__name__}")
+    check_zone(tz)
+    caption = options.pop("caption", None)
+    return interactive(frame, tz=tz, caption=caption, **options)
+
+
+def interactive(
+    frame: pd.DataFrame,
+    *,
+    tz: str = "UTC",
+    caption: str | None = None,
+    page_length: int = 25,
+    select: bool = True,
+    order: list[list[Any]] | None = None,
+    **options: Any,
+) -> ITable:
+    """An itables ``ITable`` widget of ``frame`` with our display rules (see the module).
+
+    Sort by any column, search as you type, pages of ``page_length`` rows, a
+    "Download CSV" button (the rows the search leaves, in the order shown), and, with
+    ``select``, rows picked by clicking (Ctrl / Shift for more) are the widget's
+    ``selected_rows``: positions in ``frame``.
+
+    Args:
+        frame: The frame to show.
+        tz: Time zone of the times shown.
+        caption: A line under the table.
+        page_length: Rows per page.
+        select: Whether rows can be selected.
+        order: DataTables' first order; newest first by default (see
+            :func:`newest_first`).
+        **options: Other itables options, which win over ours.
+
+    Returns:
+        The widget.
+    """
+    from itables import JavascriptFunction
+    from itables.widget import ITable
+
+    shown, defs = cells(frame, tz=tz)
+    defs.append({"targets": "_all", "render": JavascriptFunction(RENDER)})
+    chosen: dict[str, Any] = {
+        "allow_html": True,  # every cell escaped above: links and hover titles only
+        "showIndex": False,
+        "maxBytes": MAX_BYTES,
+        "columnDefs": defs,
+        "order": newest_first(frame) if order is None else order,
+        "pageLength": page_length,
+        "lengthMenu": [10, 25, 50, 100, 500],
+        "layout": {
+            "topStart": "pageLength",
+            "topEnd": "search",
+            "bottomStart": "info",
+            "bottomEnd": "paging",
+            "top2Start": "buttons",
+        },
+        "buttons": [
+            {
+                "extend": "csvHtml5",
+                "text": "Download CSV",
+                "title": "socialframe",
+                "exportOptions": {
+                    "orthogonal": "export",  # the data as it is, not as shown
+                    "stripHtml": False,  # (it has none: text that holds "<" is kept)
+                    "stripNewlines": False,
+                    # the rows the search leaves, in the order shown, selected or not
+                    "modifier": {"search": "applied", "order": "applied", "selected": None},
+                },
+            }
+        ],
+        "classes": "display compact",
+        "style": "table-layout:auto;width:100%;margin:0;caption-side:bottom",
+        "css": CSS,
+        "scrollX": True,
+        "autoWidth": False,
+        "warn_on_selected_rows_not_rendered": False,
+        "text_in_header_can_be_selected": False,  # a click on a header sorts by it
+    }
+    if select:
+        chosen["select"] = {"style": "os", "items": "row"}
+    chosen.update(options)
+    return ITable(shown, caption=caption, **chosen)

@@ -1,0 +1,149 @@
+"""The interactive table's cells: what each shows, sorts by and exports, every value
+escaped (the browser test drives the widget itself: tests/test_browser.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe._display import tables
+from socialframe.sandbox import example_comments
+
+SEP = tables.SEP
+
+
+def parts(cell: str) -> list[str]:
+    """What the render function hands DataTables: display, sort, plain."""
+    for mark, back in {"\x1e": "\n", "\x1d": "\t", "\x1c": "\r"}.items():
+        cell = cell.replace(mark, back)
+    split = cell.split(SEP)
+    return split if len(split) == 3 else split * 3
+
+
+def test_hostile_text_and_names_are_escaped_and_only_web_links_are_links() -> None:
+    frame = pd.DataFrame(
+        {
+            "<img src=x onerror=alert(1)>": ["<script>alert(1)</script>"],
+            "author_url": ["javascript:alert(1)"],
+            "link_url": ["https://www.example.com/a?b=1&c='2'"],
+        }
+    )
+    shown, _ = tables.cells(frame)
+    assert list(shown.columns) == ["&lt;img src=x onerror=alert(1)&gt;", "author_url", "link_url"]
+    display, _, plain = parts(shown.iloc[0, 0])
+    assert display == "&lt;script&gt;alert(1)&lt;/script&gt;" and plain == frame.iloc[0, 0]
+    assert "<a" not in parts(shown.iloc[0, 1])[0]  # not a link: it would run
+    link, _, url = parts(shown.iloc[0, 2])
+    assert link == (
+        "<a href='https://www.example.com/a?b=1&amp;c=&#x27;2&#x27;' target='_blank'"
+        " rel='noopener noreferrer'>example.com</a>"
+    )
+    assert url == frame.iloc[0, 2]
+
+
+def test_the_separators_in_the_data_cannot_forge_a_cell() -> None:
+    forged = f"<b>x</b>{SEP}1{SEP}2"
+    shown, _ = tables.cells(pd.DataFrame({"text": [forged]}))
+    display, _, plain = parts(shown.iloc[0, 0])
+    assert display == "&lt;b&gt;x&lt;/b&gt; 1 2" and plain == "<b>x</b> 1 2"
+
+
+def test_line_breaks_travel_past_pandas_formatter_and_come_back() -> None:
+    shown, defs = tables.cells(pd.DataFrame({"text": ["Spot on.\nThe hard part\tis " + "x" * 50]}))
+    cell = shown.iloc[0, 0]
+    assert "\n" not in cell and "\t" not in cell  # pandas would show them as \n
+    assert parts(cell)[0] == "Spot on.\nThe hard part\tis " + "x" * 50
+    assert {"targets": [0], "className": "sf-text", "type": "string"} in defs
+
+
+def test_times_days_durations_numbers_and_lists() -> None:
+    frame = pd.DataFrame(
+        {
+            "created_at": pd.to_datetime(["2026-01-05 09:30:12", None], utc=True),
+            "start_date": pd.to_datetime(["2025-11-20 16:00", "2025-11-21 16:00"], utc=True),
+            "reply_after": pd.to_timedelta(["20:14:59", "3 days 01:00:00"]),
+            "author_followers": pd.array([1234567, None], dtype="Int64"),
+            "spend": pd.array([0.125, 2500.5], dtype="Float64"),
+            "is_reply": pd.array([True, None], dtype="boolean"),
+            "publisher_platforms": [["FACEBOOK", "INSTAGRAM"], []],
+        }
+    )
+    shown, defs = tables.cells(frame, tz="Asia/Tokyo")
+    row = [parts(c) if c else c for c in shown.iloc[0]]
+    assert row[0] == ["2026-01-05 18:30", "1767605412000", "2026-01-05T09:30:12+00:00"]
+    assert shown.iloc[1, 0] == ""  # missing: blank, sorted as empty
+    assert row[1][0] == "2025-11-20"  # an ad's day: a day, whatever its time
+    assert row[2][:2] == ["20h 14m", "72899.0"]
+    assert parts(shown.iloc[1, 2])[0] == "3d 1h"
+    assert row[3][:2] == ["1,234,567", "1234567"] and shown.iloc[1, 3] == ""
+    assert row[4][0] == "0.125" and parts(shown.iloc[1, 4])[0] == "2,500"
+    assert row[5][0] == "yes" and shown.iloc[1, 5] == ""
+    assert row[6][0] == "FACEBOOK, INSTAGRAM"
+    types = {t: d["type"] for d in defs for t in d["targets"]}
+    assert types == {0: "num", 1: "num", 2: "num", 3: "num", 4: "num", 5: "string", 6: "string"}
+
+
+def test_posts_show_short_and_whole_on_hover_and_a_repeated_urn_is_left_out() -> None:
+    urn = "urn:li:activity:7384427202391592965"
+    frame = pd.DataFrame({"post": ["7384427202391592965"], "post_urn": [urn], "n": [1]})
+    shown, _ = tables.cells(frame)
+    assert list(shown.columns) == ["post", "n"]  # post_urn says the same
+    display, _, plain = parts(shown.iloc[0, 0])
+    assert display == "<span title='7384427202391592965'>…592965</span>"
+    other = frame.assign(post_urn="urn:li:activity:1")
+    assert list(tables.cells(other)[0].columns) == ["post", "post_urn", "n"]
+
+
+def test_an_ad_links_to_its_library_page_and_its_image_shows() -> None:
+    frame = pd.DataFrame(
+        {
+            "ad_archive_id": ["123"],
+            "image_urls": [["https://cdn.example/a.jpg", "javascript:x"]],
+        }
+    )
+    shown, _ = tables.cells(frame)
+    assert parts(shown.iloc[0, 0])[0] == (
+        f"<a href='{tables.AD_LIBRARY}123' target='_blank' rel='noopener noreferrer'>123</a>"
+    )
+    thumb, _, plain = parts(shown.iloc[0, 1])
+    assert "<img class='sf-thumb' src='https://cdn.example/a.jpg'" in thumb
+    assert "javascript" not in thumb and plain == "https://cdn.example/a.jpg"
+
+
+def test_a_named_index_is_shown_and_the_frame_is_left_as_it_was() -> None:
+    comments = example_comments()
+    before = comments.copy()
+    by_author = comments.groupby("author_name").size().rename("comments").to_frame()
+    shown, _ = tables.cells(by_author)
+    assert list(shown.columns) == ["author_name", "comments"]
+    tables.cells(comments)
+    pd.testing.assert_frame_equal(comments, before)
+
+
+def test_show_is_a_widget_newest_first_that_selects_and_downloads() -> None:
+    comments = example_comments()
+    table = sf.show(comments, pageLength=10)
+    assert type(table).__name__ == "ITable" and table.selected_rows == []
+    args = table._dt_args
+    created = list(comments.columns).index("created_at")
+    assert args["order"] == [[created, "desc"]] and args["pageLength"] == 10
+    assert args["select"] == {"style": "os", "items": "row"}
+    [button] = args["buttons"]
+    assert button["extend"] == "csvHtml5" and button["exportOptions"]["orthogonal"] == "export"
+    rows = json.loads(args["data_json"])
+    assert len(rows) == len(comments)  # every row: nothing sampled away
+    assert comments.social.show()._dt_args["data_json"] == args["data_json"]
+
+
+@pytest.mark.parametrize("bad", [[1, 2], "frame", None])
+def test_show_takes_a_frame(bad: object) -> None:
+    with pytest.raises(TypeError, match="show\\(\\) takes a DataFrame"):
+        sf.show(bad)  # type: ignore[arg-type]
+
+
+def test_show_refuses_a_zone_it_does_not_know() -> None:
+    with pytest.raises(ValueError, match="Mars/Base"):
+        sf.show(example_comments(), tz="Mars/Base")

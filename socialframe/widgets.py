@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pandas as pd
 
 from ._analysis import comments as analysis
+from ._display import controls, tables
 from ._display import html as render
 from ._display.html import MAX_ROWS
 from ._display.plots import activity_span
@@ -45,6 +46,15 @@ MAX_PAGES: Final = 1000
 ANY: Final = "any"
 """The value of :func:`ad_search`'s status box that sends no status filter."""
 
+#: The columns of the explorer's table.
+_EXPLORER_COLUMNS: Final = (
+    "created_at",
+    "author_name",
+    "author_type",
+    "author_followers",
+    "text",
+    "permalink",
+)
 _EXPLORER_NEEDS: Final = (
     "created_at",
     "text",
@@ -87,27 +97,32 @@ def _scroll_box() -> Any:
 def explore_comments(
     comments: pd.DataFrame, *, freq: str = "1D", tz: str = "UTC", max_rows: int = MAX_ROWS
 ) -> ipywidgets.VBox:
-    """Filter a comments frame interactively: count, activity chart and table of matches.
+    """Filter a comments frame interactively: count, activity chart and a table to work in.
 
     The returned box exposes its parts, so code (and tests) can drive it:
 
-    - ``author_types`` (SelectMultiple), ``start`` / ``end`` (DatePicker, days
-      in ``tz``), ``text`` (Text, updates on Enter), ``min_followers``
-      (BoundedIntText): the filters, passed to ``df.social.filter``;
+    - ``author_types`` (a toggle button per type; ``.value`` is the tuple of those
+      on), ``start`` / ``end`` (ISO day boxes, ``2026-01-05``, days in ``tz``),
+      ``days`` (a day range slider under the chart, in step with them), ``text``
+      (filters as you type, after a pause), ``min_followers``: the filters, passed
+      to ``df.social.filter``;
     - ``count`` (HTML), ``chart`` (Output holding a PNG; its time axis spans the
-      whole frame whatever the filters), ``table`` (HTML, in time order, in a
-      box that scrolls);
-    - ``comments`` (the frame given) and ``filtered`` (the matching rows);
+      whole frame whatever the filters), ``table`` (an itables ``ITable``, see
+      :func:`socialframe.show`: newest first, sort, search, pages, a CSV of its rows);
+    - ``comments`` (the frame given), ``filtered`` (the matching rows) and
+      ``selected`` (the rows picked in the table);
     - ``refresh()``, which recomputes the outputs (observers call it).
 
-    With every author type selected the type filter is off, so rows without a
-    type stay in.
+    With every author type on, the type filter is off, so rows without a type stay
+    in. A filter that cannot apply (a day that is no day, a start after the end) says
+    why in the count's place, and the chart and table it leaves are marked as the
+    last good result.
 
     Args:
         comments: A comments frame (``socialframe._frames.COMMENT_COLUMNS``).
         freq: Period of the chart's bars.
         tz: Time zone of the date filters, the chart and the table's times.
-        max_rows: Rows the table shows (all matches stay in ``.filtered``).
+        max_rows: Rows a page of the table shows at first.
 
     Returns:
         An ``ipywidgets.VBox`` subclass named ``CommentExplorer``.
@@ -131,27 +146,16 @@ def explore_comments(
 
     all_types = analysis.author_types(comments)
     counts = comments["author_type"].value_counts()
-    author_types = w.SelectMultiple(
-        options=[(f"{t} ({int(counts.get(t, 0)):,})", t) for t in all_types],
-        value=tuple(all_types),
-        rows=max(2, len(all_types)),
-        description="Authors",
-        layout=w.Layout(width="260px"),
+    author_types = controls.toggles(
+        [(f"{t} ({int(counts.get(t, 0)):,})", t) for t in all_types], all_types
     )
-    # "initial": the label's own width; the default cuts "From (Europe/Berlin)" short.
-    wide = {"description_width": "initial"}
-    start = w.DatePicker(
-        value=None, description=f"From ({tz})", style=wide, layout=w.Layout(width="300px")
-    )
-    end = w.DatePicker(
-        value=None, description=f"To ({tz})", style=wide, layout=w.Layout(width="300px")
-    )
-    # Not on every keystroke: each refresh redraws the chart.
+    start = controls.date_box(f"From ({tz})")
+    end = controls.date_box(f"To ({tz})")
     text = w.Text(
         value="",
         description="Text",
         placeholder="contains… (any case)",
-        continuous_update=False,
+        continuous_update=True,  # as you type; applied after a pause (a chart is redrawn)
         style={"description_width": "90px"},
         layout=w.Layout(width="260px"),
     )
@@ -167,26 +171,39 @@ def explore_comments(
     count = w.HTML()
     count.add_class("socialframe-count")
     chart = w.Output()
-    table = _scroll_box()
     span = _plots_span(comments, freq, tz)
+    days = _days_slider(comments, tz)
+    shown = comments.loc[:, list(_EXPLORER_COLUMNS)]
+    # pages scroll in a box of fixed height: a page of 200 never stretches the notebook
+    table = tables.interactive(
+        shown, tz=tz, page_length=max_rows, scrollY=render.TABLE_HEIGHT, scrollCollapse=True
+    )
+    results = w.VBox([chart, *([days] if days is not None else []), table])
+    results.add_class("socialframe-results")
 
     panel = _panel_type("CommentExplorer")(
         [
-            # Fixed widths, wrapping on narrow screens: nothing cut off at the right edge.
+            # Wrapping on narrow screens: nothing cut off at the right edge.
+            author_types,
             w.HBox(
-                [author_types, w.VBox([start, end]), w.VBox([text, min_followers])],
+                [w.VBox([start, end]), w.VBox([text, min_followers])],
                 layout=w.Layout(flex_flow="row wrap"),
             ),
             count,
-            chart,
-            table,
+            results,
+            _style(),
         ]
     )
     panel.add_class("socialframe-comment-explorer")
     panel.author_types, panel.start, panel.end, panel.text = author_types, start, end, text
     panel.min_followers, panel.count, panel.chart, panel.table = min_followers, count, chart, table
-    panel.comments, panel.filtered = comments, comments
-    panel.fallback = lambda: render.fallback("CommentExplorer", count.value, table.value)
+    panel.days = days
+    panel.comments, panel.filtered, panel.selected = comments, comments, comments.iloc[:0]
+    panel.fallback = lambda: render.fallback(
+        "CommentExplorer",
+        count.value,
+        render.comments_table_html(panel.filtered, MAX_ROWS, tz=tz),
+    )
 
     def refresh(_change: object = None) -> None:
         selected = tuple(author_types.value)
@@ -194,26 +211,56 @@ def explore_comments(
             matched = analysis.filter_comments(
                 comments,
                 author_type=None if set(selected) == set(all_types) else selected,
-                start=start.value,
-                end=end.value,
+                start=start.value.strip() or None,
+                end=end.value.strip() or None,
                 text=text.value,
                 min_followers=min_followers.value,
                 tz=tz,
             )
-        except ValueError as exc:  # "From" after "To": say so, keep the last good outputs
-            count.value = render.error_html(exc)
+        except ValueError as exc:  # "From" after "To": say so, mark what is shown as old
+            count.value = render.error_html(exc) + " <i>(below: the last good result)</i>"
+            results.add_class("socialframe-stale")
             return
-        panel.filtered = matched
+        results.remove_class("socialframe-stale")
+        panel.filtered, panel.selected = matched, matched.iloc[:0]
         count.value = render.count_html(len(matched), len(comments))
         png = render.activity_png(matched, freq, tz=tz, span=span)
         chart.outputs = (render.png_output(png, f"Comment activity ({len(matched):,} comments)"),)
-        table.value = render.comments_table_html(matched, max_rows, tz=tz)
+        tables.refill(table, matched.loc[:, list(_EXPLORER_COLUMNS)])
+
+    def picked(change: dict[str, Any]) -> None:
+        panel.selected = panel.filtered.iloc[[i for i in change["new"] if i < len(panel.filtered)]]
 
     panel.refresh = refresh
-    for control in (author_types, start, end, text, min_followers):
+    for control in (author_types, start, end, min_followers):
         control.observe(refresh, names="value")
+    text.observe(controls.debounced(refresh), names="value")
+    if days is not None:
+        controls.in_step(days, start, end)
+    table.observe(picked, names="selected_rows")
     refresh()
     return panel
+
+
+def _style() -> Any:
+    """The panel's style sheet: a result that no longer matches the filters is dimmed."""
+    import ipywidgets as w
+
+    return w.HTML(f"<style>{_STALE_CSS}</style>", layout=w.Layout(height="0px"))
+
+
+#: How a result that no longer matches the filters looks.
+_STALE_CSS: Final = ".socialframe-stale { opacity: 0.45; }"
+
+
+def _days_slider(comments: pd.DataFrame, tz: str) -> Any:
+    """The day range under the chart: the frame's first to last day in ``tz`` (None for
+    a frame without a dated comment)."""
+    stamps = comments["created_at"].dropna()
+    if stamps.empty:
+        return None
+    local = stamps.dt.tz_convert(tz)
+    return controls.day_range(local.min().date(), local.max().date())
 
 
 def _plots_span(comments: pd.DataFrame, freq: str, tz: str) -> Any:

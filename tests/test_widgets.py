@@ -29,6 +29,7 @@ from samples import body_rows, png_of
 
 import socialframe as sf
 from socialframe.sandbox import PinnedClock, Sandbox
+from socialframe._display.html import comments_table_html
 from socialframe.widgets import ad_search, explore_comments
 
 SCRIPT = '<script>alert("x")</script>'
@@ -171,21 +172,61 @@ def test_explorer_needs_a_comments_frame(comments: pd.DataFrame) -> None:
         explore_comments(comments.drop(columns=["text", "permalink"]))
 
 
+def shown(table: Any) -> list[dict[str, str]]:
+    """The rows an interactive table holds, as it shows them (each cell's display part)."""
+    import json
+
+    from socialframe._display.tables import SEP
+
+    names = list(table.df.columns)
+    rows = json.loads(table._dt_args["data_json"])
+    return [
+        {n: str(c).replace("\x1e", "\n").split(SEP)[0] for n, c in zip(names, row, strict=True)}
+        for row in rows
+    ]
+
+
 def test_explorer_starts_with_everything(comments: pd.DataFrame) -> None:
     explorer = explore_comments(comments)
     assert isinstance(explorer, ipywidgets.VBox) and type(explorer).__name__ == "CommentExplorer"
     assert explorer.count.value == "<b>2,345</b> of 2,345 comments match"
-    assert explorer.author_types.options == (
-        ("person (2,008)", "person"),
-        ("organization (337)", "organization"),
-    )
+    toggles = explorer.author_types.children
+    assert [t.description for t in toggles] == ["person (2,008)", "organization (337)"]
+    assert all(isinstance(t, ipywidgets.ToggleButton) and t.value for t in toggles)
     assert explorer.author_types.value == ("person", "organization")
     [output] = explorer.chart.outputs
     assert png_of(output).startswith(PNG_SIGNATURE)
     assert output["data"]["text/plain"] == "Comment activity (2,345 comments)"
-    assert body_rows(explorer.table.value) == 200
-    assert explorer.table.value.endswith("Showing the first 200 of 2,345 comments.</em></p>")
+    rows = shown(explorer.table)
+    assert len(rows) == 2345  # every one, in pages of 200
+    assert explorer.table._dt_args["pageLength"] == 200
+    assert list(rows[0]) == [
+        "created_at",
+        "author_name",
+        "author_type",
+        "author_followers",
+        "text",
+        "permalink",
+    ]
+    assert explorer.table._dt_args["order"] == [[0, "desc"]]  # newest first
     pd.testing.assert_frame_equal(explorer.filtered, comments)
+    assert explorer.selected.empty and list(explorer.selected.columns) == list(comments.columns)
+
+
+def test_explorer_toggles_pick_author_types_without_ctrl(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments)
+    person, organization = explorer.author_types.children
+    frontend_sets(person, value=False)  # one click: people off
+    orgs = int((comments["author_type"] == "organization").sum())
+    assert explorer.author_types.value == ("organization",)
+    assert explorer.count.value == f"<b>{orgs}</b> of 2,345 comments match"
+    frontend_sets(person, value=True)
+    assert explorer.count.value == "<b>2,345</b> of 2,345 comments match"
+    explorer.author_types.value = ("person",)  # set from code: the buttons follow
+    assert (person.value, organization.value) == (True, False)
+    with pytest.raises(ValueError, match="unknown choices \\['robot'\\]"):
+        explorer.author_types.value = ("robot",)
+    assert explorer.author_types.value == ("person",)
 
 
 @pytest.mark.slow
@@ -197,8 +238,8 @@ def test_explorer_filters_combine(comments: pd.DataFrame) -> None:
     assert explorer.chart.outputs[0]["data"]["text/plain"] == f"Comment activity ({orgs} comments)"
 
     explorer.min_followers.value = 1000
-    explorer.start.value = date(2025, 12, 1)
-    explorer.end.value = date(2025, 12, 31)
+    explorer.start.value = "2025-12-01"
+    explorer.end.value = "2025-12-31"
     expected = [
         i
         for i, row in comments.iterrows()
@@ -210,12 +251,11 @@ def test_explorer_filters_combine(comments: pd.DataFrame) -> None:
     assert 0 < len(expected) < orgs
     assert explorer.filtered.index.tolist() == expected
     assert explorer.count.value == f"<b>{len(expected)}</b> of 2,345 comments match"
-    assert body_rows(explorer.table.value) == len(expected)
-    assert "Showing the first" not in explorer.table.value
+    assert len(shown(explorer.table)) == len(expected)
 
     explorer.author_types.value = ("person",)  # people have no follower count
     assert explorer.count.value == "<b>0</b> of 2,345 comments match"
-    assert explorer.table.value == "<p><em>No comments to show.</em></p>"
+    assert shown(explorer.table) == []
     assert explorer.chart.outputs[0]["data"]["text/plain"] == "Comment activity (0 comments)"
 
 
@@ -223,37 +263,79 @@ def test_explorer_text_search_shows_script_as_text(comments: pd.DataFrame) -> No
     explorer = explore_comments(comments)
     explorer.text.value = "SCRIPT"
     assert explorer.count.value == "<b>16</b> of 2,345 comments match"
-    table = explorer.table.value
-    assert table.count(f">{SCRIPT_ESCAPED}</td>") == 16
-    assert "<script" not in table.lower()
-    assert body_rows(table) == 16
+    rows = shown(explorer.table)
+    assert [r["text"] for r in rows].count(SCRIPT_ESCAPED) == 16
+    assert "<script" not in explorer.table._dt_args["data_json"].split("\\u001f")[0].lower()
+    assert len(rows) == 16
 
 
-def test_explorer_bad_range_says_so_and_keeps_results(comments: pd.DataFrame) -> None:
+def test_explorer_bad_range_says_so_plainly_and_marks_the_old_results(
+    comments: pd.DataFrame,
+) -> None:
     explorer = explore_comments(comments)
-    explorer.start.value = date(2025, 12, 10)
+    explorer.start.value = "2025-12-10"
     kept = explorer.filtered
-    explorer.end.value = date(2025, 12, 1)
-    assert "ValueError: start (2025-12-10) is later than end (2025-12-01)" in explorer.count.value
+    explorer.end.value = "2025-12-01"
+    assert "Start (2025-12-10) is later than end (2025-12-01)" in explorer.count.value
+    assert "ValueError" not in explorer.count.value  # words, not a class name
+    assert "the last good result" in explorer.count.value
+    results = explorer.children[-2]
+    assert "socialframe-stale" in results._dom_classes
+    assert ".socialframe-stale { opacity: 0.45; }" in explorer.children[-1].value
     assert explorer.filtered is kept
-    explorer.end.value = None
+    explorer.end.value = ""
     assert explorer.count.value == f"<b>{len(kept)}</b> of 2,345 comments match"
+    assert "socialframe-stale" not in results._dom_classes
+    kept = explorer.filtered
+    explorer.start.value = "12/10/2025"  # not ISO: said, nothing else changes
+    assert "Start must be" in explorer.count.value and explorer.filtered is kept
 
 
-def test_explorer_zone_applies_to_dates_and_chart(comments: pd.DataFrame) -> None:
+def test_explorer_zone_applies_to_dates_and_table(comments: pd.DataFrame) -> None:
     explorer = explore_comments(comments, tz="Asia/Tokyo", freq="1W")
     assert explorer.start.description == "From (Asia/Tokyo)"
-    explorer.start.value = explorer.end.value = date(2025, 12, 20)
+    assert explorer.start.placeholder == "YYYY-MM-DD"
+    explorer.start.value = explorer.end.value = "2025-12-20"
     local = comments["created_at"].dt.tz_convert("Asia/Tokyo")
     expected = int((local.dt.date == date(2025, 12, 20)).sum())
     assert explorer.count.value == f"<b>{expected}</b> of 2,345 comments match"
-    assert "time (Asia/Tokyo)" in explorer.table.value
+    assert {r["created_at"][:10] for r in shown(explorer.table)} == {"2025-12-20"}
 
 
 def test_explorer_text_typed_in_the_browser(comments: pd.DataFrame) -> None:
     explorer = explore_comments(comments)
+    assert explorer.text.continuous_update  # as you type (after a pause, in a kernel)
     frontend_sets(explorer.text, value="script")
     assert explorer.count.value == "<b>16</b> of 2,345 comments match"
+
+
+def test_explorer_rows_picked_in_the_table_reach_python(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments)
+    explorer.author_types.value = ("organization",)
+    frontend_sets(explorer.table, selected_rows=[0, 5])
+    pd.testing.assert_frame_equal(explorer.selected, explorer.filtered.iloc[[0, 5]])
+    explorer.text.value = "thanks"  # new rows: nothing picked among them yet
+    assert explorer.selected.empty and explorer.table.selected_rows == []
+
+
+def test_explorer_day_range_and_date_boxes_stay_in_step(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments, tz="Europe/Berlin")
+    days = explorer.days
+    local = comments["created_at"].dropna().dt.tz_convert("Europe/Berlin")
+    assert days.value == (local.min().date(), local.max().date())
+    frontend_sets(days, index=[3, 10])  # dragged on the chart's range
+    first = local.min().date()
+    low, high = days.options[3][1], days.options[10][1]
+    assert (low - first).days == 3
+    assert (explorer.start.value, explorer.end.value) == (low.isoformat(), high.isoformat())
+    expected = int(((local.dt.date >= low) & (local.dt.date <= high)).sum())
+    assert explorer.count.value == f"<b>{expected}</b> of 2,345 comments match"
+    explorer.end.value = ""  # a box cleared: the range's end is the last day again
+    assert days.index == (3, len(days.options) - 1)
+    explorer.start.value = "1999-01-01"  # before the first day: the range's first day
+    assert days.index[0] == 0
+    explorer.start.value = "not a day"
+    assert days.index[0] == 0 and "Start must be" in explorer.count.value
 
 
 # -- ad_search -------------------------------------------------------------------------------------
@@ -323,12 +405,12 @@ def test_filters_reach_the_service(sandbox: Sandbox, client: sf.Client) -> None:
 @pytest.mark.parametrize(
     ("query", "country", "message"),
     [
-        ("", "", "ValueError: query is empty"),
-        ("   ", "", "ValueError: query is empty"),
+        ("", "", "Query is empty"),
+        ("   ", "", "Query is empty"),
         (
             "coffee",
             "USA",
-            "ValueError: country must be an ISO-3166 alpha-2 code such as &#x27;US&#x27;",
+            "Country must be an ISO-3166 alpha-2 code such as &#x27;US&#x27;",
         ),
     ],
 )
@@ -358,7 +440,7 @@ def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -
     ):
         first_page = reference.search_ads("for kids", max_pages=1)
     assert sandbox.charges == 1
-    assert search.status.value.startswith("<span style='color:#b00020'>BudgetExceededError: ")
+    assert search.status.value.startswith("<span style='color:#b00020'>The next ads call would")
     assert search.status.value.endswith(
         f"<br>Showing the {len(first_page)} ads fetched before the error (in <code>.results</code>)."
     )
@@ -407,21 +489,18 @@ def test_a_typo_keeps_the_last_results(sandbox: Sandbox, client: sf.Client) -> N
     search.country.value = "USA"
     search.button.click()
     assert search.results is results and search.table.value == table
-    assert search.status.value.startswith("<span style='color:#b00020'>ValueError: country")
+    assert search.status.value.startswith("<span style='color:#b00020'>Country must be")
     assert search.status.value.endswith(
         f"<br>Still showing the previous search's {len(results)} ads."
     )
     assert sandbox.charges == 1  # the typo cost nothing
 
 
-def test_tables_scroll_in_a_box_of_fixed_height(comments: pd.DataFrame, client: sf.Client) -> None:
-    heights = set()
-    for table in (explore_comments(comments).table, ad_search(client).table):
-        assert table.layout.overflow == "auto"
-        assert "socialframe-table" in table._dom_classes
-        heights.add(table.layout.max_height)
-    (height,) = heights  # one box height for both, in pixels
-    assert re.fullmatch(r"[1-9][0-9]*px", height)
+def test_tables_scroll_in_a_box_of_fixed_height(client: sf.Client) -> None:
+    table = ad_search(client).table
+    assert table.layout.overflow == "auto"
+    assert "socialframe-table" in table._dom_classes
+    assert re.fullmatch(r"[1-9][0-9]*px", table.layout.max_height)
 
 
 def test_date_labels_take_their_own_width(comments: pd.DataFrame) -> None:
@@ -431,12 +510,10 @@ def test_date_labels_take_their_own_width(comments: pd.DataFrame) -> None:
     assert explorer.start.description == "From (Europe/Berlin)"
 
 
-def test_the_table_is_in_time_order(comments: pd.DataFrame) -> None:
-    explorer = explore_comments(comments, max_rows=3000)
-    shown = re.findall(r"<tr><td[^>]*>(\d{4}-\d\d-\d\d \d\d:\d\d)</td>", explorer.table.value)
-    dated = comments["created_at"].dropna().sort_values()
-    assert shown == dated.dt.strftime("%Y-%m-%d %H:%M").tolist()
-    assert body_rows(explorer.table.value) == len(comments)
+def test_the_table_is_newest_first(comments: pd.DataFrame) -> None:
+    explorer = explore_comments(comments)
+    column = list(explorer.table.df.columns).index("created_at")
+    assert explorer.table._dt_args["order"] == [[column, "desc"]]
 
 
 def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) -> None:
@@ -444,7 +521,7 @@ def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) 
     from socialframe._display.plots import activity_span
 
     explorer = explore_comments(comments, tz="Europe/Berlin")
-    explorer.start.value = explorer.end.value = date(2025, 12, 20)
+    explorer.start.value = explorer.end.value = "2025-12-20"
     one_day = explorer.filtered
     drawn = png_of(explorer.chart.outputs[0])
     span = activity_span(comments, "1D", tz="Europe/Berlin")
@@ -460,7 +537,8 @@ def test_saved_output_is_a_summary_and_the_table_not_a_repr(
     bundle = explorer._repr_mimebundle_()
     assert bundle["text/plain"] == "CommentExplorer: 337 of 2,345 comments match"
     assert bundle["text/html"] == (
-        "<p><b>CommentExplorer</b>: <b>337</b> of 2,345 comments match</p>" + explorer.table.value
+        "<p><b>CommentExplorer</b>: <b>337</b> of 2,345 comments match</p>"
+        + comments_table_html(explorer.filtered)
     )
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.model_id
 

@@ -306,9 +306,10 @@ def fallback(name: str, summary_html: str, *parts: str) -> tuple[str, str]:
 
 
 def error_html(exc: BaseException) -> str:
-    """An error as one escaped line: its type and message, never a traceback."""
-    kind, message = html.escape(type(exc).__name__), html.escape(str(exc))
-    return f"<span style='{_ERROR_STYLE}'>{kind}: {message}</span>"
+    """An error as one escaped line in words: its message (which says what was wrong and
+    what to do), not its Python class, never a traceback."""
+    message = str(exc).strip() or type(exc).__name__
+    return f"<span style='{_ERROR_STYLE}'>{html.escape(message[:1].upper() + message[1:])}</span>"
 
 
 # -- money -------------------------------------------------------------------------------

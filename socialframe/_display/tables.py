@@ -267,7 +267,8 @@ def cells(frame: pd.DataFrame, *, tz: str = "UTC") -> tuple[pd.DataFrame, list[d
     """What an interactive table of ``frame`` shows: a frame of cells (see the module's
     docstring), and the DataTables ``columnDefs`` of their looks.
 
-    A named index is shown as the first columns; ``post_urn`` is left out where
+    A named index is shown as the first columns (an unnamed one, such as the row
+    numbers a filter kept, is not); ``post_urn`` is left out where
     ``post`` says the same. ``frame`` itself is not changed.
 
     Args:
@@ -284,7 +285,7 @@ def cells(frame: pd.DataFrame, *, tz: str = "UTC") -> tuple[pd.DataFrame, list[d
         ['&lt;b&gt;hi&lt;/b&gt;\\x1f<b>hi</b>\\x1f<b>hi</b>', '12,345\\x1f12345\\x1f12345']
     """
     data = frame
-    if not isinstance(data.index, pd.RangeIndex) or any(n is not None for n in data.index.names):
+    if any(n is not None for n in data.index.names):  # (rows kept by a filter: not shown)
         data = data.reset_index()
     if _same_post(data):
         data = data.drop(columns="post_urn")
@@ -371,7 +372,7 @@ def interactive(
     Sort by any column, search as you type, pages of ``page_length`` rows, a
     "Download CSV" button (the rows the search leaves, in the order shown), and, with
     ``select``, rows picked by clicking (Ctrl / Shift for more) are the widget's
-    ``selected_rows``: positions in ``frame``.
+    ``selected_rows``: positions in ``frame``. :func:`refill` shows another frame in it.
 
     Args:
         frame: The frame to show.
@@ -386,8 +387,41 @@ def interactive(
     Returns:
         The widget.
     """
-    from itables import JavascriptFunction
     from itables.widget import ITable
+
+    shown, chosen = _arguments(
+        frame, tz=tz, page_length=page_length, select=select, order=order, **options
+    )
+    table = ITable(shown, caption=caption, **chosen)
+    table._socialframe = {  # what refill() needs to show another frame the same way
+        "tz": tz,
+        "page_length": page_length,
+        "select": select,
+        "order": order,
+        **options,
+    }
+    return table
+
+
+def refill(table: ITable, frame: pd.DataFrame) -> None:
+    """Show ``frame`` in ``table`` (made by :func:`interactive`), with the same options;
+    the selection is cleared (its positions were the old frame's)."""
+    shown, chosen = _arguments(frame, **table._socialframe)
+    table.update(shown, selected_rows=[], **chosen)
+
+
+def _arguments(
+    frame: pd.DataFrame,
+    *,
+    tz: str,
+    page_length: int,
+    select: bool,
+    order: list[list[Any]] | None,
+    **options: Any,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The cells of ``frame`` and every itables option of its table (all of them, each
+    time: itables' ``update`` would put its defaults back in place of ours)."""
+    from itables import JavascriptFunction
 
     shown, defs = cells(frame, tz=tz)
     defs.append({"targets": "_all", "render": JavascriptFunction(RENDER)})
@@ -398,7 +432,7 @@ def interactive(
         "columnDefs": defs,
         "order": newest_first(frame) if order is None else order,
         "pageLength": page_length,
-        "lengthMenu": [10, 25, 50, 100, 500],
+        "lengthMenu": sorted({10, 25, 50, 100, 500, page_length}),
         "layout": {
             "topStart": "pageLength",
             "topEnd": "search",
@@ -431,4 +465,4 @@ def interactive(
     if select:
         chosen["select"] = {"style": "os", "items": "row"}
     chosen.update(options)
-    return ITable(shown, caption=caption, **chosen)
+    return shown, chosen

@@ -119,6 +119,8 @@ def test_a_named_index_is_shown_and_the_frame_is_left_as_it_was() -> None:
     by_author = comments.groupby("author_name").size().rename("comments").to_frame()
     shown, _ = tables.cells(by_author)
     assert list(shown.columns) == ["author_name", "comments"]
+    kept = comments[comments["author_type"] == "organization"]  # row numbers: not shown
+    assert list(tables.cells(kept)[0].columns) == list(comments.columns)
     tables.cells(comments)
     pd.testing.assert_frame_equal(comments, before)
 

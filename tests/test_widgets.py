@@ -28,8 +28,8 @@ import pytest
 from samples import body_rows, png_of
 
 import socialframe as sf
-from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe._display.html import comments_table_html
+from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe.widgets import ad_search, explore_comments
 
 SCRIPT = '<script>alert("x")</script>'

@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 import pandas as pd
 
-from ._time import calendar_day
+from ._time import calendar_day, parse_when
 
 COMMENTS_PATH: Final = "get-profile-posts-comments"
 ADS_PATH: Final = "fetch_search_ads_pages"
@@ -143,9 +143,11 @@ def _day(name: str, value: date | datetime | str | None) -> date | None:
     if value is pd.NaT:  # a datetime to isinstance, with no date in it
         raise ValueError(f"{name} is NaT (no date); give a day, or None for no bound")
     try:
-        return calendar_day(value, "UTC", name=name)
+        parse_when(value, name=name)  # not a day at all: say how to write one
     except TypeError as exc:  # a wrong type here is a bad value of a search filter
         raise ValueError(str(exc)) from None
+    try:
+        return calendar_day(value, "UTC", name=name)
     except (ValueError, OverflowError):  # a time zone that moves it past the calendar
         raise ValueError(f"{name} is out of the calendar's range in UTC: {value!r:.80}") from None
 

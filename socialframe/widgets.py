@@ -32,6 +32,7 @@ from ._display import html as render
 from ._display.html import MAX_ROWS
 from ._display.plots import activity_span
 from ._errors import FetchError, SocialFrameError
+from ._frames import ads_frame
 
 if TYPE_CHECKING:
     import ipywidgets
@@ -82,16 +83,6 @@ def _panel_type(name: str) -> type[Any]:
     return type(
         name, (ipywidgets.VBox,), {"__module__": __name__, "_repr_mimebundle_": _repr_mimebundle_}
     )
-
-
-def _scroll_box() -> Any:
-    """A table's box: at most :data:`~socialframe._display.html.TABLE_HEIGHT` tall, scrolling
-    both ways, so 200 rows or a wide row never stretch or cut the notebook."""
-    import ipywidgets as w
-
-    box = w.HTML(layout=w.Layout(max_height=render.TABLE_HEIGHT, overflow="auto"))
-    box.add_class("socialframe-table")
-    return box
 
 
 def explore_comments(
@@ -271,25 +262,28 @@ def _plots_span(comments: pd.DataFrame, freq: str, tz: str) -> Any:
 def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ipywidgets.VBox:
     """Search the Meta Ad Library from a notebook, seeing the price before paying it.
 
-    The button's label is the most the search can cost of the pages box and follows
-    it. Pressing it calls ``client.search_ads(query, country=..., active_status=...,
-    max_pages=pages)``; pressing Enter in the query box does not, so money is
-    only spent on an explicit click. Errors (bad input, which costs nothing, or
-    a :class:`~socialframe.SocialFrameError`) show as one line in ``status``;
-    the ads fetched before a failure are shown, and when it fetched none (a typo)
-    the previous search's results stay.
+    The button's label is the most the search can cost of the pages box, and follows
+    each keystroke in it; pressing it searches exactly that many pages:
+    ``client.search_ads(query, country=..., active_status=..., after=..., before=...,
+    max_ads=..., max_pages=pages)``. Pressing Enter in the query box does not search,
+    so money is only spent on an explicit click. Errors (bad input, which costs
+    nothing, or a :class:`~socialframe.SocialFrameError`) show as one line in words in
+    ``status``; the ads fetched before a failure are shown, and when it fetched none
+    (a typo) the previous search's results stay, dimmed and said to be the last ones.
 
-    The returned box exposes ``query`` (Text), ``country`` (Text: ``US``,
-    ``ALL``, blank for the service's default), ``active_status`` (Dropdown:
-    ``"any"``, which sends no filter, ``"active"``, ``"inactive"``),
-    ``pages`` (BoundedIntText), ``button``, ``status`` / ``table`` / ``ledger``
-    (HTML; the table in a box that scrolls) and ``results``: the frame of the
-    last search (``None`` before one).
+    The returned box exposes ``query`` (Text), ``country`` (Text: ``US``, ``ALL``,
+    blank for the service's default), ``active_status`` (Dropdown: ``"any"``, which
+    sends no filter, ``"active"``, ``"inactive"``), ``after`` / ``before`` (ISO day
+    boxes: ads started on or after / before that day), ``max_ads`` (0: no limit),
+    ``pages`` (BoundedIntText), ``button``, ``status`` / ``ledger`` (HTML), ``table``
+    (an itables ``ITable``, see :func:`socialframe.show`: thumbnails, each ad linked
+    to its Ad Library page, the landing page's site, days; sort, search, pages, CSV)
+    and ``results``: the frame of the last search (``None`` before one).
 
     Args:
         client: The client to search (and pay) with; its cache and budget apply.
         pages: Initial value of the pages box.
-        max_rows: Rows the table shows (all ads stay in ``.results``).
+        max_rows: Rows a page of the table shows at first.
 
     Returns:
         An ``ipywidgets.VBox`` subclass named ``AdSearch``.
@@ -317,25 +311,44 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
         value=ANY,
         description="Status",
     )
-    pages_box = w.BoundedIntText(value=pages, min=1, max=MAX_PAGES, description="Pages")
+    after = controls.date_box("Started from")
+    before = controls.date_box("Started until")
+    max_ads = w.BoundedIntText(
+        value=0, min=0, max=10**6, description="Max ads", tooltip="0: no limit"
+    )
+    # Every keystroke: the price on the button is the price of what is typed.
+    pages_box = w.BoundedIntText(
+        value=pages, min=1, max=MAX_PAGES, description="Pages", continuous_update=True
+    )
     button = w.Button(
         description=render.search_cost_label(pages),
         button_style="primary",
         icon="search",
         layout=w.Layout(width="auto"),
     )
+    button.pages = pages  # what its label says: what a click searches
     status = w.HTML()
     status.add_class("socialframe-status")
-    table = _scroll_box()
+    table = tables.interactive(
+        _ad_columns(ads_frame([])),
+        page_length=max_rows,
+        scrollY=render.TABLE_HEIGHT,
+        scrollCollapse=True,
+        order=[],  # as the service ranks them
+    )
+    results_box = w.VBox([table])
+    results_box.add_class("socialframe-results")
     ledger = w.HTML(value=client.ledger.to_html())
 
     panel = _panel_type("AdSearch")(
         [
-            w.HBox([query, country]),
-            w.HBox([active_status, pages_box, button]),
+            w.HBox([query, country, active_status], layout=w.Layout(flex_flow="row wrap")),
+            w.HBox([after, before, max_ads], layout=w.Layout(flex_flow="row wrap")),
+            w.HBox([pages_box, button]),
             status,
-            table,
+            results_box,
             ledger,
+            _style(),
         ]
     )
     panel.query, panel.country, panel.active_status, panel.pages = (
@@ -344,39 +357,66 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
         active_status,
         pages_box,
     )
+    panel.after, panel.before, panel.max_ads = after, before, max_ads
     panel.add_class("socialframe-ad-search")
     panel.button, panel.status, panel.table, panel.ledger = button, status, table, ledger
+    panel.results_box = results_box
     panel.client, panel.results = client, None
     panel.fallback = lambda: render.fallback(
         "AdSearch",
         status.value or f"no search yet; {html.escape(button.description)}",
-        table.value,
+        "" if panel.results is None else render.ads_table_html(panel.results, MAX_ROWS),
         ledger.value,
     )
 
     def relabel(change: dict[str, Any]) -> None:
+        button.pages = change["new"]
         button.description = render.search_cost_label(change["new"])
 
     def search(_button: object) -> None:
-        _run_search(panel, client, max_rows)
+        _run_search(panel, client)
 
     pages_box.observe(relabel, names="value")
     button.on_click(search)
     return panel
 
 
-def _run_search(panel: Any, client: Client, max_rows: int) -> None:
+#: The columns of the ad search's table, in order: the creative, the ad (to its Ad
+#: Library page), who, where it leads, when, what it says.
+_AD_COLUMNS: Final = (
+    "image_urls",
+    "ad_archive_id",
+    "page_name",
+    "link_url",
+    "is_active",
+    "start_date",
+    "end_date",
+    "display_format",
+    "body_text",
+    "publisher_platforms",
+)
+
+
+def _ad_columns(ads: pd.DataFrame) -> pd.DataFrame:
+    return ads.reindex(columns=list(_AD_COLUMNS)).reset_index(drop=True)
+
+
+def _run_search(panel: Any, client: Client) -> None:
     """The click handler: search, then show the ads (or the error) and the ledger."""
     paid, cached = client.ledger.paid_calls, client.ledger.cached_calls
+    pages = panel.button.pages  # what the button said, whatever the box says meanwhile
     # A second click while this one runs would pay for the same pages twice.
     panel.button.disabled = True
-    panel.status.value = f"Searching (up to {panel.pages.value:,} pages)…"
+    panel.status.value = f"Searching (up to {pages:,} pages)…"
     try:
         ads = client.search_ads(
             panel.query.value,
             country=panel.country.value.strip() or None,
             active_status=None if panel.active_status.value == ANY else panel.active_status.value,
-            max_pages=panel.pages.value,
+            after=panel.after.value.strip() or None,
+            before=panel.before.value.strip() or None,
+            max_ads=panel.max_ads.value or None,
+            max_pages=pages,
             # The status line reports the search; a tqdm bar drawn from a widget
             # callback lands in the kernel's log, not under the widget.
             progress=False,
@@ -384,18 +424,22 @@ def _run_search(panel: Any, client: Client, max_rows: int) -> None:
     except (ValueError, TypeError, SocialFrameError) as exc:
         partial = exc.partial if isinstance(exc, FetchError) else None
         if partial is None or partial.empty:
-            # Nothing came back (a typo, a refused key): the last results stay.
+            # Nothing came back (a typo, a refused key): the last results stay, dimmed.
             panel.status.value = render.error_html(exc) + _kept_note(panel.results)
+            if panel.results is not None:
+                panel.results_box.add_class("socialframe-stale")
         else:
             panel.results = partial
             panel.status.value = render.error_html(exc) + _partial_note(partial)
-            panel.table.value = render.ads_table_html(partial, max_rows)
+            panel.results_box.remove_class("socialframe-stale")
+            tables.refill(panel.table, _ad_columns(partial))
     else:
         panel.results = ads
         panel.status.value = render.search_summary_html(
             len(ads), client.ledger.paid_calls - paid, client.ledger.cached_calls - cached
         )
-        panel.table.value = render.ads_table_html(ads, max_rows)
+        panel.results_box.remove_class("socialframe-stale")
+        tables.refill(panel.table, _ad_columns(ads))
     finally:
         panel.ledger.value = client.ledger.to_html()
         panel.button.disabled = False
@@ -410,4 +454,4 @@ def _partial_note(partial: pd.DataFrame) -> str:
 def _kept_note(previous: pd.DataFrame | None) -> str:
     if previous is None:
         return ""
-    return f"<br>Still showing the previous search's {len(previous):,} ads."
+    return f"<br>Still showing the previous search's {len(previous):,} ads (dimmed)."

@@ -442,9 +442,13 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     search.screenshot(path=str(shots / "03-search-start.png"))
 
     pages = search.locator(".widget-inline-hbox", has_text="Pages").locator("input")
-    pages.fill("3")
-    pages.press("Tab")
     button = search.locator("button", has_text="Search")
+    pages.select_text()
+    pages.press_sequentially("12", delay=40)  # no Tab pressed
+    expect(button).to_have_text("Search (at most $0.12)")
+    pages.press("Backspace")
+    pages.press("Backspace")
+    pages.press_sequentially("3", delay=40)  # the price follows every keystroke
     expect(button).to_have_text("Search (at most $0.03)")
 
     ledger = search.locator(".socialframe-ledger")
@@ -458,13 +462,25 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     found = int(re.sub(r"\D", "", summary.inner_text().split(" ads")[0]))
     assert found > 0
     assert "this search paid 3 calls ($0.03) · 0 from cache (free)" in summary.inner_text()
-    table = search.locator(".socialframe-table table")
-    expect(table.locator("tbody tr")).to_have_count(found)
+    table = search.locator(".dt-container")
+    info = table.locator(".dt-info")
+    expect(info).to_contain_text(f"of {found:,} entries")
     expect(ledger).to_contain_text(f"${(paid_before + 3) / 100:.2f} spent")
     assert _paid(ledger) == paid_before + 3
-    # The link is the third column, and the box scrolls sideways: nothing is out of reach.
-    assert table.locator("th").nth(2).inner_text() == "link"
-    assert table.evaluate("t => getComputedStyle(t.closest('.widget-html')).overflowX") == "auto"
+    head = table.locator(".dt-scroll-head thead th")
+    assert [h.strip() for h in head.all_inner_texts()][:4] == [
+        "image_urls",
+        "ad_archive_id",
+        "page_name",
+        "link_url",
+    ]
+    first = table.locator("tbody tr").first
+    library = first.locator("td").nth(1).locator("a")
+    assert library.get_attribute("href").startswith("https://www.facebook.com/ads/library/?id=")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", first.locator("td").nth(5).inner_text())  # a day
+    # the table scrolls sideways in its own box: nothing is out of reach
+    scroll = table.locator(".dt-scroll-body")
+    assert scroll.evaluate("b => getComputedStyle(b).overflowX") == "auto"
     search.screenshot(path=str(shots / "03-search-results.png"))
 
     # A typo says so and keeps the last results.
@@ -472,7 +488,9 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     country.fill("USA")
     button.click()
     expect(summary).to_contain_text("Country must be")
-    expect(table.locator("tbody tr")).to_have_count(found)
+    expect(info).to_contain_text(f"of {found:,} entries")
+    stale = search.locator(".socialframe-stale")
+    expect(stale).to_have_count(1)  # the old results, dimmed
     assert _paid(ledger) == paid_before + 3  # the typo cost nothing
     search.screenshot(path=str(shots / "03-search-typo.png"))
     assert "Error displaying widget" not in page.inner_text("body")

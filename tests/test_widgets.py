@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import inspect
 import logging
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,10 +24,11 @@ matplotlib.use("Agg")  # before anything imports pyplot: tests never open a wind
 import ipywidgets
 import pandas as pd
 import pytest
-from samples import body_rows, png_of
+from samples import png_of
 
 import socialframe as sf
-from socialframe._display.html import comments_table_html
+from socialframe._display.html import ads_table_html, comments_table_html
+from socialframe._display.tables import host
 from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe.widgets import ad_search, explore_comments
 
@@ -351,6 +351,7 @@ def test_cost_label_follows_pages(client: sf.Client) -> None:
     assert search.button.description == "Search (at most $0.12)"
     search.pages.value = 0  # the box clamps to its minimum
     assert (search.pages.value, search.button.description) == (1, "Search (at most $0.01)")
+    assert search.pages.continuous_update  # every keystroke, not on Tab
     assert ad_search(client, pages=3).button.description == "Search (at most $0.03)"
     with pytest.raises(ValueError, match="pages"):
         ad_search(client, pages=0)
@@ -372,7 +373,7 @@ def test_search_pays_then_cache_is_free(sandbox: Sandbox, client: sf.Client) -> 
         search.status.value
         == f"<b>{n}</b> ads · this search paid 2 calls ($0.02) · 0 from cache (free)"
     )
-    assert body_rows(search.table.value) == n
+    assert len(shown(search.table)) == n
     assert search.ledger.value == client.ledger._repr_html_()
     assert (
         ">2</td><td style='text-align:left;padding:2px 12px 2px 0;line-height:1.35'>$0.02 spent</td>"
@@ -423,7 +424,7 @@ def test_bad_input_shows_a_message_and_costs_nothing(
     assert search.status.value.startswith(f"<span style='color:#b00020'>{message}")
     assert "Traceback" not in search.status.value
     assert (sandbox.charges, len(sandbox.requests), client.ledger.paid_calls) == (0, 0, 0)
-    assert search.results is None and search.table.value == ""
+    assert search.results is None and shown(search.table) == []
     assert search.ledger.value == client.ledger._repr_html_()
     assert search.button.disabled is False
 
@@ -445,7 +446,7 @@ def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -
         f"<br>Showing the {len(first_page)} ads fetched before the error (in <code>.results</code>)."
     )
     assert search.results["ad_archive_id"].tolist() == first_page["ad_archive_id"].tolist()
-    assert body_rows(search.table.value) == len(first_page)
+    assert len(shown(search.table)) == len(first_page)
     assert (
         ">1</td><td style='text-align:left;padding:2px 12px 2px 0;line-height:1.35'>$0.01 spent</td>"
         in (search.ledger.value)
@@ -458,8 +459,9 @@ def test_search_results_are_escaped(client: sf.Client) -> None:
     search.button.click()
     texts = search.results["body_text"].dropna()
     assert texts.str.contains("<", regex=False).any() or texts.str.contains("&", regex=False).any()
+    bodies = [r["body_text"] for r in shown(search.table)]
     for text in texts:
-        assert f">{html.escape(text)}</td>" in search.table.value
+        assert html.escape(text) in bodies
 
 
 # -- what a browser showed (issue 10) --------------------------------------------------------------
@@ -484,28 +486,90 @@ def test_a_typo_keeps_the_last_results(sandbox: Sandbox, client: sf.Client) -> N
     search = ad_search(client)
     search.query.value = "coffee"
     search.button.click()
-    results, table = search.results, search.table.value
+    results, table = search.results, shown(search.table)
     assert len(results) > 0
     search.country.value = "USA"
     search.button.click()
-    assert search.results is results and search.table.value == table
+    assert search.results is results and shown(search.table) == table
+    assert "socialframe-stale" in search.results_box._dom_classes  # dimmed
     assert search.status.value.startswith("<span style='color:#b00020'>Country must be")
     assert search.status.value.endswith(
-        f"<br>Still showing the previous search's {len(results)} ads."
+        f"<br>Still showing the previous search's {len(results)} ads (dimmed)."
     )
     assert sandbox.charges == 1  # the typo cost nothing
 
 
-def test_tables_scroll_in_a_box_of_fixed_height(client: sf.Client) -> None:
-    table = ad_search(client).table
-    assert table.layout.overflow == "auto"
-    assert "socialframe-table" in table._dom_classes
-    assert re.fullmatch(r"[1-9][0-9]*px", table.layout.max_height)
+def test_tables_scroll_in_a_box_of_fixed_height(comments: pd.DataFrame, client: sf.Client) -> None:
+    from socialframe._display.html import TABLE_HEIGHT
+
+    for table in (explore_comments(comments).table, ad_search(client).table):
+        assert table._dt_args["scrollY"] == TABLE_HEIGHT and table._dt_args["scrollCollapse"]
+
+
+def test_the_price_is_what_the_button_says_and_the_search_pays_no_more(
+    sandbox: Sandbox, client: sf.Client
+) -> None:
+    search = ad_search(client)
+    search.query.value = "for kids"
+    frontend_sets(search.pages, value=2)  # typed: the label follows at once
+    assert search.button.description == "Search (at most $0.02)"
+    search.button.click()
+    assert sandbox.charges == 2
+
+
+def test_the_ads_table_shows_the_creative_the_library_page_the_site_and_days(
+    sandbox: Sandbox, client: sf.Client
+) -> None:
+    from socialframe._display.tables import AD_LIBRARY
+
+    search = ad_search(client)
+    search.query.value = "running shoes"
+    search.button.click()
+    rows = shown(search.table)
+    ads = search.results
+    assert list(rows[0]) == [
+        "image_urls",
+        "ad_archive_id",
+        "page_name",
+        "link_url",
+        "is_active",
+        "start_date",
+        "end_date",
+        "display_format",
+        "body_text",
+        "publisher_platforms",
+    ]
+    first = ads.iloc[0]
+    assert f"href='{AD_LIBRARY}{first['ad_archive_id']}'" in rows[0]["ad_archive_id"]
+    assert rows[0]["start_date"] == first["start_date"].strftime("%Y-%m-%d")  # a day
+    with_link = [(r, a) for r, a in zip(rows, ads["link_url"], strict=True) if isinstance(a, str)]
+    assert with_link and all(">" + host(a) + "</a>" in r["link_url"] for r, a in with_link)
+    with_image = [r for r, i in zip(rows, ads["image_urls"], strict=True) if i]
+    assert all("<img class='sf-thumb'" in r["image_urls"] for r in with_image)
+    assert search.table._dt_args["order"] == []  # as the service ranks them
+
+
+def test_dates_and_max_ads_reach_the_search(sandbox: Sandbox, client: sf.Client) -> None:
+    search = ad_search(client, pages=3)
+    search.query.value = "coffee"
+    search.after.value, search.before.value = "2025-06-01", "2025-12-31"
+    search.max_ads.value = 5
+    search.button.click()
+    [request] = sandbox.requests
+    assert dict(request.params) == {
+        "query": "coffee",
+        "after_time": "2025-06-01",
+        "before_time": "2025-12-31",
+    }
+    assert len(search.results) == 5 and sandbox.charges == 1  # max_ads: one page was enough
+    search.after.value = "June 1st"
+    search.button.click()
+    assert "After must be a date" in search.status.value and sandbox.charges == 1  # said so
 
 
 def test_date_labels_take_their_own_width(comments: pd.DataFrame) -> None:
     explorer = explore_comments(comments, tz="Europe/Berlin")
-    for picker in (explorer.start, explorer.end):
+    for picker in (explorer.start, explorer.end):  # (ISO boxes)
         assert picker.style.description_width == "initial"  # not cut to "From (Eur..."
     assert explorer.start.description == "From (Europe/Berlin)"
 
@@ -553,5 +617,6 @@ def test_saved_output_is_a_summary_and_the_table_not_a_repr(
     assert bundle["text/plain"] == (
         f"AdSearch: {n} ads · this search paid 2 calls ($0.02) · 0 from cache (free)"
     )
-    assert search.table.value in bundle["text/html"] and search.ledger.value in bundle["text/html"]
+    assert ads_table_html(search.results) in bundle["text/html"]
+    assert search.ledger.value in bundle["text/html"]
     assert "AdSearch(" not in bundle["text/plain"]

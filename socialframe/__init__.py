@@ -16,6 +16,7 @@ from . import _accessor as _accessor  # registers df.social
 from ._api import configure, post_comments, search_ads
 from ._client import Client
 from ._clock import Clock
+from ._display.notebook import register as _register
 from ._display.tables import show
 from ._errors import (
     APIError,
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from .sandbox import Sandbox
 
 from ._version import __version__
+
+_register()  # in a notebook, frames of ours show with our display rules
 
 __all__ = [
     "AD_COLUMNS",

@@ -19,6 +19,7 @@ that runs as a doctest; the code itself is about 200 lines.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -42,7 +43,7 @@ from ._display.plots import (
     plot_timeline,
 )
 from ._display.report import write_report
-from ._schema import AD_CORE, COMMENT_CORE
+from ._schema import AD_CORE, COMMENT_CORE, MARK, mark
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -1089,3 +1090,32 @@ class AdsAccessor(SocialAccessor):
 def _methods(cls: type) -> set[str]:
     """The public methods a kind of accessor adds to the base's."""
     return {name for name in vars(cls) if not name.startswith("_") and callable(vars(cls)[name])}
+
+
+def _marked(method: Any, kind: str) -> Any:
+    """``method``, its frames marked as ours (a notebook shows them with our rules)."""
+
+    @functools.wraps(method)
+    def call(self: SocialAccessor, *args: Any, **kwargs: Any) -> Any:
+        result = method(self, *args, **kwargs)
+        if isinstance(result, pd.DataFrame) and not (
+            result.attrs.get(MARK) and list(result.columns) == list(self._frame.columns)
+        ):
+            mark(result, f"{kind}.{method.__name__}")  # (rows of the frame stay what they were)
+        return result
+
+    return call
+
+
+for _cls, _kind in (
+    (SocialAccessor, "frame"),
+    (CommentsAccessor, "comments"),
+    (AdsAccessor, "ads"),
+):
+    for _name, _method in list(vars(_cls).items()):
+        if (
+            not _name.startswith("_")
+            and callable(_method)
+            and getattr(_method, "__annotations__", {}).get("return") == "pd.DataFrame"
+        ):
+            setattr(_cls, _name, _marked(_method, _kind))

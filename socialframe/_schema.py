@@ -283,3 +283,21 @@ AD_SPEND: Final = (
     Column("impressions_lower", INT, "the fewest impressions"),
     Column("impressions_upper", INT, "the most impressions; missing when open or unknown"),
 )
+
+
+MARK: Final = "socialframe"
+"""The ``attrs`` key of a frame socialframe made; its value says what the frame holds
+(``"comments"``, ``"ads"``, an analysis, a study's). A notebook shows such frames with
+socialframe's display rules (:mod:`socialframe._display.notebook`); pandas keeps the
+key through filters, copies and concatenations of frames of one kind."""
+
+
+def mark(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+    """Say (in ``frame.attrs``) that socialframe made ``frame``, holding ``what``; return it.
+
+    Example:
+        >>> mark(pd.DataFrame(), "comments").attrs
+        {'socialframe': 'comments'}
+    """
+    frame.attrs[MARK] = what
+    return frame

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._models import Page
-from .._schema import AD_COLUMNS, AD_DTYPES, INT
+from .._schema import AD_COLUMNS, AD_DTYPES, INT, mark
 from .shape import ad_groups, checked
 from .values import (
     INT64,
@@ -288,7 +288,7 @@ def ads_frame(payloads: Payloads) -> pd.DataFrame:
         ['1', 'Acme', 'Hi']
     """
     with paused_gc():
-        return _ads_frame(payloads, typed=True)
+        return mark(_ads_frame(payloads, typed=True), "ads")
 
 
 def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
@@ -296,7 +296,7 @@ def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
     all the rows of a fetch (``retype_extras``): typed part by part, an extra column
     could come out differently depending on how the rows were split."""
     with paused_gc():
-        return _ads_frame(payloads, typed=False)
+        return mark(_ads_frame(payloads, typed=False), "ads")
 
 
 def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:

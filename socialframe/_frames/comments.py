@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._models import Page
-from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES
+from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES, mark
 from .shape import checked
 from .values import (
     INT64,
@@ -102,7 +102,7 @@ def comments_frame(payloads: Payloads) -> pd.DataFrame:
         [Timestamp('2025-10-16 03:17:21.073000+0000', tz='UTC'), 'Ada']
     """
     with paused_gc():
-        return _comments_frame(payloads)
+        return mark(_comments_frame(payloads), "comments")
 
 
 #: The fields of a comment the frame reads (the rest of what the service sends is unused).

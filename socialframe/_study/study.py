@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from .._checks import flag
+from .._schema import mark
 from . import queries, watch
 from .dataset import Dataset
 from .run import OnError, Refresh
@@ -248,7 +249,7 @@ class Study:
             " item, first_seen, last_seen"
             " from comments order by created_at desc nulls last, comment_id"
         )
-        return queries.typed(frame, queries.comment_dtypes())
+        return mark(queries.typed(frame, queries.comment_dtypes()), "study.comments")
 
     def ads(self) -> pd.DataFrame:
         """Every ad the study has seen.
@@ -271,7 +272,7 @@ class Study:
             " item, first_seen, last_seen, stopped_seen from ads"
             " order by start_date desc nulls last, ad_archive_id"
         )
-        return queries.typed(frame, queries.ad_dtypes())
+        return mark(queries.typed(frame, queries.ad_dtypes()), "study.ads")
 
     def changes(self, since: object = None) -> pd.DataFrame:
         """What changed, oldest first: ``at`` (the refresh), ``kind`` (comment / ad),
@@ -305,7 +306,9 @@ class Study:
         # the watch key (kept in the files) names the search: its filters, as watched
         texts = {watch.key(w): watch.filters_text(w) for w in self._data.read().watched}
         frame["filters"] = frame.pop("watch").map(texts)
-        return queries.typed(frame, queries.CHANGE_DTYPES | {"filters": "string"})
+        return mark(
+            queries.typed(frame, queries.CHANGE_DTYPES | {"filters": "string"}), "study.changes"
+        )
 
     def runs(self) -> pd.DataFrame:
         """What each refresh paid and found.
@@ -324,7 +327,7 @@ class Study:
             'select "at", paid_calls, cost_usd, new, changed, items, complete'
             ' from runs order by "at", refresh'
         )
-        return queries.typed(frame, queries.RUN_DTYPES)
+        return mark(queries.typed(frame, queries.RUN_DTYPES), "study.runs")
 
     def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
         """Any SQL over the study's views: ``comments``, ``ads`` (latest versions),

@@ -1,0 +1,137 @@
+"""How frames of ours show in a notebook: pandas' table, with the display rules of
+:mod:`.tables` (durations as ``20h 14m``, post urns short with the whole urn on hover,
+an ad's days as days, links as their site, text left-aligned with its line breaks,
+``post_urn`` left out where ``post`` says the same). The data is not changed: only its
+HTML in a notebook; ``repr`` and every dtype stay pandas'.
+
+A frame is ours when socialframe made it: the frames of the service's pages, what
+``df.social`` and a study return (``frame.attrs["socialframe"]`` says which). Any
+other frame shows as pandas shows it. In an IPython kernel, :func:`register` (run when
+socialframe is imported there) makes the notebook ask :func:`frame_html` for frames.
+"""
+
+from __future__ import annotations
+
+import html
+import sys
+from typing import Any, Final
+
+import pandas as pd
+
+from .._schema import MARK
+from . import tables
+
+MAX_TEXT: Final = 300
+"""Characters of a text cell shown (pandas shows 50); the rest is in the data."""
+
+_STYLE: Final = {
+    "num": "text-align:right;white-space:nowrap",
+    "time": "text-align:left;white-space:nowrap",
+    "word": "text-align:left;white-space:nowrap",
+    "text": "text-align:left;white-space:pre-wrap;min-width:16em;max-width:40em",
+}
+
+
+def ours(frame: object) -> bool:
+    return isinstance(frame, pd.DataFrame) and bool(frame.attrs.get(MARK))
+
+
+def frame_html(frame: pd.DataFrame) -> str | None:
+    """The notebook's HTML of ``frame``: ours with our display rules, any other as
+    pandas shows it (None when pandas would show none).
+
+    Rows and columns are cut as pandas cuts them (``display.max_rows``,
+    ``min_rows``, ``max_columns``), with its "rows × columns" line under the table.
+
+    Example:
+        >>> from socialframe._schema import mark
+        >>> frame = pd.DataFrame({"reply_after": pd.to_timedelta(["20:14:59"])})
+        >>> frame = mark(frame, "x")
+        >>> "<td style='text-align:right;white-space:nowrap'>20h 14m</td>" in frame_html(frame)
+        True
+    """
+    if not ours(frame):
+        return frame._repr_html_()  # type: ignore[no-any-return]
+    if not pd.get_option("display.notebook_repr_html"):
+        return None
+    rows, cols = len(frame), len(frame.columns)
+    max_rows = pd.get_option("display.max_rows") or rows
+    min_rows = pd.get_option("display.min_rows") or max_rows
+    if rows > max_rows:
+        half = max(min_rows // 2, 1)
+        shown, cut_row = pd.concat([frame.head(half), frame.tail(half)]), half
+    else:
+        shown, cut_row = frame, None
+    max_cols = pd.get_option("display.max_columns") or cols
+    cut_col = None
+    if cols > max_cols:
+        half_cols = max(max_cols // 2, 1)
+        cut_col = half_cols
+        shown = pd.concat([shown.iloc[:, :half_cols], shown.iloc[:, cols - half_cols :]], axis=1)
+    index = shown.index
+    plain = shown.reset_index(drop=True)
+    if tables._same_post(plain):
+        plain = plain.drop(columns="post_urn")
+    cells, defs = tables.cells(plain)
+    looks = {t: d["className"].removeprefix("sf-") for d in defs for t in d["targets"]}
+    head = "".join(f"<th>{name}</th>" for name in cells.columns)
+    if cut_col is not None:
+        heads = [f"<th>{name}</th>" for name in cells.columns]
+        heads.insert(cut_col, "<th>…</th>")
+        head = "".join(heads)
+    body = []
+    for position, (label, row) in enumerate(zip(index, cells.itertuples(index=False), strict=True)):
+        if cut_row is not None and position == cut_row:
+            width = len(row) + 1 + (cut_col is not None)
+            body.append("<tr>" + "<td>…</td>" * width + "</tr>")
+        tds = [
+            f"<td style='{_STYLE[looks.get(i, 'word')]}'>{_shown(value, looks.get(i))}</td>"
+            for i, value in enumerate(row)
+        ]
+        if cut_col is not None:
+            tds.insert(cut_col, "<td>…</td>")
+        body.append(f"<tr><th>{html.escape(str(label))}</th>{''.join(tds)}</tr>")
+    # as pandas: the columns' name in the corner, the index's names in a row of their own
+    corner = html.escape(str(frame.columns.name)) if frame.columns.name is not None else ""
+    names = ""
+    if any(n is not None for n in frame.index.names):
+        label = " / ".join("" if n is None else str(n) for n in frame.index.names)
+        names = f"<tr><th>{html.escape(label)}</th>" + "<th></th>" * (head.count("<th>")) + "</tr>"
+    return (
+        "<div><table border='1' class='dataframe socialframe'>"
+        f"<thead><tr style='text-align:left'><th>{corner}</th>{head}</tr>{names}</thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+        f"<p>{rows:,} rows × {cols:,} columns</p></div>"
+    )
+
+
+def _shown(cell: object, look: str | None) -> str:
+    """A cell's display part (HTML, escaped by :mod:`.tables`); long text cut."""
+    text = str(cell)
+    for travel, back in (("\x1e", "\n"), ("\x1d", "\t"), ("\x1c", "\r")):
+        text = text.replace(travel, back)
+    parts = text.split(tables.SEP)
+    if look != "text":
+        return parts[0]
+    plain = parts[-1]  # (the text itself: cut, then escaped)
+    cut = plain if len(plain) <= MAX_TEXT else plain[: MAX_TEXT - 1] + "…"
+    return html.escape(cut, quote=True)
+
+
+def _formatter(frame: Any) -> str | None:
+    try:
+        return frame_html(frame)
+    except Exception:  # a display must never fail: pandas' own, then
+        return frame._repr_html_()  # type: ignore[no-any-return]
+
+
+def register() -> None:
+    """In an IPython shell, show frames through :func:`frame_html` (ours with our
+    rules, others as pandas does); elsewhere nothing."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    formatter = getattr(getattr(shell, "display_formatter", None), "formatters", {}).get(
+        "text/html"
+    )
+    if formatter is not None:
+        formatter.for_type(pd.DataFrame, _formatter)

@@ -74,11 +74,13 @@ def frame_html(frame: pd.DataFrame) -> str | None:
         plain = plain.drop(columns="post_urn")
     cells, defs = tables.cells(plain)
     looks = {t: d["className"].removeprefix("sf-") for d in defs for t in d["targets"]}
-    head = "".join(f"<th>{name}</th>" for name in cells.columns)
+    heads = [  # aligned as their cells: a text's name over its start
+        f"<th style='text-align:{'right' if looks.get(i) == 'num' else 'left'}'>{name}</th>"
+        for i, name in enumerate(cells.columns)
+    ]
     if cut_col is not None:
-        heads = [f"<th>{name}</th>" for name in cells.columns]
         heads.insert(cut_col, "<th>…</th>")
-        head = "".join(heads)
+    head = "".join(heads)
     body = []
     for position, (label, row) in enumerate(zip(index, cells.itertuples(index=False), strict=True)):
         if cut_row is not None and position == cut_row:
@@ -96,7 +98,7 @@ def frame_html(frame: pd.DataFrame) -> str | None:
     names = ""
     if any(n is not None for n in frame.index.names):
         label = " / ".join("" if n is None else str(n) for n in frame.index.names)
-        names = f"<tr><th>{html.escape(label)}</th>" + "<th></th>" * (head.count("<th>")) + "</tr>"
+        names = f"<tr><th>{html.escape(label)}</th>" + "<th></th>" * len(heads) + "</tr>"
     return (
         "<div><table border='1' class='dataframe socialframe'>"
         f"<thead><tr style='text-align:left'><th>{corner}</th>{head}</tr>{names}</thead>"

@@ -62,7 +62,7 @@ def test_rows_and_columns_are_cut_as_pandas_cuts_them() -> None:
         body = page.split("<tbody>")[1]
         assert body.count("<tr>") == 5  # 2 + the cut + 2
         head = page.split("<thead>")[1].split("</thead>")[0]
-        assert head.count("<th>") == 1 + 6 + 1  # index, 3 + 3 columns, the cut
+        assert head.count("<th") == 1 + 6 + 1  # index, 3 + 3 columns, the cut
         assert f"{len(ads):,} rows × {len(ads.columns):,} columns" in page
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import numbers
+import re
 from base64 import b64encode
 from collections.abc import Sequence
 from pathlib import Path
@@ -154,6 +155,55 @@ def _look(column: pd.Series, cells: Sequence[str]) -> str:
     return "text" if longest > 40 else "word" if longest <= 24 else ""
 
 
+#: Headers in words: a column's name as a reader says it (others: underscores as
+#: spaces, the first letter up).
+HEADERS: Final = {
+    "post_urn": "Post",
+    "post": "Post",
+    "page_name": "Advertiser",
+    "page_id": "Page id",
+    "ad_archive_id": "Ad",
+    "author_name": "Author",
+    "author_type": "Type",
+    "author_followers": "Followers",
+    "created_at": "Written",
+    "first_start": "First start",
+    "last_end": "Last end",
+    "display_formats": "Formats",
+    "spend_lower": "Spend from",
+    "spend_upper": "Spend to",
+    "impressions_lower": "Impressions from",
+    "impressions_upper": "Impressions to",
+    "is_active": "Running",
+    "start_date": "Started",
+    "end_date": "Ended",
+}
+
+#: Where a post is, by its urn (the report links each post there).
+POST_URL: Final = "https://www.linkedin.com/feed/update/{urn}/"
+
+
+def header(name: object) -> str:
+    """A column's header in words.
+
+    Example:
+        >>> header("page_name"), header("median_reply_time"), header("n")
+        ('Advertiser', 'Median reply time', 'N')
+    """
+    text = str(name)
+    words = HEADERS.get(text) or text.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def _post_link(urn: str) -> str:
+    """A post's cell: its urn, linked to the post (urns of LinkedIn's shape only)."""
+    text = html.escape(urn, quote=True)
+    if not re.fullmatch(r"urn:li:[A-Za-z]+:\d+", urn):
+        return text
+    href = html.escape(POST_URL.format(urn=urn), quote=True)
+    return f"<a href='{href}' rel='noopener noreferrer'>{text}</a>"
+
+
 def table_html(frame: pd.DataFrame, *, tz: str) -> str:
     """A frame as an HTML table (:func:`socialframe._display.html.table`), every header
     and cell escaped, quotes included.
@@ -175,7 +225,7 @@ def table_html(frame: pd.DataFrame, *, tz: str) -> str:
         >>> frame = pd.DataFrame({"name": ['<i>"x"</i>'], "n": [1234]})
         >>> print(table_html(frame, tz="UTC"))  # doctest: +NORMALIZE_WHITESPACE
         <div class='table'><table>
-        <thead><tr><th class='word'>name</th><th class='num'>n</th></tr></thead>
+        <thead><tr><th class='word'>Name</th><th class='num'>N</th></tr></thead>
         <tbody>
         <tr><td class='word'>&lt;i&gt;&quot;x&quot;&lt;/i&gt;</td><td class='num'>1,234</td></tr>
         </tbody>
@@ -183,8 +233,15 @@ def table_html(frame: pd.DataFrame, *, tz: str) -> str:
     """
     columns = [_cells(frame[name], tz) for name in frame.columns]
     looks = [_look(frame[name], cells) for name, cells in zip(frame.columns, columns, strict=True)]
-    rows = [[html.escape(text, quote=True) for text in row] for row in zip(*columns, strict=True)]
-    return markup.table([str(name) for name in frame.columns], rows, looks)
+    escaped = [
+        [
+            _post_link(t) if t and name in ("post_urn", "post") else html.escape(t, quote=True)
+            for t in cells
+        ]
+        for name, cells in zip(frame.columns, columns, strict=True)
+    ]
+    rows = [list(row) for row in zip(*escaped, strict=True)]
+    return markup.table([header(name) for name in frame.columns], rows, looks)
 
 
 def _figure_html(data: bytes, alt: str) -> str:

@@ -256,8 +256,15 @@ def _advertisers(ads: pd.DataFrame, tz: str) -> Section:
     columns += ["platforms", "display_formats"]
     caption = _most(15, len(pages), "advertiser", "advertisers", by="ads")
     if pages["last_end"].isna().any():
-        caption += " A blank last_end: an ad still runs with no end date."
-    return Section("Advertisers", table=pages.head(15)[columns], caption=caption)
+        caption += " A blank last end: an ad still runs with no end date."
+    shown = pages.head(15)
+    names = pages["page_name"]
+    twins = names.duplicated(keep=False) & names.notna()
+    if twins.any():  # advertisers of one name: told apart by their page
+        labelled = names.where(~twins, names + " (page " + pages["page_id"].fillna("?") + ")")
+        shown = shown.assign(page_name=labelled.head(15))
+        caption += " Advertisers of one name are told apart by their page id."
+    return Section("Advertisers", table=shown[columns], caption=caption)
 
 
 def _timeline(ads: pd.DataFrame, tz: str) -> Section:
@@ -329,10 +336,17 @@ def _spend(ads: pd.DataFrame, tz: str) -> Section | None:
     reported = found.dropna(subset=bounds, how="all")
     if reported.empty:
         return None
+    # the most spent first: by the top of the range, then its bottom, then impressions
+    ranked = reported.sort_values(
+        ["spend_upper", "spend_lower", "impressions_upper", "impressions_lower"],
+        ascending=False,
+        na_position="last",
+        kind="stable",
+    )
     return Section(
         "Spend and impressions",
-        table=reported.head(15),
-        caption=_most(15, len(reported), "ad", "ads", by="the order of the frame")
+        table=ranked.head(15),
+        caption=_most(15, len(reported), "ad", "ads", by="spend")
         + " Only ads the service reports a spend or impressions range for; a blank bound:"
         " open-ended.",
     )

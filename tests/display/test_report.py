@@ -181,6 +181,12 @@ def read(path: Path) -> Page:
             value = attrs.get(name)
             if value is None:
                 continue
+            post = re.fullmatch(
+                r"https://www\.linkedin\.com/feed/update/urn:li:[A-Za-z]+:\d+/", value
+            )
+            if name == "href" and post:  # a post's link (only those): nothing is loaded
+                assert tag == "a" and attrs.get("rel") == "noopener noreferrer", attrs
+                continue
             assert not re.match(r"\s*(https?:|//|javascript:)", value, re.I), (tag, name)
             if name == "src":
                 assert tag == "img" and value.startswith("data:image/png;base64,")
@@ -230,10 +236,10 @@ def test_hostile_text_comes_back_as_the_same_text(hostile: pd.DataFrame, tmp_pat
     ]
     assert body(page, "Response times") == [[urn, "1", "1"] + ["1d 0h"] * 5]
     said = page.tables["What comments say"]
-    assert said[0] == ["words", "words count", "domains", "domains count"] + [
-        "emoji",
-        "emoji count",
-    ]
+    assert said[0] == ["Words", "Words count", "Domains", "Domains count"] + [
+        "Emoji",
+        "Emoji count",
+    ]  # headers in words
     assert said[1] == ["alert", "3", "example.com", "2", "👋🏽", "1"]
     generated = page.facts.pop("Generated")
     assert generated.endswith(" (Europe/Berlin)")
@@ -246,8 +252,8 @@ def test_hostile_text_comes_back_as_the_same_text(hostile: pd.DataFrame, tmp_pat
         "Written": "2026-01-01 02:00 – 2026-01-03 01:00 (Europe/Berlin)",
     }
     assert page.tables["Top authors"] == [
-        ["author_name", "author_type", "author_title", "comments"]
-        + ["first_comment_at", "last_comment_at"],
+        ["Author", "Type", "Author title", "Comments"]  # headers in words
+        + ["First comment at", "Last comment at"],
         [ZOE["name"], "person", ZOE["title"], "2", "2026-01-01 03:00", "2026-01-02 02:00"],
         [SCRIPT, "person", EVIL["title"], "2", "2026-01-01 02:00", "2026-01-02 01:00"],
         [ACME["name"], "organization", "1,200 followers", "1"]
@@ -255,7 +261,7 @@ def test_hostile_text_comes_back_as_the_same_text(hostile: pd.DataFrame, tmp_pat
     ]
     assert body(page, "Organisations") == [[ACME["name"], "1,200", "1", "2026-01-03 01:00"]]
     assert page.tables["Busiest threads"] == [
-        ["created_at", "author_name", "text", "replies", "last_reply_at"],
+        ["Written", "Author", "Text", "Replies", "Last reply at"],
         ["2026-01-01 02:00", SCRIPT, TEXT_1, "1", "2026-01-02 02:00"],
         ["2026-01-03 01:00", ACME["name"], TEXT_5, "0", ""],
         ["2026-01-02 01:00", SCRIPT, "second", "0", ""],
@@ -419,6 +425,37 @@ def test_a_sandbox_search(client: sf.Client, tmp_path: Path) -> None:
     assert png_size(timeline)[0] == 1440 and png_size(platforms)[0] == 8 * 144
 
 
+def test_spend_comes_most_first_and_advertisers_of_one_name_are_told_apart(
+    tmp_path: Path,
+) -> None:
+    from socialframe.sandbox import example_ads
+
+    ads = example_ads()
+    two = ads["page_id"].dropna().unique()[:2]
+    renamed = ads.assign(page_name=ads["page_name"].mask(ads["page_id"].isin(two), "Twin Shoes"))
+    page = read(renamed.social.report(tmp_path / "ads.html"))
+    names = [row[0] for row in body(page, "Advertisers")]
+    twins = sorted(n for n in names if n.startswith("Twin Shoes"))
+    assert twins == sorted(f"Twin Shoes (page {p})" for p in two)
+    assert "told apart by their page id" in page.captions["Advertisers"]
+    spend = renamed.social.spend()
+    header, *rows = page.tables["Spend and impressions"]
+    assert header[:4] == ["Ad", "Advertiser", "Currency", "Spend from"]
+    column = header.index("Spend to")
+    shown = [float(r[column].replace(",", "")) for r in rows if r[column]]
+    assert shown == sorted(shown, reverse=True) and shown[0] == spend["spend_upper"].max()
+
+
+def test_posts_link_to_their_page(tmp_path: Path) -> None:
+    from socialframe.sandbox import example_comments
+
+    page = read(example_comments().social.report(tmp_path / "c.html"))
+    links = [a for tag, a in page.tags if tag == "a" and not a["href"].startswith("#")]
+    assert links and {a["href"] for a in links} == {
+        f"https://www.linkedin.com/feed/update/urn:li:activity:{EXAMPLE_POSTS[82]}/"
+    }
+
+
 @pytest.mark.slow
 def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
     posts = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[51]]
@@ -428,7 +465,7 @@ def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
     assert len(urns) == 3 and page.facts["Posts"] == "3: " + ", ".join(urns)
     assert page.facts["Comments"].startswith(f"{82 + 50 + 51} (")
     threads = page.tables["Busiest threads"]
-    assert threads[0][0] == "post_urn" and {row[0] for row in threads[1:]} <= set(urns)
+    assert threads[0][0] == "Post" and {row[0] for row in threads[1:]} <= set(urns)
     assert page.headings[-2:] == ["Shared commenters", "Authors on several posts"]
     assert len(page.images["Shared commenters"]) == 1
     assert [row[0] for row in body(page, "Per post")] == urns
@@ -477,7 +514,7 @@ def test_a_new_section_is_one_entry(
     page = read(hostile.social.report(tmp_path / "r.html"))
     assert page.headings[-1] == "Texts" and page.captions["Texts"] == "<two>"
     assert body(page, "Texts") == [[TEXT_1], [TEXT_2]]
-    links = [a["href"] for tag, a in page.tags if tag == "a"]
+    links = [a["href"] for tag, a in page.tags if tag == "a" and a["href"].startswith("#")]
     assert links == [f"#s{n}" for n in range(1, 9)]  # the seven sections, then "Texts"
 
 

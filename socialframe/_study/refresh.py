@@ -20,7 +20,8 @@ since the day of the last one (``after``), and the running ones: an ad the study
 knew as running (found by this search) that is no longer among them, or that now
 shows ``is_active`` false, has stopped. A search of running ads only is read whole
 each time (the running ones are the search itself): an ad that started and stopped
-between two refreshes is not seen there.
+between two refreshes is not seen there. A search of stopped ads only is read whole
+each time too: an ad joins it when it stops, whenever it started.
 """
 
 from __future__ import annotations
@@ -97,6 +98,17 @@ def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: b
     return walked
 
 
+def joined(resumed: Walked, since: Walked) -> Walked:
+    """A cut walk finished from the cache, then the newest pages read afresh: one walk
+    whose ``total`` is the fresh page 1's (its comments win: they are the latest)."""
+    return Walked(
+        pages=resumed.pages + since.pages,
+        reached=since.reached,
+        total=since.total if since.total is not None else resumed.total,
+        error=since.error,
+    )
+
+
 def walk_search(
     fetch: Fetch, watched: dict[str, Any], *, since: date | None, stop: threading.Event
 ) -> Walked:
@@ -109,6 +121,10 @@ def walk_search(
         runs = [(watch.ad_params(watched), status != "Inactive")]
     elif status == "Active":  # the running ads are the search itself
         runs = [(watch.ad_params(watched), True)]
+    elif status == "Inactive":
+        # An ad joins a search of stopped ads when it stops, whenever it started: the
+        # ads started since the last refresh are not all that may be new there.
+        runs = [(watch.ad_params(watched), False)]
     else:
         runs = [(watch.ad_params(watched, after=since), False)]
         if status != "Inactive":

@@ -215,6 +215,16 @@ class Refresh:
                     base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
                 full = self.full and not state.get("complete", False)
                 walked = refresh.walk_post(resumed(state, paid), watched, base, full=full)
+                first = walked.pages[0].fetched_at if walked.pages else None
+                if walked.reached and first is not None and first < self.fresh_after:
+                    # A cut walk finished from the cache: its pages are of when it began,
+                    # so what arrived since is on none of them (and its total is old).
+                    # Read the newest pages now, as any refresh does, down to a known one.
+                    seen = base | set(walked.comments["comment_id"].dropna())
+                    since = refresh.walk_post(
+                        fetcher("comments", self.fresh_after, paid), watched, seen, full=False
+                    )
+                    walked = refresh.joined(walked, since)
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(

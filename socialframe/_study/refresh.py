@@ -88,8 +88,9 @@ def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: b
     try:
         for page in pager.iter_comment_pages(fetch, params):
             walked.pages.append(page)
-            if page.page == 1 and isinstance(page.body.get("total"), int):
-                walked.total = page.body["total"]
+            total = page.body.get("total")
+            if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
+                walked.total = max(total, 0)  # (kept in the manifest: a count)
             if not full and known and _ids(page) & known:
                 break
         walked.reached = True

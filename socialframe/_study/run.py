@@ -92,17 +92,24 @@ class Refresh:
         self.fresh_after = started if recent and started is not None else self.at
 
     def run(self) -> pd.DataFrame:
+        import duckdb
+
         manifest = self.manifest
-        manifest.pending = {"id": self.id, "at": self.fresh_after.isoformat()}
-        self.data.write(manifest)
+        # What the study holds is read before anything is marked or paid for: a study
+        # whose files cannot be read is refused as it is.
         con = queries.connect(self.data, manifest)
         try:
-            return self._run(con)
+            try:
+                known = self._known(con)
+            except duckdb.Error as exc:
+                raise queries.unreadable(self.data, exc) from None
+            manifest.pending = {"id": self.id, "at": self.fresh_after.isoformat()}
+            self.data.write(manifest)
+            return self._run(con, known)
         finally:
             con.close()
 
-    def _run(self, con: Any) -> pd.DataFrame:
-        known = self._known(con)
+    def _run(self, con: Any, known: dict[str, Any]) -> pd.DataFrame:
         self.interrupted: list[tuple[dict[str, Any], refresh.Walked]] | None = None
         try:
             results = self._walk_all(known)
@@ -221,10 +228,10 @@ class Refresh:
                     # so what arrived since is on none of them (and its total is old).
                     # Read the newest pages now, as any refresh does, down to a known one.
                     seen = base | set(walked.comments["comment_id"].dropna())
-                    since = refresh.walk_post(
+                    newest = refresh.walk_post(
                         fetcher("comments", self.fresh_after, paid), watched, seen, full=False
                     )
-                    walked = refresh.joined(walked, since)
+                    walked = refresh.joined(walked, newest)
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(

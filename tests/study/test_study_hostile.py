@@ -148,7 +148,10 @@ def test_a_damaged_data_file_is_one_clear_study_error(
         with pytest.raises(sf.StudyError, match=r"cannot be read") as raised:
             read()
         assert str(study_path) in str(raised.value)
-        assert raised.value.__cause__ is None and raised.value.__suppress_context__
+        error = raised.value  # no DuckDB error rides along
+        assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+    with pytest.raises(sf.StudyError, match=r"cannot be read"):
+        study.sql("select count(*) from comment_versions, ad_versions, changes, runs")
     clock = PinnedClock()
     with (
         Sandbox(seed=0, clock=clock) as sandbox,
@@ -215,3 +218,13 @@ def test_a_hand_edited_manifest_is_refused_as_it_is_opened(
     with pytest.raises(sf.StudyError, match="not a study manifest as written"):
         sf.Study(study_path)
     assert (study_path / "study.json").read_bytes() == before  # left as it is
+
+
+def test_sql_duckdb_refuses_is_a_value_error_saying_why(refreshed: Path) -> None:
+    """Before: DuckDB's own ParserException / CatalogException, with its query dump."""
+    study = sf.Study(refreshed)
+    with pytest.raises(ValueError, match=r"the query failed: Parser Error"):
+        study.sql("selec count(*) from comments")
+    with pytest.raises(ValueError, match=r"the query failed: Catalog Error.*no_such_view"):
+        study.sql("select * from no_such_view")
+    assert study.sql("select count(*) as n from comments")["n"].tolist() == [82]

@@ -140,7 +140,7 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
     con.execute("set preserve_insertion_order = false")
     con.execute("set enable_progress_bar = false")  # a library prints nothing
     for kind in ("comments", "ads", "changes", "runs", "items"):
-        files = [str(dataset.path / path) for path in manifest.files(kind)]
+        files = [_no_glob(str(dataset.path / path)) for path in manifest.files(kind)]
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
         con.register(empty, EMPTY[kind]())
@@ -207,6 +207,18 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
         where rank_ = 1
         """
     )
+
+
+def _no_glob(path: str) -> str:
+    """``path`` as DuckDB's file readers take it literally: they read every name a
+    ``*``, ``?`` or ``[`` in it matches (a study at ``s*`` would read ``sB``'s files
+    too), and a class of one character matches just that character.
+
+    Example:
+        >>> _no_glob("/data/s*/comments/refresh=1/part-0.parquet")
+        '/data/s[*]/comments/refresh=1/part-0.parquet'
+    """
+    return "".join(f"[{c}]" if c in "*?[" else c for c in path)
 
 
 def _quoted(text: str) -> str:

@@ -228,3 +228,25 @@ def test_sql_duckdb_refuses_is_a_value_error_saying_why(refreshed: Path) -> None
     with pytest.raises(ValueError, match=r"the query failed: Catalog Error.*no_such_view"):
         study.sql("select * from no_such_view")
     assert study.sql("select count(*) as n from comments")["n"].tolist() == [82]
+
+
+@pytest.mark.parametrize("name", ["s*", "s?", "s[B]", "s**"])
+def test_a_study_whose_path_reads_as_a_pattern_reads_only_its_own_files(
+    tmp_path: Path, name: str
+) -> None:
+    """Before: DuckDB took the files' paths as glob patterns: a study at ``s*`` (or
+    ``s?``, ``s[B]``) read the files of a study ``sB`` beside it as its own."""
+    mine, other = sf.Study(tmp_path / name), sf.Study(tmp_path / "sB")
+    mine.add_posts([EXAMPLE_POSTS[1]])  # 1 comment
+    other.add_posts([EXAMPLE_POSTS[50]])  # 50 comments
+    clock = PinnedClock()  # both refreshes in one instant: their partitions share a name
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        other.refresh(client)
+        mine.refresh(client)
+    assert mine.comments()["item"].tolist() == [EXAMPLE_POSTS[1]]
+    assert mine.runs()["paid_calls"].tolist() == [1]
+    assert mine.sql("select count(*) as n from comment_versions")["n"].tolist() == [1]
+    assert len(other.comments()) == 50

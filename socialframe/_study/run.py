@@ -130,13 +130,36 @@ class Refresh:
         # (with the refresh that first saw each), not every id of a study that may be
         # larger than memory. Whether a comment a walk brings back is new, and its old
         # text, are asked of the files afterwards, for those comments only.
-        comments = con.execute(
-            "select item, comment_id, refresh from ("
-            " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
-            " from comment_versions group by item, comment_id"
-            f") qualify row_number() over (partition by item order by created desc nulls last,"
-            f" comment_id desc) <= {NEWEST_KNOWN}"
-        ).df()
+        # Only comments a finished walk saw count (one cut short may have left a gap
+        # below them), and they are chosen among those: chosen first, a post whose newest
+        # comments came from a cut walk had none to stop at, and was read whole again.
+        walked = pd.DataFrame(
+            {
+                "item": pd.array(
+                    [w["item"] for w in self.manifest.watched if w["kind"] == "post"], "string"
+                ),
+                "walked": pd.array(
+                    [
+                        self.manifest.state.get(watch.key(w), {}).get("walked")
+                        for w in self.manifest.watched
+                        if w["kind"] == "post"
+                    ],
+                    "string",
+                ),
+            }
+        )
+        con.register("walked_through", walked)
+        try:
+            comments = con.execute(
+                "select item, comment_id, refresh from ("
+                " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
+                " from comment_versions group by item, comment_id"
+                ") c join walked_through w using (item) where c.refresh <= w.walked"
+                " qualify row_number() over (partition by item order by created desc nulls"
+                f" last, comment_id desc) <= {NEWEST_KNOWN}"
+            ).df()
+        finally:
+            con.unregister("walked_through")
         held = con.execute(
             "select item, count(distinct comment_id) as n from comment_versions group by item"
         ).df()

@@ -250,3 +250,31 @@ def test_a_study_whose_path_reads_as_a_pattern_reads_only_its_own_files(
     assert mine.runs()["paid_calls"].tolist() == [1]
     assert mine.sql("select count(*) as n from comment_versions")["n"].tolist() == [1]
     assert len(other.comments()) == 50
+
+
+@pytest.mark.slow
+def test_a_post_whose_newest_comments_came_from_a_cut_walk_is_not_read_whole_again(
+    tmp_path: Path,
+) -> None:
+    """Before: the walk's stopping set was the post's 500 newest known comments, and
+    then only those a finished walk saw: when a walk cut short (more than a day ago) had
+    brought the 500 newest, none was left, and the next refresh read the post whole."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock, backoff=0.01) as client,
+    ):
+        study.refresh(client)  # 47 pages, every comment
+        clock.advance(12 * 7 * 86400)  # 864 comments, 720 of them new threads: 15 pages
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.11)  # 550 of them, the newest
+        clock.advance(2 * 86400)  # past RESUME_WITHIN: a fresh walk
+        held = len(study.comments())
+        run = study.refresh(client)
+        now = comment_total(P2345, now=clock.now(), seed=0)
+    # down to the first page of what the first (finished) walk saw, not all 65 pages
+    assert run["paid_calls"].tolist() == [16]
+    assert int(run.at[0, "new"]) + int(run.at[0, "missing"]) == now - held
+    assert len(study.comments()) == held + int(run.at[0, "new"])

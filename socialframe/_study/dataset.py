@@ -43,7 +43,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -309,14 +309,25 @@ def _manifest_problem(value: Any) -> str | None:
     if not isinstance(value.get("state"), dict):
         return "state must be an object"
     for item in watched:
-        problem = checked(item)
+        problem = checked(item) or _time_problem(item.get("added_at"), "added_at")
         if problem:
             return problem
+    for key, state in value["state"].items():
+        problem = _state_problem(state)
+        if problem:
+            return f"the state of {key!r:.60}: {problem}"
+    ids: set[str] = set()
     for entry in refreshes:
         if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
             return "a refresh without its files"
         if not isinstance(entry.get("id"), str) or not _REFRESH_ID.fullmatch(entry["id"]):
             return f"a refresh id {entry.get('id')!r:.40}"
+        if entry["id"] in ids:  # its files would be read, and its changes counted, twice
+            return f"refresh {entry['id']} named twice"
+        ids.add(entry["id"])
+        problem = _time_problem(entry.get("at"), "a refresh's at")
+        if problem:
+            return problem
         for kind, path in entry["files"].items():
             if (
                 kind not in KINDS
@@ -332,6 +343,39 @@ def _manifest_problem(value: Any) -> str | None:
         and isinstance(pending.get("at"), str)
     ):
         return "pending must be null or an object with id and at"
+    return None if pending is None else _time_problem(pending["at"], "pending's at")
+
+
+def _time_problem(value: object, name: str) -> str | None:
+    """What is wrong with a time read from a manifest (ISO text, with its zone), or None."""
+    try:
+        if isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None:
+            return None
+    except ValueError:
+        pass
+    return f"{name} {value!r:.40} is not an ISO time with its zone"
+
+
+def _state_problem(state: object) -> str | None:
+    """What is wrong with one watched item's state (what the next refresh reads), or None."""
+    if not isinstance(state, dict):
+        return "not an object"
+    walked, total = state.get("walked"), state.get("total")
+    if walked is not None and not (isinstance(walked, str) and _REFRESH_ID.fullmatch(walked)):
+        return f"walked {walked!r:.40} is not a refresh id"
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
+        return f"total {total!r:.40} is not a count"
+    if not isinstance(state.get("complete", False), bool):
+        return "complete is not true or false"
+    if "resume_after" in state:
+        problem = _time_problem(state["resume_after"], "resume_after")
+        if problem:
+            return problem
+    if "checked" in state:
+        try:
+            date.fromisoformat(state["checked"])
+        except (TypeError, ValueError):
+            return f"checked {state['checked']!r:.40} is not a day"
     return None
 
 

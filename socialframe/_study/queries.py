@@ -99,6 +99,37 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
         ) from None
 
     con = duckdb.connect(":memory:")
+    try:
+        _views(con, dataset, manifest)
+    except BaseException as exc:
+        con.close()
+        if isinstance(exc, duckdb.Error):
+            raise unreadable(dataset, exc) from None
+        raise
+    return con
+
+
+#: What the views read from each kind's files (a file without them is not the study's).
+NEEDED: Final = {
+    "comments": ("comment_id", "created_at", "text", "item", "seen_at"),
+    "ads": ("ad_archive_id", "is_active", "start_date", "item", "seen_at"),
+    "changes": ("at", "kind", "item", "id", "change"),
+    "runs": ("at", "paid_calls", "cost_usd", "new", "changed", "items", "complete"),
+    "items": ("at", "kind", "item"),
+}
+
+
+def unreadable(dataset: Dataset, exc: Exception) -> StudyError:
+    """The error for a study whose files cannot be read as the study's (damaged, moved
+    away, replaced): DuckDB's reason, first line, without its query."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StudyError(
+        f"{dataset.path}: the study's files cannot be read ({reason[:300]}); a file the"
+        " manifest names is damaged, missing or not one socialframe wrote"
+    )
+
+
+def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest) -> None:
     con.execute("set TimeZone = 'UTC'")
     # Bounded memory, whatever the study's size: past the limit DuckDB spills to the
     # system's temporary folder (never into the study or the working folder).
@@ -109,7 +140,7 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
     con.execute("set preserve_insertion_order = false")
     con.execute("set enable_progress_bar = false")  # a library prints nothing
     for kind in ("comments", "ads", "changes", "runs", "items"):
-        files = [str(dataset.path / path) for path in manifest.files(kind)]
+        files = [_no_glob(str(dataset.path / path)) for path in manifest.files(kind)]
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
         con.register(empty, EMPTY[kind]())
@@ -131,6 +162,13 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
         have = {
             column[0] for column in con.execute(f"select * from _files_{name} limit 0").description
         }
+        lacking = [column for column in NEEDED[kind] if column not in have]
+        if lacking:
+            raise StudyError(
+                f"{dataset.path}: the study's files cannot be read (its {kind} files have no"
+                f" column {lacking[0]!r}); a file the manifest names is not one socialframe"
+                " wrote"
+            )
         added = "".join(
             f", null::varchar as {column}" for column in ADDED.get(kind, ()) if column not in have
         )
@@ -169,7 +207,18 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
         where rank_ = 1
         """
     )
-    return con
+
+
+def _no_glob(path: str) -> str:
+    """``path`` as DuckDB's file readers take it literally: they read every name a
+    ``*``, ``?`` or ``[`` in it matches (a study at ``s*`` would read ``sB``'s files
+    too), and a class of one character matches just that character.
+
+    Example:
+        >>> _no_glob("/data/s*/comments/refresh=1/part-0.parquet")
+        '/data/s[*]/comments/refresh=1/part-0.parquet'
+    """
+    return "".join(f"[{c}]" if c in "*?[" else c for c in path)
 
 
 def _quoted(text: str) -> str:

@@ -20,7 +20,8 @@ since the day of the last one (``after``), and the running ones: an ad the study
 knew as running (found by this search) that is no longer among them, or that now
 shows ``is_active`` false, has stopped. A search of running ads only is read whole
 each time (the running ones are the search itself): an ad that started and stopped
-between two refreshes is not seen there.
+between two refreshes is not seen there. A search of stopped ads only is read whole
+each time too: an ad joins it when it stops, whenever it started.
 """
 
 from __future__ import annotations
@@ -87,14 +88,26 @@ def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: b
     try:
         for page in pager.iter_comment_pages(fetch, params):
             walked.pages.append(page)
-            if page.page == 1 and isinstance(page.body.get("total"), int):
-                walked.total = page.body["total"]
+            total = page.body.get("total")
+            if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
+                walked.total = max(total, 0)  # (kept in the manifest: a count)
             if not full and known and _ids(page) & known:
                 break
         walked.reached = True
     except FetchError as exc:
         walked.error = exc
     return walked
+
+
+def joined(resumed: Walked, since: Walked) -> Walked:
+    """A cut walk finished from the cache, then the newest pages read afresh: one walk
+    whose ``total`` is the fresh page 1's (its comments win: they are the latest)."""
+    return Walked(
+        pages=resumed.pages + since.pages,
+        reached=since.reached,
+        total=since.total if since.total is not None else resumed.total,
+        error=since.error,
+    )
 
 
 def walk_search(
@@ -109,6 +122,10 @@ def walk_search(
         runs = [(watch.ad_params(watched), status != "Inactive")]
     elif status == "Active":  # the running ads are the search itself
         runs = [(watch.ad_params(watched), True)]
+    elif status == "Inactive":
+        # An ad joins a search of stopped ads when it stops, whenever it started: the
+        # ads started since the last refresh are not all that may be new there.
+        runs = [(watch.ad_params(watched), False)]
     else:
         runs = [(watch.ad_params(watched, after=since), False)]
         if status != "Inactive":

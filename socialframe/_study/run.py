@@ -92,17 +92,24 @@ class Refresh:
         self.fresh_after = started if recent and started is not None else self.at
 
     def run(self) -> pd.DataFrame:
+        import duckdb
+
         manifest = self.manifest
-        manifest.pending = {"id": self.id, "at": self.fresh_after.isoformat()}
-        self.data.write(manifest)
+        # What the study holds is read before anything is marked or paid for: a study
+        # whose files cannot be read is refused as it is.
         con = queries.connect(self.data, manifest)
         try:
-            return self._run(con)
+            try:
+                known = self._known(con)
+            except duckdb.Error as exc:
+                raise queries.unreadable(self.data, exc) from None
+            manifest.pending = {"id": self.id, "at": self.fresh_after.isoformat()}
+            self.data.write(manifest)
+            return self._run(con, known)
         finally:
             con.close()
 
-    def _run(self, con: Any) -> pd.DataFrame:
-        known = self._known(con)
+    def _run(self, con: Any, known: dict[str, Any]) -> pd.DataFrame:
         self.interrupted: list[tuple[dict[str, Any], refresh.Walked]] | None = None
         try:
             results = self._walk_all(known)
@@ -123,13 +130,36 @@ class Refresh:
         # (with the refresh that first saw each), not every id of a study that may be
         # larger than memory. Whether a comment a walk brings back is new, and its old
         # text, are asked of the files afterwards, for those comments only.
-        comments = con.execute(
-            "select item, comment_id, refresh from ("
-            " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
-            " from comment_versions group by item, comment_id"
-            f") qualify row_number() over (partition by item order by created desc nulls last,"
-            f" comment_id desc) <= {NEWEST_KNOWN}"
-        ).df()
+        # Only comments a finished walk saw count (one cut short may have left a gap
+        # below them), and they are chosen among those: chosen first, a post whose newest
+        # comments came from a cut walk had none to stop at, and was read whole again.
+        walked = pd.DataFrame(
+            {
+                "item": pd.array(
+                    [w["item"] for w in self.manifest.watched if w["kind"] == "post"], "string"
+                ),
+                "walked": pd.array(
+                    [
+                        self.manifest.state.get(watch.key(w), {}).get("walked")
+                        for w in self.manifest.watched
+                        if w["kind"] == "post"
+                    ],
+                    "string",
+                ),
+            }
+        )
+        con.register("walked_through", walked)
+        try:
+            comments = con.execute(
+                "select item, comment_id, refresh from ("
+                " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
+                " from comment_versions group by item, comment_id"
+                ") c join walked_through w using (item) where c.refresh <= w.walked"
+                " qualify row_number() over (partition by item order by created desc nulls"
+                f" last, comment_id desc) <= {NEWEST_KNOWN}"
+            ).df()
+        finally:
+            con.unregister("walked_through")
         held = con.execute(
             "select item, count(distinct comment_id) as n from comment_versions group by item"
         ).df()
@@ -215,6 +245,16 @@ class Refresh:
                     base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
                 full = self.full and not state.get("complete", False)
                 walked = refresh.walk_post(resumed(state, paid), watched, base, full=full)
+                first = walked.pages[0].fetched_at if walked.pages else None
+                if walked.reached and first is not None and first < self.fresh_after:
+                    # A cut walk finished from the cache: its pages are of when it began,
+                    # so what arrived since is on none of them (and its total is old).
+                    # Read the newest pages now, as any refresh does, down to a known one.
+                    seen = base | set(walked.comments["comment_id"].dropna())
+                    newest = refresh.walk_post(
+                        fetcher("comments", self.fresh_after, paid), watched, seen, full=False
+                    )
+                    walked = refresh.joined(walked, newest)
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(

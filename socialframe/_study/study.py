@@ -349,12 +349,24 @@ class Study:
         """
         if not isinstance(query, str):
             raise TypeError(f"query must be SQL text, not {type(query).__name__}")
-        return self._query(query, params or [])
+        return self._query(query, params or [], yours=True)
 
-    def _query(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
+    def _query(
+        self, query: str, params: list[Any] | None = None, *, yours: bool = False
+    ) -> pd.DataFrame:
+        """``query`` over the study's views; a file that cannot be read is a StudyError
+        (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError)."""
+        import duckdb
+
         con = queries.connect(self._data, self._data.read())
         try:
             return con.execute(query, params or []).df()
+        except duckdb.Error as exc:
+            files = isinstance(exc, duckdb.IOException | duckdb.InvalidInputException)
+            if yours and not files:
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                raise ValueError(f"the query failed: {reason[:300]}") from None
+            raise queries.unreadable(self._data, exc) from None
         finally:
             con.close()
 

@@ -1,0 +1,280 @@
+"""What a hostile review of studies (issue 21) found, each a test that failed before its
+fix: through the sandbox over HTTP, a real SQLite cache, real Parquet files and DuckDB."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comment_total
+
+P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
+
+
+@pytest.mark.slow
+def test_a_cut_walk_finished_from_the_cache_still_finds_what_arrived_since(
+    tmp_path: Path,
+) -> None:
+    """Before: a walk cut by the budget and finished within the day from the cached
+    pages saw the post as it was when the cut walk began: what arrived since was on
+    none of its pages, and ``complete`` was true with ``missing`` 0 from the old total."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345])  # 47 pages; 72 comments a week, 60 of them new threads
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock, backoff=0.01) as client,
+    ):
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.10)
+        clock.advance(12 * 3600)  # within RESUME_WITHIN: the cut walk goes on from the cache
+        now = comment_total(P2345, now=clock.now(), seed=0)
+        assert now > 2345  # comments arrived in those 12 hours
+        sent = len(sandbox.requests)
+        run = study.refresh(client)
+        charged = sum(r.charged for r in sandbox.requests[sent:])
+    held = len(study.comments())
+    assert held == now  # every comment the service has now
+    assert run["complete"].tolist() == [True] and run["missing"].tolist() == [0]
+    assert run["new"].tolist() == [now - 500]
+    # the 37 pages the cut walk had not paid for, and the newest page read afresh
+    assert run["paid_calls"].tolist() == [charged] == [37 + 1]
+
+
+def test_a_search_of_stopped_ads_finds_the_ads_that_stopped_since(tmp_path: Path) -> None:
+    """Before: a watched search of stopped ads only (``active_status="inactive"``) asked
+    for the ads *started* since the last refresh; an older ad that stopped in the week
+    joins that search, and was never seen, with ``complete`` true."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", active_status="inactive")
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        clock.advance(7 * 86400)
+        week = study.refresh(client)
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=False, progress=False, clock=clock) as client,
+    ):
+        sweep = set(client.search_ads("running shoes", active_status="inactive")["ad_archive_id"])
+    have = set(study.ads()["ad_archive_id"])
+    assert week["complete"].tolist() == [True]
+    assert sweep - have == set()  # the re-sweep finds nothing the refresh missed
+    assert week["new"].tolist() == [len(sweep) - 45] and len(sweep) > 45
+    new = set(study.changes().query("change == 'new'")["id"])
+    assert new == have
+
+
+# -- a damaged or hostile study: one StudyError, never a raw DuckDB / pandas error -----------
+
+
+@pytest.fixture(scope="module")
+def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A study of one post and one search, refreshed once."""
+    base = tmp_path_factory.mktemp("refreshed")
+    study = sf.Study(base / "s")
+    study.add_posts([P82])
+    study.add_ads("coffee", country="US")
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=base / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+    return base / "s"
+
+
+def _files(study: Path) -> dict[str, Path]:
+    manifest = json.loads((study / "study.json").read_text())
+    return {k: study / v for k, v in manifest["refreshes"][0]["files"].items()}
+
+
+def _edit_manifest(study: Path, change: Callable[[dict[str, object]], None]) -> None:
+    value = json.loads((study / "study.json").read_text())
+    change(value)
+    (study / "study.json").write_text(json.dumps(value))
+
+
+def _not_parquet(study: Path) -> None:
+    _files(study)["comments"].write_bytes(b"PAR1 not a Parquet file")
+
+
+def _cut_in_half(study: Path) -> None:
+    path = _files(study)["comments"]
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _other_columns(study: Path) -> None:
+    pq.write_table(pa.table({"comment_id": [1, 2], "text": [3, 4]}), _files(study)["comments"])
+
+
+def _other_run_columns(study: Path) -> None:
+    pq.write_table(pa.table({"at": ["x"], "paid_calls": ["y"]}), _files(study)["runs"])
+
+
+def _removed(study: Path) -> None:
+    _files(study)["ads"].unlink()
+
+
+def _a_folder(study: Path) -> None:
+    path = _files(study)["changes"]
+    path.unlink()
+    path.mkdir()
+
+
+DAMAGED = [_not_parquet, _cut_in_half, _other_columns, _other_run_columns, _removed, _a_folder]
+
+
+@pytest.mark.parametrize("damage", DAMAGED, ids=[f.__name__.strip("_") for f in DAMAGED])
+def test_a_damaged_data_file_is_one_clear_study_error(
+    refreshed: Path, tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    damage(study_path)
+    study = sf.Study(study_path)  # the manifest is sound
+    assert len(study.watched()) == 2
+    for read in (study.comments, study.ads, study.changes, study.runs):
+        with pytest.raises(sf.StudyError, match=r"cannot be read") as raised:
+            read()
+        assert str(study_path) in str(raised.value)
+        error = raised.value  # no DuckDB error rides along
+        assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+    with pytest.raises(sf.StudyError, match=r"cannot be read"):
+        study.sql("select count(*) from comment_versions, ad_versions, changes, runs")
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.StudyError, match=r"cannot be read"):
+            study.refresh(client)
+        assert client.ledger.paid_calls == 0  # refused before any paid call
+    assert json.loads((study_path / "study.json").read_text())["pending"] is None
+
+
+def _state_not_objects(value: dict[str, object]) -> None:
+    value["state"] = {key: "x" for key in value["state"]}  # type: ignore[attr-defined]
+
+
+def _resume_after_no_time(value: dict[str, object]) -> None:
+    for state in value["state"].values():  # type: ignore[attr-defined]
+        state["resume_after"] = "nonsense"
+
+
+def _checked_no_day(value: dict[str, object]) -> None:
+    for state in value["state"].values():  # type: ignore[attr-defined]
+        state["checked"] = "garbage"
+
+
+def _total_text(value: dict[str, object]) -> None:
+    for state in value["state"].values():  # type: ignore[attr-defined]
+        state["total"] = "many"
+
+
+def _pending_no_time(value: dict[str, object]) -> None:
+    value["pending"] = {"id": "20260101T000000000Z", "at": "garbage"}
+
+
+def _added_at_no_time(value: dict[str, object]) -> None:
+    value["watched"][0]["added_at"] = "not a time"  # type: ignore[index]
+
+
+def _a_refresh_twice(value: dict[str, object]) -> None:
+    value["refreshes"].append(value["refreshes"][0])  # type: ignore[attr-defined]
+
+
+HOSTILE = [
+    _state_not_objects,
+    _resume_after_no_time,
+    _checked_no_day,
+    _total_text,
+    _pending_no_time,
+    _added_at_no_time,
+    _a_refresh_twice,
+]
+
+
+@pytest.mark.parametrize("edit", HOSTILE, ids=[f.__name__.strip("_") for f in HOSTILE])
+def test_a_hand_edited_manifest_is_refused_as_it_is_opened(
+    refreshed: Path, tmp_path: Path, edit: Callable[[dict[str, object]], None]
+) -> None:
+    """Before: read as sound, then a raw ValueError / AttributeError / DateParseError from
+    deep in a refresh or ``watched()``; a refresh named twice counted its changes twice."""
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    _edit_manifest(study_path, edit)
+    before = (study_path / "study.json").read_bytes()
+    with pytest.raises(sf.StudyError, match="not a study manifest as written"):
+        sf.Study(study_path)
+    assert (study_path / "study.json").read_bytes() == before  # left as it is
+
+
+def test_sql_duckdb_refuses_is_a_value_error_saying_why(refreshed: Path) -> None:
+    """Before: DuckDB's own ParserException / CatalogException, with its query dump."""
+    study = sf.Study(refreshed)
+    with pytest.raises(ValueError, match=r"the query failed: Parser Error"):
+        study.sql("selec count(*) from comments")
+    with pytest.raises(ValueError, match=r"the query failed: Catalog Error.*no_such_view"):
+        study.sql("select * from no_such_view")
+    assert study.sql("select count(*) as n from comments")["n"].tolist() == [82]
+
+
+@pytest.mark.parametrize("name", ["s*", "s?", "s[B]", "s**"])
+def test_a_study_whose_path_reads_as_a_pattern_reads_only_its_own_files(
+    tmp_path: Path, name: str
+) -> None:
+    """Before: DuckDB took the files' paths as glob patterns: a study at ``s*`` (or
+    ``s?``, ``s[B]``) read the files of a study ``sB`` beside it as its own."""
+    mine, other = sf.Study(tmp_path / name), sf.Study(tmp_path / "sB")
+    mine.add_posts([EXAMPLE_POSTS[1]])  # 1 comment
+    other.add_posts([EXAMPLE_POSTS[50]])  # 50 comments
+    clock = PinnedClock()  # both refreshes in one instant: their partitions share a name
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        other.refresh(client)
+        mine.refresh(client)
+    assert mine.comments()["item"].tolist() == [EXAMPLE_POSTS[1]]
+    assert mine.runs()["paid_calls"].tolist() == [1]
+    assert mine.sql("select count(*) as n from comment_versions")["n"].tolist() == [1]
+    assert len(other.comments()) == 50
+
+
+@pytest.mark.slow
+def test_a_post_whose_newest_comments_came_from_a_cut_walk_is_not_read_whole_again(
+    tmp_path: Path,
+) -> None:
+    """Before: the walk's stopping set was the post's 500 newest known comments, and
+    then only those a finished walk saw: when a walk cut short (more than a day ago) had
+    brought the 500 newest, none was left, and the next refresh read the post whole."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock, backoff=0.01) as client,
+    ):
+        study.refresh(client)  # 47 pages, every comment
+        clock.advance(12 * 7 * 86400)  # 864 comments, 720 of them new threads: 15 pages
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.11)  # 550 of them, the newest
+        clock.advance(2 * 86400)  # past RESUME_WITHIN: a fresh walk
+        held = len(study.comments())
+        run = study.refresh(client)
+        now = comment_total(P2345, now=clock.now(), seed=0)
+    # down to the first page of what the first (finished) walk saw, not all 65 pages
+    assert run["paid_calls"].tolist() == [16]
+    assert int(run.at[0, "new"]) + int(run.at[0, "missing"]) == now - held
+    assert len(study.comments()) == held + int(run.at[0, "new"])

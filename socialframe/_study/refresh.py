@@ -134,8 +134,10 @@ def walk_search(
         for params, active in runs:
             if stop.is_set():
                 raise FetchError("ads: the refresh was stopped; nothing more was sent")
-            got = list(pager.iter_ad_pages(fetch, params))
-            walked.pages += got
+            got: list[Page] = []
+            for page in pager.iter_ad_pages(fetch, params):  # (kept page by page: a walk
+                got.append(page)  # cut short keeps what it paid for)
+                walked.pages.append(page)
             if active:
                 ads = frames.ads_frame(got) if got else frames.ads_frame([])
                 running = ads[ads["is_active"].fillna(True).astype(bool)]

@@ -378,7 +378,10 @@ class Refresh:
                         stopped_ads.add(aid)
                         changes.append((at, "ad", item, aid, "stopped", key))
                 if walked.reached:
-                    state["checked"] = self.at.date().isoformat()
+                    # as of its oldest page: a walk finished from the cache shows the
+                    # search as it was then, and an ad started later that day is new next time
+                    seen_at = [p.fetched_at for p in walked.pages if p.fetched_at is not None]
+                    state["checked"] = min([self.at, *seen_at]).astimezone(UTC).date().isoformat()
                     state.pop("resume_after", None)
                 elif walked.pages:
                     state.setdefault("resume_after", self.fresh_after.isoformat())

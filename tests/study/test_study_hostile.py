@@ -278,3 +278,35 @@ def test_a_post_whose_newest_comments_came_from_a_cut_walk_is_not_read_whole_aga
     assert run["paid_calls"].tolist() == [16]
     assert int(run.at[0, "new"]) + int(run.at[0, "missing"]) == now - held
     assert len(study.comments()) == held + int(run.at[0, "new"])
+
+
+def test_a_search_cut_short_keeps_its_pages_and_is_checked_as_of_the_oldest(
+    tmp_path: Path,
+) -> None:
+    """Its pages show the search as it was when the cut walk began: the next refresh
+    asks for the ads started since that day, not since the day it was finished."""
+    import json
+    from datetime import timedelta
+
+    from socialframe.sandbox import REFERENCE, PinnedClock, Sandbox
+
+    clock = PinnedClock(REFERENCE + timedelta(hours=23))  # late on 2026-01-01
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes")  # several pages
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.BudgetExceededError) as cut:
+            study.refresh(client, max_cost=0.02)
+        # Before: a search cut short kept nothing (its two paid pages were lost to the
+        # study, and paid again by the next refresh).
+        assert cut.value.partial is not None and cut.value.partial["new"].tolist() == [52]
+        assert len(study.ads()) == 52
+        clock.advance(2 * 3600)  # past midnight: 2026-01-02
+        done = study.refresh(client)
+        assert sandbox.charges == 2 + int(done["paid_calls"].sum())
+        first_pages = [r for r in sandbox.requests if "end_cursor" not in r.params]
+        assert len(first_pages) == 1  # page 1 paid once
+    [state] = json.loads((tmp_path / "s" / "study.json").read_text())["state"].values()
+    assert state["checked"] == "2026-01-01"

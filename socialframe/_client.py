@@ -508,6 +508,9 @@ class Client:
                     pages = one(items[0], show)
                 except many.Stopped as exc:
                     stopped = exc
+                except KeyboardInterrupt as exc:  # Ctrl-C: the rows so far ride along
+                    exc.partial = many.finish(build([getattr(exc, "pages", [])])[0])  # type: ignore[attr-defined]
+                    raise
                 if stopped is not None:  # raised outside the except clause: no __context__
                     partial = many.finish(build([stopped.pages])[0])
                     failure = stopped.error.with_partial(partial)
@@ -575,6 +578,9 @@ class Client:
                 bar.page(known if isinstance(known, int) and known > 0 else None)
         except FetchError as exc:
             failure = exc
+        except KeyboardInterrupt as exc:
+            exc.pages = got  # type: ignore[attr-defined]  # (made a frame by the caller)
+            raise
         finally:
             bar.close()
         if failure is not None:

@@ -78,6 +78,7 @@ def _client(args: argparse.Namespace) -> Client:
 def comments(args: argparse.Namespace) -> int:
     """``socialframe comments``: every comment of the posts given, one row each."""
     posts = _items(args.posts, "POST")
+    args.resolved_posts = posts  # (standard input is read once)
 
     def fetch(client: Client) -> pd.DataFrame:
         options: dict[str, Any] = {"sort": args.sort, "max_pages": args.max_pages}
@@ -149,8 +150,16 @@ def _collect(
             frame: pd.DataFrame | None = fetch(client)
         except FetchError as exc:
             failure, frame = exc, exc.partial
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            # As a budget stop: the rows fetched before it are written, then it ends.
             say(str(client.ledger))
+            partial = getattr(exc, "partial", None)
+            if partial is not None and len(partial):
+                unwritten = _write(partial, target, excel=args.excel)
+                say(
+                    unwritten
+                    or f"wrote the {len(partial):,} {noun} fetched before it to {where} (partial)"
+                )
             raise
         except Exception as exc:
             if not client.ledger.paid_calls and isinstance(exc, ValueError | TypeError):
@@ -169,7 +178,7 @@ def _collect(
             return fail(EXIT_FAILED, unwritten)
         skipped = frame.attrs.get("failed") or []
         say(
-            f"wrote {len(frame):,} {noun} to {where}"
+            f"wrote {len(frame):,} {noun}{_of_posts(frame, args)} to {where}"
             + (f"; {len(skipped)} item(s) skipped after failing" if skipped else "")
         )
         return EXIT_OK
@@ -190,6 +199,25 @@ def _collect(
         )
     code = EXIT_AUTH if isinstance(failure, AuthError) else EXIT_FAILED
     return fail(code, f"{type(failure).__name__}: {str(failure).rstrip('.')}; {kept}.")
+
+
+def _of_posts(frame: pd.DataFrame, args: argparse.Namespace) -> str:
+    """`` of 3 posts (1 had none: 7384…)``: the posts given, and those without a comment
+    (a frame has no row to say so); empty for ads."""
+    posts = getattr(args, "resolved_posts", None)
+    if not posts or "post" not in frame.columns:
+        return ""
+    given = list(dict.fromkeys(posts))
+    skipped = {str(f.get("item")) for f in frame.attrs.get("failed") or []}
+    had = set(frame["post"].dropna().astype(str))
+    none = [p for p in given if p not in had and p not in skipped]
+    if len(given) == 1 and not none:
+        return ""  # (one post: its comments say it all)
+    text = f" of {len(given):,} post{'s' * (len(given) != 1)}"
+    if none:
+        shown = ", ".join(none[:5]) + (f" and {len(none) - 5:,} more" if len(none) > 5 else "")
+        text += f" ({len(none):,} had none: {shown})"
+    return text
 
 
 def _write(frame: pd.DataFrame, target: Target, *, excel: bool) -> str:

@@ -78,8 +78,26 @@ class _Parser(argparse.ArgumentParser):
             tokens = message.split(":", 1)[1].split()
             names = [token.split("=", 1)[0] for token in tokens if token.startswith("-")]
             message = "unrecognized arguments: " + (" ".join(names) or "(values not shown)")
+            hints = [hint for name in names if (hint := self._closest(name))]
+            if hints:
+                message += "; did you mean " + ", ".join(hints) + "?"
         say(f"error: {message} (see '{self.prog} --help')")
         raise SystemExit(EXIT_USAGE)
+
+    def _closest(self, name: str) -> str | None:
+        """The known option most like ``name`` (of this parser and its commands')."""
+        import difflib
+
+        known: set[str] = set()
+        parsers = [self]
+        while parsers:
+            parser = parsers.pop()
+            for action in parser._actions:
+                known.update(o for o in action.option_strings if o.startswith("--"))
+                if isinstance(action, argparse._SubParsersAction):
+                    parsers += list(action.choices.values())
+        found = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+        return found[0] if found else None
 
 
 # Options that would carry a secret: refused before parsing, never repeated.
@@ -209,7 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-cost",
         type=_usd,
         metavar="USD",
-        help="stop before the call that would spend more (exit 3, rows so far written)",
+        help="USD this run may spend, not a total over runs (cached pages are free): it"
+        " stops before the call that would spend more (exit 3, rows so far written)",
     )
     spend.add_argument(
         "--workers", type=_count, default=4, metavar="N", help="items fetched at once (default 4)"

@@ -132,6 +132,9 @@ def fetch_all(
                 finished()
         else:
             _in_threads(run, len(todo), workers, failed, finished, stop)
+    except KeyboardInterrupt as exc:  # Ctrl-C: the items finished so far ride along
+        exc.partial = built.whole(empty)  # type: ignore[attr-defined]
+        raise
     finally:
         progress.close()
     whole = built.whole(empty)

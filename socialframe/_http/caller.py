@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import requests
 import tenacity
@@ -127,6 +128,54 @@ def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, NetworkError):
         return exc.retryable
     return isinstance(exc, ServerError)
+
+
+def unreached(exc: BaseException, url: str, timeout: float) -> str:
+    """What a failed connection says, in one line: which host, and why (not urllib3's
+    pool, retry and URL text).
+
+    Example:
+        >>> import requests
+        >>> unreached(requests.ConnectionError("[Errno 111] Connection refused"),
+        ...           "http://127.0.0.1:9/x?y=1", 60)
+        'could not reach 127.0.0.1:9: the connection was refused'
+    """
+    if isinstance(exc, BrokenBody):  # our own words: the status came, the body did not
+        return f"{type(exc).__name__}: {exc}"
+    parts = urlsplit(url)
+    where = parts.hostname or "the service"
+    if parts.port:
+        where += f":{parts.port}"
+    text = " ".join(str(e) for e in _chain(exc)).lower()
+    if isinstance(exc, requests.Timeout) or "timed out" in text:
+        why = f"no answer within {timeout:g} s"
+    elif "refused" in text:
+        why = "the connection was refused"
+    elif "resolve" in text or "name or service not known" in text or "nodename" in text:
+        why = "its name was not found (check the base URL, and the network)"
+    elif "ssl" in text or "certificate" in text:
+        why = "the TLS handshake failed (its certificate, or a proxy in between)"
+    elif "reset" in text or "aborted" in text or "closed" in text or "remote end" in text:
+        why = "the connection was closed before an answer"
+    elif "unreachable" in text:
+        why = "the network is unreachable"
+    else:
+        why = f"the connection failed ({type(exc).__name__})"
+    return f"could not reach {where}: {why}"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the errors it wraps (requests wraps urllib3's, which wraps the socket's)."""
+    seen: list[BaseException] = []
+    todo: list[Any] = [exc]
+    while todo and len(seen) < 12:
+        current = todo.pop()
+        if not isinstance(current, BaseException) or current in seen:
+            continue
+        seen.append(current)
+        todo += [current.__cause__, current.__context__, getattr(current, "reason", None)]
+        todo += [a for a in current.args if isinstance(a, BaseException)]
+    return seen
 
 
 class Caller:
@@ -378,7 +427,7 @@ class Caller:
             charged = isinstance(exc, BrokenBody) and exc.status_code == 200
             ledger.record("paid" if charged else "failed", hold=hold)
             failure = NetworkError(
-                self._scrub(f"{operation}: {type(exc).__name__}: {exc}"),
+                self._scrub(f"{operation}: {unreached(exc, url, self.timeout)}"),
                 retryable=not isinstance(exc, BodyTooLarge),  # the same body again
             )
         except _UNSENDABLE as exc:

@@ -105,7 +105,7 @@ def test_posts_from_standard_input(sandbox: Sandbox, tmp_path: Path) -> None:
         P82: 82,
         f"urn:li:activity:{P50}": 50,
     }
-    assert run.lines[-1] == f"socialframe: wrote 132 comments to {tmp_path / 'c.csv'}"
+    assert run.lines[-1] == f"socialframe: wrote 132 comments of 2 posts to {tmp_path / 'c.csv'}"
 
 
 def test_an_empty_standard_input_is_a_bad_argument(sandbox: Sandbox) -> None:
@@ -334,7 +334,8 @@ def test_skipping_failed_items(sandbox: Sandbox) -> None:
         "SkippedWarning" in line and line.startswith("socialframe: warning: ") for line in run.lines
     )
     assert run.lines[-1] == (
-        "socialframe: wrote 82 comments to standard output; 1 item(s) skipped after failing"
+        "socialframe: wrote 82 comments of 2 posts to standard output;"
+        " 1 item(s) skipped after failing"
     )
 
 
@@ -726,3 +727,38 @@ def test_a_clear_that_cannot_write_says_so(sandbox: Sandbox, clean_env: Path) ->
     assert run.lines[0].startswith("socialframe: error: OSError: 4 of 4 pages could not be removed")
     assert "lock" in run.lines[0]
     assert "pages:          4\n" in cli("cache", "info").out  # all still there
+
+
+def test_posts_without_comments_are_named_in_the_closing_line(sandbox: Sandbox) -> None:
+    empty = EXAMPLE_POSTS[0]
+    run = cli("comments", EXAMPLE_POSTS[82], empty, sandbox=sandbox)
+    assert run.code == 0, run.err
+    assert run.lines[-1] == (
+        f"socialframe: wrote 82 comments of 2 posts (1 had none: {empty}) to standard output"
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("--max-cots", "--max-cost"), ("--countri", "--country"), ("--ouptut", "--output")],
+)
+def test_an_unknown_option_suggests_the_closest(typed: str, meant: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "socialframe", "ads", "coffee", typed, "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert f"unrecognized arguments: {typed}; did you mean {meant}?" in done.stderr
+    assert " 1" not in done.stderr.split("unrecognized arguments:")[1]  # values never shown
+
+
+def test_max_cost_says_it_is_per_run() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "socialframe", "comments", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "this run may spend, not a total over runs" in " ".join(done.stdout.split())

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from test_cli import P82, SCRIPT, cli
 
@@ -59,6 +60,32 @@ def test_ctrl_c_with_workers_stops_paying(tmp_path: Path) -> None:
     assert after <= at_interrupt + 4, (at_interrupt, after)  # at most the calls in flight
     assert took < 10  # (before: 43 s, paying 43 more pages)
     assert "paid" in err and "interrupted" in err and "Traceback" not in err
+
+
+def test_ctrl_c_writes_the_rows_fetched_so_far(tmp_path: Path) -> None:
+    from socialframe.sandbox import EXAMPLE_POSTS
+
+    posts = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51], EXAMPLE_POSTS[2345]]
+    with Sandbox(latency=0.15, clock=PinnedClock()) as sandbox:
+        assert SCRIPT is not None
+        out = tmp_path / "partial.csv"
+        proc = subprocess.Popen(
+            [SCRIPT, "comments", *posts, "--workers", "1", "--cache", str(tmp_path)]
+            + ["-o", str(out)],
+            env=_env(sandbox),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while sandbox.charges < 6 and time.monotonic() < deadline:  # 2 + 2 pages, then the big
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    written = pd.read_csv(out, dtype=str)
+    assert written["post"].tolist() == [posts[0]] * 82 + [posts[1]] * 51  # the posts finished
+    assert "wrote the 133 comments fetched before it" in err and "Traceback" not in err
 
 
 def test_a_byte_order_mark_on_stdin_is_no_part_of_the_item(sandbox: Sandbox) -> None:
@@ -231,3 +258,38 @@ def test_the_writer_keeps_modes_links_and_long_names(tmp_path: Path) -> None:
     export.write(frame, long)
     assert "new" in long.read_text()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sf-")]
+
+
+@pytest.mark.slow  # the retries' backoff
+@pytest.mark.parametrize(
+    ("base", "why"),
+    [
+        ("http://127.0.0.1:{port}", "the connection was refused"),
+        ("http://no-such-host.invalid", "its name was not found"),
+    ],
+)
+def test_an_unreachable_host_is_one_plain_line_after_the_retries(
+    base: str, why: str, tmp_path: Path
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = base.format(port=port)
+    env = dict(os.environ, SOCIALFRAME_BASE_URL=url, SOCIALFRAME_API_KEY="k-unreachable")
+    assert SCRIPT is not None
+    done = subprocess.run(
+        [SCRIPT, "comments", P82, "--cache", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 5, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    host = url.split("//")[1]
+    assert f"could not reach {host}: {why}" in last
+    for raw in ("Max retries", "Caused by", "HTTPConnection", "_Pool", "[Errno"):
+        assert raw not in done.stderr
+    assert "failed 5 (free)" in done.stderr  # after the retries

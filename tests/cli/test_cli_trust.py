@@ -353,15 +353,22 @@ def test_sigterm_stops_like_ctrl_c_and_nothing_is_paid_twice(tmp_path: Path) -> 
         after = sandbox.charges
         assert proc.returncode == 143, err
         lines = err.splitlines()
-        assert len(lines) == 2 and "Traceback" not in err
+        assert len(lines) == 3 and "Traceback" not in err
         paid, cached = _ledger(lines[0])
         assert (paid, cached) == (after, 0)  # every page the service charged is in the ledger
         assert after <= at_signal + 4  # at most the calls in flight: no new call started
+        # the rows fetched before it are written, as a budget stop writes them
+        written = pd.read_csv(tmp_path / "out.csv", dtype=str)
+        assert 0 < len(written) <= 50 * paid and set(written["post"]) <= set(BIG[:4])
         assert lines[1] == (
+            f"socialframe: wrote the {len(written):,} comments fetched before it to"
+            f" {tmp_path / 'out.csv'} (partial)"
+        )
+        assert lines[2] == (
             "socialframe: error: stopped by SIGTERM: no new call was started;"
             " the pages paid so far are in the cache"
         )
-        assert not (tmp_path / "out.csv").exists() and _leftovers(tmp_path) == []
+        assert _leftovers(tmp_path) == []
 
         sandbox.latency = 0.0
         again = cli("comments", *BIG[:4], "--cache", cache, sandbox=sandbox)
@@ -407,8 +414,13 @@ def test_sighup_stops_the_run_unless_it_is_ignored(tmp_path: Path, nohup: bool) 
         # One post is fetched in the main thread, where the signal lands: the call it was
         # reading is cut (as on Ctrl-C), so the service may have charged that one page.
         assert paid <= sandbox.charges <= paid + 1 and sandbox.charges < 8
-        assert lines[1].startswith("socialframe: error: stopped by SIGHUP: no new call")
-        assert out == ""
+        assert lines[-1].startswith("socialframe: error: stopped by SIGHUP: no new call")
+        # the rows of the pages read before it are written (standard output here)
+        rows = len(pd.read_csv(io.StringIO(out)))
+        assert rows % 50 == 0 and 0 < rows <= 50 * paid
+        assert lines[1] == (
+            f"socialframe: wrote the {rows} comments fetched before it to standard output (partial)"
+        )
         again = cli(
             "comments", P2345, "--max-pages", "8", "--cache", str(tmp_path), sandbox=sandbox
         )

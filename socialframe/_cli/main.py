@@ -26,6 +26,7 @@ from .collect import ads, comments
 from .exits import EXIT_AUTH, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, NoKey, Usage
 from .messages import fail, hide_keys, one_line_warnings
 from .parser import parse_args
+from .report import report
 from .sandbox import demo, sandbox
 from .study import study
 
@@ -37,6 +38,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "demo": demo,
     "sandbox": sandbox,
     "study": study,
+    "report": report,
 }
 
 

@@ -544,3 +544,98 @@ def _to_xlsx(df: pd.DataFrame, target: Path) -> None:
                 for cell in row:
                     if cell.data_type == "f":
                         cell.data_type = "s"
+
+
+# -- reading back -----------------------------------------------------------------------
+
+
+def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
+    """A comments or ads frame as written by socialframe (CSV, Excel CSV or Parquet), its
+    columns typed again as the fetch made them: times, counts, flags, lists, ids as text.
+
+    Args:
+        source: A ``.csv`` / ``.parquet`` path, or a binary stream of either (Parquet is
+            told by its first bytes).
+
+    Returns:
+        The frame, marked as ours.
+
+    Raises:
+        ValueError: the file is neither, or not a frame socialframe wrote; a value
+            that cannot be its column's type.
+        OSError: it cannot be read.
+    """
+    from .._schema import AD_CORE, AD_DTYPES, COMMENT_CORE, COMMENT_DTYPES, mark
+
+    data = source.read() if hasattr(source, "read") else Path(source).read_bytes()
+    name = getattr(source, "name", None) if hasattr(source, "read") else str(source)
+    if data[:4] == b"PAR1":
+        try:
+            frame = pd.read_parquet(io.BytesIO(data))
+        except Exception as exc:  # pyarrow's errors name no file: say which
+            raise ValueError(f"{name}: not a Parquet file pandas can read ({exc})") from None
+        for column in frame.columns:
+            if frame[column].dtype == object:
+                frame[column] = frame[column].map(
+                    lambda v: v.tolist() if isinstance(v, np.ndarray) else v
+                )
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise ValueError(f"{name}: neither Parquet nor a CSV of ours ({exc})") from None
+        frame = frame.replace("", None)
+    columns = set(frame.columns)
+    if set(COMMENT_CORE) <= columns:
+        kind, types = "comments", COMMENT_DTYPES
+    elif set(AD_CORE) <= columns:
+        kind, types = "ads", AD_DTYPES
+    else:
+        raise ValueError(
+            f"{name}: not a comments or ads frame of socialframe (its columns:"
+            f" {', '.join(map(str, list(frame.columns)[:8]))}…)"
+        )
+    for column in frame.columns:
+        if column in types:
+            frame[column] = _typed(frame[column], types[column], str(column))
+        elif _is_id(str(column)) or pd.api.types.is_string_dtype(frame[column]):
+            frame[column] = _unexcel(frame[column]).astype("string")  # (as a fetch types text)
+    return mark(frame, kind)
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or value is pd.NA
+
+
+def _unexcel(column: pd.Series) -> pd.Series:
+    """Ids as Excel CSV writes them (``="738…"``), or text that was made safe (``'=…``)."""
+    if column.dtype != object and not pd.api.types.is_string_dtype(column):
+        return column
+    text = column.astype("string")
+    return text.str.replace(r'^="(.*)"$', r"\1", regex=True)
+
+
+def _typed(column: pd.Series, dtype: Any, name: str) -> pd.Series:
+    """``column`` (text from a CSV, or already typed from Parquet) as ``dtype``."""
+    try:
+        if str(dtype) == "object":  # lists, written as JSON text
+            return column.map(lambda v: json.loads(v) if isinstance(v, str) else v).astype(object)
+        if isinstance(dtype, pd.DatetimeTZDtype):
+            return pd.to_datetime(column, utc=True, format="ISO8601").astype(dtype)
+        if str(dtype).startswith("timedelta"):
+            return pd.to_timedelta(column).astype(dtype)
+        text = column.dtype == object or pd.api.types.is_string_dtype(column)
+        if str(dtype) == "boolean" and text:
+            flags = {"true": True, "false": False}
+            kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
+            return kept.astype(dtype)
+        if isinstance(dtype, pd.StringDtype):
+            return _unexcel(column).astype(dtype)
+        if pd.api.types.is_numeric_dtype(dtype) and text:
+            return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
+        return column.astype(dtype)
+    except KeyError as exc:
+        raise ValueError(f"column {name!r} holds {exc} where true or false was expected") from None
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"column {name!r} does not read as {dtype} ({exc})") from None

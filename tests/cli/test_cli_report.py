@@ -1,0 +1,80 @@
+"""``socialframe report``: the HTML report of a file the command line wrote (CSV, Excel
+CSV, Parquet, or standard input), its columns typed again as the fetch made them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_cli import cli
+
+from socialframe._display.export import read_frame
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+
+POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]
+
+
+def _fetched(sandbox: Sandbox, tmp_path: Path, name: str, *extra: str) -> Path:
+    out = tmp_path / name
+    run = cli(
+        "comments", *POSTS, "--cache", str(tmp_path / "c"), "-o", str(out), *extra, sandbox=sandbox
+    )
+    assert run.code == 0, run.err
+    return out
+
+
+@pytest.mark.parametrize("name", ["comments.csv", "comments.parquet", "excel.csv"])
+def test_a_file_of_comments_becomes_the_report(sandbox: Sandbox, tmp_path: Path, name: str) -> None:
+    source = _fetched(sandbox, tmp_path, name, *(["--excel"] if name == "excel.csv" else []))
+    page = tmp_path / "report.html"
+    run = cli("report", str(source), "-o", str(page), "--title", "Two posts", "--tz", "Asia/Tokyo")
+    assert run.code == 0, run.err
+    assert run.lines[-1] == f"socialframe: wrote the report of 133 comments to {page}"
+    html = page.read_text(encoding="utf-8")
+    assert "<h1>Two posts</h1>" in html and "(Asia/Tokyo)" in html
+    assert "133 (" in html  # the header's count of comments
+
+
+def test_standard_input_and_ads(sandbox: Sandbox, tmp_path: Path) -> None:
+    ads = cli("ads", "coffee", "--max-pages", "1", "--cache", str(tmp_path / "c"), sandbox=sandbox)
+    assert ads.code == 0, ads.err
+    page = tmp_path / "ads.html"
+    run = cli("report", "-", "-o", str(page), stdin=ads.out)
+    assert run.code == 0, run.err
+    assert "ads to" in run.lines[-1] and "<h1>Ads report</h1>" in page.read_text(encoding="utf-8")
+
+
+def test_csv_and_parquet_read_back_as_the_same_frame(sandbox: Sandbox, tmp_path: Path) -> None:
+    csv = read_frame(_fetched(sandbox, tmp_path, "c.csv"))
+    parquet = read_frame(_fetched(sandbox, tmp_path, "c.parquet"))
+    assert csv.attrs["socialframe"] == "comments"
+    assert csv.dtypes.equals(parquet.dtypes)
+    # (a CSV cannot tell an empty text from none: both read as none)
+    pd.testing.assert_frame_equal(
+        csv.assign(text=csv["text"].fillna("")), parquet.assign(text=parquet["text"].fillna(""))
+    )
+    assert str(csv["created_at"].dtype) == "datetime64[us, UTC]"
+    assert csv["author_followers"].dtype == "Int64" and csv["is_reply"].dtype == "boolean"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["nothing.csv", "-o", "r.html"], "no such file: 'nothing.csv'"),
+        (["{csv}", "-o", "r.txt"], "must end in .html"),
+        (["{csv}", "-o", "r.html", "--tz", "Mars/Base"], "Mars/Base"),
+        (["{other}", "-o", "r.html"], "not a comments or ads frame of socialframe"),
+    ],
+)
+def test_what_cannot_become_a_report_is_said_before_anything_is_written(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    csv = tmp_path / "c.csv"
+    csv.write_text("post_urn\n1\n")
+    given = [a.format(csv=csv, other=other) for a in args]
+    run = cli("report", *given, cwd=tmp_path)
+    assert run.code == 2 and says in run.err
+    assert not list(tmp_path.glob("r.*"))

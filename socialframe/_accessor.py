@@ -19,7 +19,6 @@ that runs as a doctest; the code itself is about 200 lines.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -43,7 +42,7 @@ from ._display.plots import (
     plot_timeline,
 )
 from ._display.report import write_report
-from ._schema import AD_CORE, COMMENT_CORE, MARK, mark
+from ._schema import AD_CORE, COMMENT_CORE, mark
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -337,7 +336,7 @@ class CommentsAccessor(SocialAccessor):
             2025-12-30 00:00:00+01:00       1             1
             2025-12-31 00:00:00+01:00       4             0
         """
-        return analysis.comment_activity(self._frame, freq, by=by, tz=tz)
+        return mark(analysis.comment_activity(self._frame, freq, by=by, tz=tz), "comments.activity")
 
     def plot_activity(
         self,
@@ -401,7 +400,7 @@ class CommentsAccessor(SocialAccessor):
             0   राहुल Yılmaz        14
             1  Stark Freight         7
         """
-        return analysis.authors(self._frame)
+        return mark(analysis.authors(self._frame), "comments.authors")
 
     def top_authors(self, n: int = 10) -> pd.DataFrame:
         """The ``n`` authors with the most comments: the first ``n`` rows of :meth:`authors`.
@@ -422,7 +421,7 @@ class CommentsAccessor(SocialAccessor):
             [14]
         """
         count("n", n)
-        return analysis.authors(self._frame).head(n)
+        return mark(analysis.authors(self._frame).head(n), "comments.top_authors")
 
     def organizations(self) -> pd.DataFrame:
         """The authors that are organisations, with their follower counts.
@@ -440,7 +439,7 @@ class CommentsAccessor(SocialAccessor):
             >>> set(orgs["author_type"]), bool(orgs["author_followers"].notna().all())
             ({'organization'}, True)
         """
-        return analysis.authors_of_type(self._frame, "organization")
+        return mark(analysis.authors_of_type(self._frame, "organization"), "comments.organizations")
 
     def people(self) -> pd.DataFrame:
         """The authors that are people.
@@ -457,7 +456,7 @@ class CommentsAccessor(SocialAccessor):
             >>> set(example_comments().social.people()["author_type"])
             {'person'}
         """
-        return analysis.authors_of_type(self._frame, "person")
+        return mark(analysis.authors_of_type(self._frame, "person"), "comments.people")
 
     def threads(self) -> pd.DataFrame:
         """Top-level comments with their reply counts and last reply, busiest first.
@@ -481,7 +480,7 @@ class CommentsAccessor(SocialAccessor):
             >>> int(threads["replies"].sum()) == int(example_comments()["is_reply"].sum())
             True
         """
-        return analysis.threads(self._frame)
+        return mark(analysis.threads(self._frame), "comments.threads")
 
     def filter(
         self,
@@ -583,7 +582,7 @@ class CommentsAccessor(SocialAccessor):
             Timedelta('0 days 04:40:54.874500')
         """
 
-        return post_summary(self._frame, tz=tz)
+        return mark(post_summary(self._frame, tz=tz), "comments.summary")
 
     def terms(
         self,
@@ -593,6 +592,7 @@ class CommentsAccessor(SocialAccessor):
         stopwords: Iterable[str] | None = None,
         *,
         default_stopwords: bool = True,
+        markup: bool = False,
     ) -> pd.DataFrame:
         """The most frequent words, hashtags, links, domains or emoji of the comments.
 
@@ -620,6 +620,9 @@ class CommentsAccessor(SocialAccessor):
                 you like: they are normalised as the terms are.
             default_stopwords: Leave out the built-in stop words of English,
                 German, French and Spanish (words only); ``False`` keeps them.
+            markup: Count the terms of HTML pasted into a comment too (its tags, the
+                code of a ``<script>``); left out by default: ``alert`` in
+                ``<script>alert(1)</script>`` is code, not a word anyone wrote.
 
         Returns:
             A frame with a default index and the columns ``term`` (string) and
@@ -647,7 +650,10 @@ class CommentsAccessor(SocialAccessor):
         """
 
         frame = self._frame
-        return term_counts(frame, kind, top, by, stopwords, default_stopwords=default_stopwords)
+        counted = term_counts(
+            frame, kind, top, by, stopwords, default_stopwords=default_stopwords, markup=markup
+        )
+        return mark(counted, "comments.terms")  # (a notebook shows it with our rules)
 
     def overlap(self, min_posts: int = 2) -> pd.DataFrame:
         """The authors who commented on at least ``min_posts`` of the frame's posts.
@@ -680,7 +686,7 @@ class CommentsAccessor(SocialAccessor):
             0  فاطمة Silva      2         5
         """
 
-        return overlap(self._frame, min_posts)
+        return mark(overlap(self._frame, min_posts), "comments.overlap")
 
     def overlap_matrix(self, *, max_posts: int | None = 1_000) -> pd.DataFrame:
         """Post x post: how many distinct commenters two posts share.
@@ -718,7 +724,7 @@ class CommentsAccessor(SocialAccessor):
         """
 
         frame = self._frame
-        return overlap_matrix(frame, max_posts=max_posts)
+        return mark(overlap_matrix(frame, max_posts=max_posts), "comments.overlap_matrix")
 
     def plot_overlap(self, *, ax: Axes | None = None, max_posts: int | None = 30) -> Axes:
         """:meth:`overlap_matrix` as a heatmap, each cell's count written in it.
@@ -795,7 +801,7 @@ class CommentsAccessor(SocialAccessor):
             0        8       14 0 days 17:57:57.011000
         """
 
-        return response_times(self._frame, per=per)
+        return mark(response_times(self._frame, per=per), "comments.response_times")
 
 
 class AdsAccessor(SocialAccessor):
@@ -830,7 +836,7 @@ class AdsAccessor(SocialAccessor):
             0  Bloom & Co   11       9
             1    RunRight   10       6
         """
-        return ad_analysis.ads_by_page(self._frame)
+        return mark(ad_analysis.ads_by_page(self._frame), "ads.by_page")
 
     def active_on(self, day: object, *, tz: str = "UTC") -> pd.DataFrame:
         """The ads running at some moment of ``day``, from its midnight to the next in ``tz``.
@@ -945,7 +951,7 @@ class AdsAccessor(SocialAccessor):
             1  Maison Lune         3       3         [IMAGE]
         """
 
-        return campaigns(self._frame)
+        return mark(campaigns(self._frame), "ads.campaigns")
 
     def share_of_voice(
         self,
@@ -1007,7 +1013,9 @@ class AdsAccessor(SocialAccessor):
         """
 
         frame = self._frame
-        return share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share)
+        return mark(
+            share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share), "ads.share_of_voice"
+        )
 
     def plot_share_of_voice(
         self,
@@ -1084,38 +1092,9 @@ class AdsAccessor(SocialAccessor):
             3         <NA>         <NA>               1000
         """
 
-        return spend(self._frame)
+        return mark(spend(self._frame), "ads.spend")
 
 
 def _methods(cls: type) -> set[str]:
     """The public methods a kind of accessor adds to the base's."""
     return {name for name in vars(cls) if not name.startswith("_") and callable(vars(cls)[name])}
-
-
-def _marked(method: Any, kind: str) -> Any:
-    """``method``, its frames marked as ours (a notebook shows them with our rules)."""
-
-    @functools.wraps(method)
-    def call(self: SocialAccessor, *args: Any, **kwargs: Any) -> Any:
-        result = method(self, *args, **kwargs)
-        if isinstance(result, pd.DataFrame) and not (
-            result.attrs.get(MARK) and list(result.columns) == list(self._frame.columns)
-        ):
-            mark(result, f"{kind}.{method.__name__}")  # (rows of the frame stay what they were)
-        return result
-
-    return call
-
-
-for _cls, _kind in (
-    (SocialAccessor, "frame"),
-    (CommentsAccessor, "comments"),
-    (AdsAccessor, "ads"),
-):
-    for _name, _method in list(vars(_cls).items()):
-        if (
-            not _name.startswith("_")
-            and callable(_method)
-            and getattr(_method, "__annotations__", {}).get("return") == "pd.DataFrame"
-        ):
-            setattr(_cls, _name, _marked(_method, _kind))

@@ -386,7 +386,25 @@ def _emoji_key(sequence: str) -> str:
     return sequence.replace("\ufe0f", "")
 
 
-def tokenize(text: str, kind: TermKind = "word") -> list[str]:
+#: HTML someone pasted into a comment: a script's or style's code, a comment, a tag.
+_MARKUP: Final = re.compile(
+    r"<(script|style)\b[^>]*+>.*?</\1\s*>|<!--.*?-->|</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def without_markup(text: str) -> str:
+    """``text`` with HTML left out: tags, comments, and the code of script and style
+    elements (a space in their place, so the words around them stay apart).
+
+    Example:
+        >>> without_markup('Nice<br>post <script>alert("x")</script>! <b>Bold</b>')
+        'Nice post  !  Bold '
+    """
+    return _MARKUP.sub(" ", text)
+
+
+def tokenize(text: str, kind: TermKind = "word", *, markup: bool = False) -> list[str]:
     """The terms of one text, in order, normalised (see the module docstring for the rules).
 
     Stop words are not removed here (see :func:`term_counts`).
@@ -394,6 +412,7 @@ def tokenize(text: str, kind: TermKind = "word") -> list[str]:
     Args:
         text: A comment's text.
         kind: ``"word"``, ``"hashtag"``, ``"link"``, ``"domain"`` or ``"emoji"``.
+        markup: Count the terms of HTML markup too (see :func:`without_markup`).
 
     Returns:
         The terms, repeated as often as they occur.
@@ -415,6 +434,8 @@ def tokenize(text: str, kind: TermKind = "word") -> list[str]:
     """
     _check_kind(kind)
     text = text.translate(_INVISIBLE)
+    if not markup:
+        text = without_markup(text)
     if kind == "word":
         return _word_tokens(text)
     if kind == "hashtag":
@@ -464,6 +485,7 @@ def term_counts(
     stopwords: Iterable[str] | None = None,
     *,
     default_stopwords: bool = True,
+    markup: bool = False,
 ) -> pd.DataFrame:
     """How often each term occurs in ``comments["text"]``: the ``top`` per ``by`` group.
 
@@ -485,7 +507,7 @@ def term_counts(
     skip.update(normalize(str(word), kind) for word in stopwords or ())
 
     texts = comments["text"].to_numpy(dtype=object)
-    found = [tokenize(text, kind) if isinstance(text, str) else [] for text in texts]
+    found = [tokenize(text, kind, markup=markup) if isinstance(text, str) else [] for text in texts]
     shown: dict[str, Counter[str]] = {}
     if kind == "emoji":
         # Count spellings that differ only by U+FE0F as one emoji, shown as the commonest.

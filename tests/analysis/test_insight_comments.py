@@ -580,6 +580,7 @@ def test_signatures() -> None:
         ("by", None, pos),
         ("stopwords", None, pos),
         ("default_stopwords", True, kw),
+        ("markup", False, kw),
     ]
     assert sig("overlap") == [("min_posts", 2, pos)]
     assert sig("overlap_matrix") == [("max_posts", 1_000, kw)]
@@ -823,3 +824,20 @@ def test_long_vowels_and_joiners_after_the_hash(text: str, kind: str, expected: 
 def test_filter_refuses_a_time_zone_that_is_none(comments: pd.DataFrame, tz: object) -> None:
     with pytest.raises(ValueError, match="IANA time zone"):
         comments.social.filter(start="2026-01-01", tz=tz)  # type: ignore[arg-type]
+
+
+def test_markup_is_left_out_of_the_terms_unless_asked_for() -> None:
+    from socialframe.sandbox import example_comments
+
+    comments = example_comments(2345)
+    assert comments["text"].str.contains("<script>", regex=False).any()  # (it proves escaping)
+    words = set(comments.social.terms(top=None)["term"])
+    assert not {"script", "alert"} & words
+    with_markup = set(comments.social.terms(top=None, markup=True)["term"])
+    assert {"script", "alert"} <= with_markup
+    from socialframe._analysis.terms import term_counts
+
+    frame = pd.DataFrame({"text": ["see <a href='https://x.example/p'>this</a> #tag<br>ok"]})
+    assert term_counts(frame, "domain")["term"].tolist() == []  # a tag's link is markup
+    words = term_counts(frame, default_stopwords=False)["term"].tolist()
+    assert sorted(words) == ["ok", "see", "this"]

@@ -309,3 +309,35 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert stderr == [], "a notebook cell warned or wrote to stderr"
     assert (tmp_path / "cache").is_dir()  # the user's own cache was left alone
     CHECKS[path.name](nb, tmp_path)
+
+
+def test_the_budget_stop_shows_after_the_demo_filled_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo pays for the biggest post's pages; the quickstart's budget section must
+    still show a budget stop (before: its client read those pages free from the
+    shared cache and never reached the budget)."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(cache))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    demo = subprocess.run(
+        [sys.executable, "-m", "socialframe", "demo", "--out", str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert demo.returncode == 0, demo.stderr
+    path = NOTEBOOK_DIR / "01-quickstart.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT,
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
+    budget = _text(_cell(nb, "max_cost=0.05"))
+    assert "250 of 2,345 comments; paid 5 calls ($0.05)" in budget
+    assert "BudgetExceededError" not in budget and "would take the spend over" in budget

@@ -7,6 +7,7 @@ Times are labelled with their zone.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,11 +55,27 @@ def families() -> list[str]:
     return list(matplotlib.rcParams["font.family"]) + list(_installed_fallbacks())
 
 
+#: The file names of the fallback fonts (Debian's fonts-noto-core and fonts-noto-cjk).
+_FALLBACK_FILES = ("NotoSans-", "NotoSansCJK", "NotoSansArabic", "NotoSansDevanagari")
+
+
 @functools.cache
 def _installed_fallbacks() -> tuple[str, ...]:
+    """The fallback families installed. matplotlib knows the fonts of its font cache,
+    built when it first ran: a font installed since is looked for among the system's
+    font files and added (once a process, and only when one is missing)."""
     from matplotlib import font_manager
 
-    known = {font.name for font in font_manager.fontManager.ttflist}
+    manager = font_manager.fontManager
+    known = {font.name for font in manager.ttflist}
+    if not set(_FALLBACK_FONTS) <= known:
+        for path in font_manager.findSystemFonts():
+            if Path(path).name.startswith(_FALLBACK_FILES):
+                try:
+                    manager.addfont(path)
+                except (OSError, RuntimeError, ValueError):  # a file it cannot read
+                    continue
+        known = {font.name for font in manager.ttflist}
     return tuple(name for name in _FALLBACK_FONTS if name in known)
 
 

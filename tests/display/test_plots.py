@@ -203,8 +203,11 @@ def test_names_in_cjk_arabic_and_devanagari_draw_with_installed_fonts(tmp_path: 
 
     from socialframe.sandbox import example_ads
 
-    known = {font.name for font in font_manager.fontManager.ttflist}
-    missing = {"Noto Sans CJK JP", "Noto Sans Arabic", "Noto Sans Devanagari"} - known
+    # the fonts on the system, whether or not matplotlib's font cache has them yet
+    files = {Path(f).name for f in font_manager.findSystemFonts()}
+    needed = {"NotoSansCJK": "Noto Sans CJK JP", "NotoSansArabic": "Noto Sans Arabic"}
+    needed["NotoSansDevanagari"] = "Noto Sans Devanagari"
+    missing = {n for prefix, n in needed.items() if not any(f.startswith(prefix) for f in files)}
     if missing:
         message = (
             f"fonts missing ({', '.join(sorted(missing))}): apt-get install fonts-noto-core"
@@ -224,6 +227,27 @@ def test_names_in_cjk_arabic_and_devanagari_draw_with_installed_fonts(tmp_path: 
         figure = Figure()
         draw(figure.subplots())
         figure.savefig(tmp_path / "chart.png")  # a missing glyph warns: an error in tests
+
+
+def test_fonts_installed_after_matplotlib_built_its_cache_are_found() -> None:
+    """matplotlib lists the fonts of its cache, built when it first ran: Noto installed
+    later was not used (boxes, and a failing test) until that cache was deleted."""
+    from matplotlib import font_manager
+
+    from socialframe._display import plots
+
+    files = [Path(f).name for f in font_manager.findSystemFonts()]
+    if not any(f.startswith("NotoSansCJK") for f in files):
+        pytest.skip("fonts-noto-cjk is not installed")
+    manager = font_manager.fontManager
+    before = list(manager.ttflist)
+    manager.ttflist = [f for f in before if not f.name.startswith("Noto Sans")]  # as if new
+    plots._installed_fallbacks.cache_clear()
+    try:
+        assert "Noto Sans CJK JP" in plots.families()
+    finally:
+        manager.ttflist = before
+        plots._installed_fallbacks.cache_clear()
 
 
 def test_label_fonts_follow_the_default_family_as_it_changes() -> None:

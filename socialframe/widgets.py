@@ -277,8 +277,9 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
     boxes: ads started on or after / before that day), ``max_ads`` (0: no limit),
     ``pages`` (BoundedIntText), ``button``, ``status`` / ``ledger`` (HTML), ``table``
     (an itables ``ITable``, see :func:`socialframe.show`: thumbnails, each ad linked
-    to its Ad Library page, the landing page's site, days; sort, search, pages, CSV)
-    and ``results``: the frame of the last search (``None`` before one).
+    to its Ad Library page, the landing page's site, days; sort, search, pages, CSV),
+    ``results``: the frame of the last search (``None`` before one), and
+    ``selected``: its rows picked in the table.
 
     Args:
         client: The client to search (and pay) with; its cache and budget apply.
@@ -376,8 +377,14 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
     def search(_button: object) -> None:
         _run_search(panel, client)
 
+    def picked(change: dict[str, Any]) -> None:
+        shown = panel.results if panel.results is not None else ads_frame([])
+        panel.selected = shown.iloc[[i for i in change["new"] if i < len(shown)]]
+
+    panel.selected = ads_frame([])
     pages_box.observe(relabel, names="value")
     button.on_click(search)
+    table.observe(picked, names="selected_rows")
     return panel
 
 

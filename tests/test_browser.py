@@ -424,6 +424,26 @@ def test_comment_explorer_in_the_browser(lab: Lab, page: Any, shots: Path) -> No
     # the day range under the chart follows the boxes
     slider = explorer.locator(".widget-hslider", has_text="Days")
     expect(slider).to_contain_text("2025-12-10-2026-01-01")
+    # and a range dragged on it filters the table, the boxes following
+    start.fill("")
+    start.press("Enter")
+    expect(slider).to_contain_text("2025-11-02-2026-01-01")
+    before = count.inner_text()
+    handle = slider.locator(".noUi-handle").first
+    box = handle.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 250, box["y"] + box["height"] / 2, steps=8)
+    page.mouse.up()
+    expect(start).not_to_have_value("")
+    dragged = start.input_value()
+    assert re.fullmatch(r"2025-1[12]-\d\d", dragged), dragged
+    expect(count).not_to_have_text(before)
+    expect(slider).to_contain_text(f"{dragged}-2026-01-01")
+    matching = int(re.sub(r"\D", "", count.inner_text().split(" of ")[0]))
+    expect(info).to_contain_text(f"of {matching:,} entries")  # the table follows
+    explorer.screenshot(path=str(shots / "02-explorer-dragged.png"))
 
 
 def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:

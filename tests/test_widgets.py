@@ -620,3 +620,14 @@ def test_saved_output_is_a_summary_and_the_table_not_a_repr(
     assert ads_table_html(search.results) in bundle["text/html"]
     assert search.ledger.value in bundle["text/html"]
     assert "AdSearch(" not in bundle["text/plain"]
+
+
+def test_ads_picked_in_the_table_reach_python(client: sf.Client) -> None:
+    search = ad_search(client)
+    assert search.selected.empty
+    search.query.value = "coffee"
+    search.button.click()
+    frontend_sets(search.table, selected_rows=[1, 3])
+    pd.testing.assert_frame_equal(search.selected, search.results.iloc[[1, 3]])
+    search.button.click()  # a new search: nothing picked among its rows yet
+    assert search.table.selected_rows == [] and search.selected.empty

@@ -287,17 +287,24 @@ def test_notebook_is_stored_clean(path: Path) -> None:
     assert all(c.outputs == [] and c.execution_count is None for c in code), "outputs stored"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend draws
+def _executed(path: Path, folder: Path) -> Any:
+    """The notebook at ``path``, run in a real kernel in ``folder``; raises
+    CellExecutionError on the first failing cell."""
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
         nb,
         kernel_name="python3",
         timeout=CELL_TIMEOUT,
-        resources={"metadata": {"path": str(tmp_path)}},
-    ).execute()  # raises CellExecutionError on the first failing cell
+        resources={"metadata": {"path": str(folder)}},
+    ).execute()
+    return nb
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend draws
+    nb = _executed(path, tmp_path)
 
     stderr = [
         output["text"]
@@ -330,14 +337,7 @@ def test_the_budget_stop_shows_after_the_demo_filled_the_cache(
         timeout=600,
     )
     assert demo.returncode == 0, demo.stderr
-    path = NOTEBOOK_DIR / "01-quickstart.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(
-        nb,
-        kernel_name="python3",
-        timeout=CELL_TIMEOUT,
-        resources={"metadata": {"path": str(tmp_path)}},
-    ).execute()
+    nb = _executed(NOTEBOOK_DIR / "01-quickstart.ipynb", tmp_path)
     budget = _text(_cell(nb, "max_cost=0.05"))
     assert "250 of 2,345 comments; paid 5 calls ($0.05)" in budget
     assert "BudgetExceededError" not in budget and "would take the spend over" in budget

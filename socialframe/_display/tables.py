@@ -230,7 +230,7 @@ def _any(name: str, value: object) -> str:
     if isinstance(value, str):
         url = _web(value)
         if url is not None:
-            return _cell(_link(url, host(url)), url, url)
+            return _cell(_link(url, host(url)), host(url), url)  # (sorted by site)
         return _text(value)
     if isinstance(value, Mapping):
         text = json.dumps(value, default=str, ensure_ascii=False)

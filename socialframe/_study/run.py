@@ -20,12 +20,12 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import pandas as pd
 
 from .. import _operations as endpoints
-from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
+from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning, StudyError
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Fetched
 from . import queries, refresh, watch
@@ -57,6 +57,8 @@ NEWEST_KNOWN = 500
 #: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
 #: pages it had paid for, if that is no longer ago than this; else afresh.
 RESUME_WITHIN = timedelta(days=1)
+#: Failures that end a refresh whatever ``on_error`` says.
+_ENDS: Final = (BudgetExceededError, AuthError)
 #: Fields whose change makes an ad "edited".
 AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
 
@@ -115,13 +117,33 @@ class Refresh:
             results = self._walk_all(known)
         except KeyboardInterrupt:
             if self.interrupted:  # keep what the walks had fetched, then stop
-                texts = _old_texts(con, self.interrupted)
+                texts = self._old_texts(con, self.interrupted)
                 self._commit(self.interrupted, {**known, "texts": texts})
             raise
-        frame, first_error = self._commit(results, {**known, "texts": _old_texts(con, results)})
+        frame, first_error = self._commit(
+            results, {**known, "texts": self._old_texts(con, results)}
+        )
         if first_error is not None:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
         return frame
+
+    def _old_texts(
+        self, con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]
+    ) -> dict[str, Any]:
+        """:func:`_old_texts`; a file that cannot be read any more (damaged, moved away
+        while the walks ran) is a StudyError, and the refresh stays pending: the pages
+        it paid for are the next one's, from the HTTP cache."""
+        import duckdb
+
+        try:
+            return _old_texts(con, results)
+        except duckdb.Error as exc:
+            error = queries.unreadable(self.data, exc)
+            raise StudyError(
+                f"{error}. Nothing of this refresh was kept; the pages it paid for are in"
+                " the client's HTTP cache (if it keeps one), for the next refresh once the"
+                " files are put back"
+            ) from None
 
     def _known(self, con: Any) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
@@ -267,8 +289,7 @@ class Refresh:
             if walked.error is not None and stop.is_set():
                 walked.stopped = True  # another item's failure ended it: not its own
             elif walked.error is not None and (
-                self.on_error == "raise"
-                or isinstance(walked.error, BudgetExceededError | AuthError)
+                self.on_error == "raise" or isinstance(walked.error, _ENDS)
             ):
                 stop_all()
             return walked
@@ -308,11 +329,14 @@ class Refresh:
             key, item = watch.key(watched), watched["item"]
             state = dict(self.manifest.state.get(key, {}))
             new = changed = 0
-            if walked.error is not None:
-                if first_error is None and not walked.stopped:
-                    first_error = walked.error
-                if self.on_error == "skip" and not walked.stopped:
+            if walked.error is not None and not walked.stopped:
+                # A budget stop or a refused key ends the refresh under "skip" too: it is
+                # raised whatever failed before it, and its item is not "left out" (what it
+                # fetched is kept).
+                if self.on_error == "skip" and not isinstance(walked.error, _ENDS):
                     skipped.append(item)
+                elif first_error is None:
+                    first_error = walked.error
             if watched["kind"] == "post":
                 got = walked.comments if walked.pages else None
                 if got is not None and len(got):
@@ -439,13 +463,11 @@ class Refresh:
         self.manifest.refreshes.append({"id": self.id, "at": self.at.isoformat(), "files": files})
         self.manifest.pending = None
         self.data.write(self.manifest)
-        if skipped and self.on_error == "skip":
+        if skipped:
             warnings.warn(
                 SkippedWarning(f"{len(skipped)} watched items failed and were left out: {skipped}"),
                 stacklevel=4,
             )
-            if not isinstance(first_error, BudgetExceededError | AuthError):
-                first_error = None
         return frame, first_error
 
 

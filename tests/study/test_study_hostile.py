@@ -435,3 +435,32 @@ def test_a_column_the_views_do_not_need_with_another_type_is_one_study_error(
         study.comments()
     assert raised.value.__cause__ is None and raised.value.__suppress_context__
     assert len(study.ads()) == 31  # the other kinds still read
+
+
+def test_after_the_clock_is_set_back_a_refresh_still_asks_the_service(tmp_path: Path) -> None:
+    """Before: pages a refresh stored while the clock ran a week ahead were stamped a
+    week ahead, and counted as fresh for every refresh until the clock got there again:
+    two days later (clock set right) the refresh paid nothing and found nothing."""
+    from datetime import timedelta
+
+    from socialframe.sandbox import REFERENCE
+
+    world = PinnedClock()  # the service's time
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82, EXAMPLE_POSTS[50]])
+    with Sandbox(seed=0, clock=world) as sandbox:
+        ahead = PinnedClock(REFERENCE + timedelta(days=7))  # this machine's, a week ahead
+        with sandbox.client(cache=tmp_path / "c", progress=False, clock=ahead) as client:
+            first = study.refresh(client)
+        world.advance(2 * 86400)
+        right = PinnedClock(REFERENCE + timedelta(days=2))  # set right: back five days
+        with sandbox.client(cache=tmp_path / "c", progress=False, clock=right) as client:
+            sent = sandbox.charges
+            again = study.refresh(client)
+            paid = sandbox.charges - sent
+        now = comment_total(EXAMPLE_POSTS[50], now=world.now(), seed=0)
+    assert first["paid_calls"].tolist() == [2, 1]
+    assert again["paid_calls"].tolist() == [1, 1] and paid == 2  # each post asked again
+    assert now == 51 and again["new"].tolist() == [0, 1]  # the comment of those two days
+    runs = json.loads((tmp_path / "s" / "study.json").read_text())["refreshes"]
+    assert [r["id"] for r in runs] == sorted(r["id"] for r in runs)  # ids in the order run

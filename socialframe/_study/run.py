@@ -361,8 +361,9 @@ class Refresh:
                 elif walked.pages:  # cut short: the next refresh walks on from its pages
                     state.setdefault("resume_after", self.fresh_after.isoformat())
                 state["total"] = total
-                state["complete"] = bool(walked.reached and missing == 0)
-                complete: bool | None = state["complete"]
+                complete: bool | None = bool(walked.reached and missing == 0)
+                if walked.pages:  # (a walk that fetched nothing learned nothing of the post:
+                    state["complete"] = complete  # a complete one stays so for `full`)
             else:
                 got = refresh.ad_rows(walked.pages) if walked.pages else None
                 seen: set[str] = set()

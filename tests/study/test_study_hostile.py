@@ -464,3 +464,31 @@ def test_after_the_clock_is_set_back_a_refresh_still_asks_the_service(tmp_path: 
     assert now == 51 and again["new"].tolist() == [0, 1]  # the comment of those two days
     runs = json.loads((tmp_path / "s" / "study.json").read_text())["refreshes"]
     assert [r["id"] for r in runs] == sorted(r["id"] for r in runs)  # ids in the order run
+
+
+def test_an_item_a_failed_refresh_never_looked_at_stays_complete(tmp_path: Path) -> None:
+    """Before: a post the refresh never fetched (it was stopped by another item's failure
+    first, or its own first page failed) was marked not complete in the study, and the
+    next ``full`` refresh read it whole again (the big post: 47 pages for nothing)."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([EXAMPLE_POSTS[50], P82])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock, workers=1) as client,
+    ):
+        study.refresh(client)
+        clock.advance(3600)
+        sandbox.inject(400)  # the first post's page 1: the refresh stops there
+        with pytest.raises(sf.BadRequestError) as failed:
+            study.refresh(client)
+        partial = failed.value.partial
+        assert partial is not None and partial["paid_calls"].tolist() == [0, 0]
+        assert partial["complete"].tolist() == [False, False]  # neither was looked at
+        clock.advance(3600)
+        sent = sandbox.charges
+        full = study.refresh(client, full=True)
+        assert sandbox.charges - sent == 2
+    # both were complete, and nothing said otherwise since: one page each, not P82's two
+    assert full["paid_calls"].tolist() == [1, 1]
+    assert full["complete"].tolist() == [True, True]

@@ -200,6 +200,17 @@ class Refresh:
             "ads_of": ads_of,
         }
 
+    def _walk_start(self, state: dict[str, Any]) -> datetime:
+        """Where an item's walk starts: its pages count from the start of this refresh,
+        or of the one that cut its walk short (those pages are in the HTTP cache, paid
+        for), if that is not longer ago than :data:`RESUME_WITHIN`."""
+        cut = state.get("resume_after")
+        if cut is None:
+            return self.fresh_after
+        since = datetime.fromisoformat(cut)
+        recent = self.at - since <= RESUME_WITHIN
+        return min(since, self.fresh_after) if recent else self.fresh_after
+
     def _walk_all(self, known: dict[str, Any]) -> list[tuple[dict[str, Any], refresh.Walked]]:
         client = self.client
         stop = threading.Event()
@@ -230,23 +241,12 @@ class Refresh:
                 for each in stops:
                     each.set()
 
-        def fresh_after(state: dict[str, Any], *, within: timedelta | None) -> datetime:
-            """Pages count from the start of this refresh, or of the one that cut this
-            item's walk short (its pages are in the HTTP cache, paid for), if that is
-            not longer ago than ``within`` (None: however long ago)."""
-            cut = state.get("resume_after")
-            if cut is None:
-                return self.fresh_after
-            since = datetime.fromisoformat(cut)
-            recent = within is None or self.at - since <= within
-            return min(since, self.fresh_after) if recent else self.fresh_after
-
         def resumed(state: dict[str, Any], paid: Ledger) -> refresh.Fetch:
             """A post's pages: fresh, or those of a walk cut short within the last
             day, from the cache. (Not older: the service's paging token changes from
             one walk to the next and new comments move the pages along, so a walk
             cannot be picked up from old pages.)"""
-            return fetcher("comments", fresh_after(state, within=RESUME_WITHIN), paid)
+            return fetcher("comments", self._walk_start(state), paid)
 
         by_post = known["comments"].groupby("item", sort=False)
         ids_of: dict[str, pd.DataFrame] = {str(k): g for k, g in by_post}
@@ -280,7 +280,7 @@ class Refresh:
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(
-                    fetcher("ads", fresh_after(state, within=RESUME_WITHIN), paid),
+                    fetcher("ads", self._walk_start(state), paid),
                     watched,
                     since=date.fromisoformat(since) if since else None,
                     stop=stop,
@@ -359,7 +359,9 @@ class Refresh:
                     state["walked"] = self.id
                     state.pop("resume_after", None)
                 elif walked.pages:  # cut short: the next refresh walks on from its pages
-                    state.setdefault("resume_after", self.fresh_after.isoformat())
+                    # (from where this walk started: a walk begun afresh, the old cut
+                    # too long ago, is the one to go on with)
+                    state["resume_after"] = self._walk_start(state).isoformat()
                 state["total"] = total
                 complete: bool | None = bool(walked.reached and missing == 0)
                 if walked.pages:  # (a walk that fetched nothing learned nothing of the post:
@@ -409,7 +411,7 @@ class Refresh:
                     state["checked"] = min([self.at, *seen_at]).astimezone(UTC).date().isoformat()
                     state.pop("resume_after", None)
                 elif walked.pages:
-                    state.setdefault("resume_after", self.fresh_after.isoformat())
+                    state["resume_after"] = self._walk_start(state).isoformat()
                 complete = bool(walked.reached)
                 missing = None
             self.manifest.state[key] = state

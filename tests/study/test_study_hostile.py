@@ -492,3 +492,35 @@ def test_an_item_a_failed_refresh_never_looked_at_stays_complete(tmp_path: Path)
     # both were complete, and nothing said otherwise since: one page each, not P82's two
     assert full["paid_calls"].tolist() == [1, 1]
     assert full["complete"].tolist() == [True, True]
+
+
+@pytest.mark.slow
+def test_a_walk_cut_again_after_starting_afresh_is_resumed_the_next_time(
+    tmp_path: Path,
+) -> None:
+    """Before: a cut walk kept the time of the first cut; once that was more than a day
+    ago, every later walk started afresh, and one cut again was never resumed: a post too
+    big for one refresh's budget was paid from page 1 every time and never got further."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.05)  # pages 1-5
+        clock.advance(2 * 86400)  # past RESUME_WITHIN: a fresh walk
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.05)  # pages 1-5 again, as the post is now
+        held = len(study.comments())
+        clock.advance(3600)  # within a day of that walk: it goes on from its pages
+        sent = len(sandbox.requests)
+        with pytest.raises(sf.BudgetExceededError) as third:
+            study.refresh(client, max_cost=0.05)
+        asked = [r.params.get("page", "1") for r in sandbox.requests[sent:] if r.charged]
+    assert asked == ["6", "7", "8", "9", "10"]  # on from that walk's page 5
+    partial = third.value.partial
+    assert partial is not None
+    new = int(partial.at[0, "new"])  # (before: 0, the same five pages)
+    assert new > 200 and len(study.comments()) == held + new

@@ -119,6 +119,12 @@ NEEDED: Final = {
 }
 
 
+#: Columns the views add to each kind's rows: never a file's own.
+_OWN_ALL: Final = ("refresh",)
+OWN: Final = {
+    "comments": ("refresh", "rank_", "first_seen", "last_seen"),
+    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id"),
+}
 #: The DuckDB types each needed column may have (by name; text where not named).
 _TYPES: Final = {
     "created_at": ("TIMESTAMP",),
@@ -173,6 +179,10 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
             # reading, which takes every name=value folder of the whole path (a study
             # under /lake/year=2026/ would gain a column `year`).
             listed = ", ".join(_quoted(f) for f in files)
+            files_own = con.execute(
+                f"select * from read_parquet([{listed}], hive_partitioning = false,"
+                " union_by_name = true) limit 0"
+            ).description
             source = (
                 "select * exclude (filename), regexp_extract(filename,"
                 " '/refresh=([^/]+)/[^/]+$', 1) as refresh"
@@ -180,21 +190,27 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
                 " union_by_name = true, filename = true)"
             )
         else:
+            files_own = []
             source = f"select * from {empty}"
         con.execute(f"create view _files_{name} as {source}")
         # Columns a study's older files may lack (written before them): missing there.
         described = con.execute(f"select * from _files_{name} limit 0").description
         have = {column[0]: str(column[1]).upper() for column in described}
         lacking = [column for column in NEEDED[kind] if column not in have]
+        # A column the views add themselves would be taken for theirs (a file's rank_
+        # chose the latest versions, its refresh ordered them).
+        names = {column[0] for column in files_own}
+        theirs = [column for column in OWN.get(kind, _OWN_ALL) if column in names]
         # A column of another type (text where a time belongs) would pass the queries
         # and fail as a frame, or be compared wrongly by a refresh: refused here.
         wrong = [column for column in NEEDED[kind] if not _fits(column, have.get(column))]
-        if lacking or wrong:
-            what = (
-                f"no column {lacking[0]!r}"
-                if lacking
-                else f"a column {wrong[0]!r} of type {have[wrong[0]]}"
-            )
+        if lacking or wrong or theirs:
+            if lacking:
+                what = f"no column {lacking[0]!r}"
+            elif wrong:
+                what = f"a column {wrong[0]!r} of type {have[wrong[0]]}"
+            else:
+                what = f"a column {theirs[0]!r} of their own"
             raise StudyError(
                 f"{dataset.path}: the study's files cannot be read (its {kind} files have"
                 f" {what}); a file the manifest names is not one socialframe wrote"

@@ -132,7 +132,31 @@ def _a_folder(study: Path) -> None:
     path.mkdir()
 
 
-DAMAGED = [_not_parquet, _cut_in_half, _other_columns, _other_run_columns, _removed, _a_folder]
+def _a_column_the_views_add(study: Path) -> None:
+    # Before: read as sound, and comments() was empty (the file's rank_ chose the rows)
+    path = _files(study)["comments"]
+    table = pq.read_table(path)
+    pq.write_table(table.append_column("rank_", pa.array([5] * len(table))), path)
+
+
+def _a_refresh_column(study: Path) -> None:
+    # Before: read as sound, each row's refresh taken from the file, not its folder
+    path = _files(study)["ads"]
+    table = pq.read_table(path)
+    later = pa.array(["99991231T000000000Z"] * len(table))
+    pq.write_table(table.append_column("refresh", later), path)
+
+
+DAMAGED = [
+    _not_parquet,
+    _cut_in_half,
+    _other_columns,
+    _other_run_columns,
+    _removed,
+    _a_folder,
+    _a_column_the_views_add,
+    _a_refresh_column,
+]
 
 
 @pytest.mark.parametrize("damage", DAMAGED, ids=[f.__name__.strip("_") for f in DAMAGED])

@@ -67,6 +67,10 @@ from .transport import BodyTooLarge, BrokenBody, Interrupted
 
 MAX_BACKOFF: Final = 30.0  # seconds between two tries, at most
 MAX_RETRY_AFTER: Final = 120.0  # a longer Retry-After is not waited for
+#: How far past the clock's now a cached page's stamp may be and still count as fresh
+#: (another process's clock a little ahead); further, it was stamped by a clock since
+#: set back, and is as old as anything.
+FRESH_SKEW: Final = timedelta(minutes=5)
 
 
 def _retry_after(response: requests.Response, now: datetime | None = None) -> float | None:
@@ -286,7 +290,8 @@ class Caller:
         page is fetched from the service again and stored in its place (a study's
         refresh asks so for the pages that may hold what is new). One fetched at or
         after it (by this run before it was cut short, another thread or process)
-        is answered from the cache, free.
+        is answered from the cache, free; one stamped later than now (by a clock since
+        set back) counts as old.
 
         ``stop`` is the run's: once set (the user interrupted it), nothing more is
         sent, whatever the call was waiting for (the budget, the rate limit, a
@@ -312,7 +317,11 @@ class Caller:
         def warm() -> Fetched | None:
             assert self._warm is not None
             hit = self._warm.read(operation, url, params, verify, authors)
-            if hit is None or (fresh_after is not None and hit.fetched_at < fresh_after):
+            if hit is None:
+                return None
+            if fresh_after is not None and not (
+                fresh_after <= hit.fetched_at <= self.clock.now() + FRESH_SKEW
+            ):
                 return None
             ledger.record("cached")
             return hit

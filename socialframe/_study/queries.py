@@ -119,6 +119,36 @@ NEEDED: Final = {
 }
 
 
+#: Columns the views add to each kind's rows: never a file's own.
+_OWN_ALL: Final = ("refresh",)
+OWN: Final = {
+    "comments": ("refresh", "rank_", "first_seen", "last_seen"),
+    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id"),
+}
+#: The DuckDB types each needed column may have (by name; text where not named).
+_TYPES: Final = {
+    "created_at": ("TIMESTAMP",),
+    "seen_at": ("TIMESTAMP",),
+    "at": ("TIMESTAMP",),
+    "start_date": ("TIMESTAMP", "DATE"),
+    "is_active": ("BOOLEAN",),
+    "complete": ("BOOLEAN",),
+    "paid_calls": ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER"),
+    "new": ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER"),
+    "changed": ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER"),
+    "items": ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER"),
+    "cost_usd": ("DOUBLE", "FLOAT", "DECIMAL", "BIGINT", "INTEGER"),
+}
+
+
+def _fits(column: str, kind: str | None) -> bool:
+    """Whether a needed column's DuckDB type is one the study writes (or it is absent:
+    said apart)."""
+    if kind is None:
+        return True
+    return kind.startswith(_TYPES.get(column, ("VARCHAR",)))
+
+
 def unreadable(dataset: Dataset, exc: Exception) -> StudyError:
     """The error for a study whose files cannot be read as the study's (damaged, moved
     away, replaced): DuckDB's reason, first line, without its query."""
@@ -149,6 +179,10 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
             # reading, which takes every name=value folder of the whole path (a study
             # under /lake/year=2026/ would gain a column `year`).
             listed = ", ".join(_quoted(f) for f in files)
+            files_own = con.execute(
+                f"select * from read_parquet([{listed}], hive_partitioning = false,"
+                " union_by_name = true) limit 0"
+            ).description
             source = (
                 "select * exclude (filename), regexp_extract(filename,"
                 " '/refresh=([^/]+)/[^/]+$', 1) as refresh"
@@ -156,18 +190,30 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
                 " union_by_name = true, filename = true)"
             )
         else:
+            files_own = []
             source = f"select * from {empty}"
         con.execute(f"create view _files_{name} as {source}")
         # Columns a study's older files may lack (written before them): missing there.
-        have = {
-            column[0] for column in con.execute(f"select * from _files_{name} limit 0").description
-        }
+        described = con.execute(f"select * from _files_{name} limit 0").description
+        have = {column[0]: str(column[1]).upper() for column in described}
         lacking = [column for column in NEEDED[kind] if column not in have]
-        if lacking:
+        # A column the views add themselves would be taken for theirs (a file's rank_
+        # chose the latest versions, its refresh ordered them).
+        names = {column[0] for column in files_own}
+        theirs = [column for column in OWN.get(kind, _OWN_ALL) if column in names]
+        # A column of another type (text where a time belongs) would pass the queries
+        # and fail as a frame, or be compared wrongly by a refresh: refused here.
+        wrong = [column for column in NEEDED[kind] if not _fits(column, have.get(column))]
+        if lacking or wrong or theirs:
+            if lacking:
+                what = f"no column {lacking[0]!r}"
+            elif wrong:
+                what = f"a column {wrong[0]!r} of type {have[wrong[0]]}"
+            else:
+                what = f"a column {theirs[0]!r} of their own"
             raise StudyError(
-                f"{dataset.path}: the study's files cannot be read (its {kind} files have no"
-                f" column {lacking[0]!r}); a file the manifest names is not one socialframe"
-                " wrote"
+                f"{dataset.path}: the study's files cannot be read (its {kind} files have"
+                f" {what}); a file the manifest names is not one socialframe wrote"
             )
         added = "".join(
             f", null::varchar as {column}" for column in ADDED.get(kind, ()) if column not in have
@@ -223,6 +269,26 @@ def _no_glob(path: str) -> str:
 
 def _quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def read_as(dataset: Dataset, frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:
+    """:func:`typed`, for rows read from the study's files: a value its column's dtype
+    cannot hold (a file socialframe did not write) is a StudyError naming the column."""
+    failures = (ValueError, TypeError, OverflowError, ArithmeticError)
+    try:
+        return typed(frame, dtypes)
+    except failures:
+        pass
+    for name in frame.columns:  # which column: said in the error
+        try:
+            typed(frame[[name]], dtypes)
+        except failures as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise StudyError(
+                f"{dataset.path}: the study's files cannot be read (column {name!r}:"
+                f" {reason[:200]}); a file the manifest names is not one socialframe wrote"
+            ) from None
+    raise StudyError(f"{dataset.path}: the study's files cannot be read as the study's")
 
 
 def typed(frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:

@@ -20,12 +20,12 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import pandas as pd
 
 from .. import _operations as endpoints
-from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
+from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning, StudyError
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Fetched
 from . import queries, refresh, watch
@@ -57,6 +57,8 @@ NEWEST_KNOWN = 500
 #: A walk cut short (budget, error, interrupt) is walked on by the next refresh from the
 #: pages it had paid for, if that is no longer ago than this; else afresh.
 RESUME_WITHIN = timedelta(days=1)
+#: Failures that end a refresh whatever ``on_error`` says.
+_ENDS: Final = (BudgetExceededError, AuthError)
 #: Fields whose change makes an ad "edited".
 AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
 
@@ -115,13 +117,33 @@ class Refresh:
             results = self._walk_all(known)
         except KeyboardInterrupt:
             if self.interrupted:  # keep what the walks had fetched, then stop
-                texts = _old_texts(con, self.interrupted)
+                texts = self._old_texts(con, self.interrupted)
                 self._commit(self.interrupted, {**known, "texts": texts})
             raise
-        frame, first_error = self._commit(results, {**known, "texts": _old_texts(con, results)})
+        frame, first_error = self._commit(
+            results, {**known, "texts": self._old_texts(con, results)}
+        )
         if first_error is not None:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
         return frame
+
+    def _old_texts(
+        self, con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]
+    ) -> dict[str, Any]:
+        """:func:`_old_texts`; a file that cannot be read any more (damaged, moved away
+        while the walks ran) is a StudyError, and the refresh stays pending: the pages
+        it paid for are the next one's, from the HTTP cache."""
+        import duckdb
+
+        try:
+            return _old_texts(con, results)
+        except duckdb.Error as exc:
+            error = queries.unreadable(self.data, exc)
+            raise StudyError(
+                f"{error}. Nothing of this refresh was kept; the pages it paid for are in"
+                " the client's HTTP cache (if it keeps one), for the next refresh once the"
+                " files are put back"
+            ) from None
 
     def _known(self, con: Any) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
@@ -178,6 +200,17 @@ class Refresh:
             "ads_of": ads_of,
         }
 
+    def _walk_start(self, state: dict[str, Any]) -> datetime:
+        """Where an item's walk starts: its pages count from the start of this refresh,
+        or of the one that cut its walk short (those pages are in the HTTP cache, paid
+        for), if that is not longer ago than :data:`RESUME_WITHIN`."""
+        cut = state.get("resume_after")
+        if cut is None:
+            return self.fresh_after
+        since = datetime.fromisoformat(cut)
+        recent = self.at - since <= RESUME_WITHIN
+        return min(since, self.fresh_after) if recent else self.fresh_after
+
     def _walk_all(self, known: dict[str, Any]) -> list[tuple[dict[str, Any], refresh.Walked]]:
         client = self.client
         stop = threading.Event()
@@ -208,23 +241,12 @@ class Refresh:
                 for each in stops:
                     each.set()
 
-        def fresh_after(state: dict[str, Any], *, within: timedelta | None) -> datetime:
-            """Pages count from the start of this refresh, or of the one that cut this
-            item's walk short (its pages are in the HTTP cache, paid for), if that is
-            not longer ago than ``within`` (None: however long ago)."""
-            cut = state.get("resume_after")
-            if cut is None:
-                return self.fresh_after
-            since = datetime.fromisoformat(cut)
-            recent = within is None or self.at - since <= within
-            return min(since, self.fresh_after) if recent else self.fresh_after
-
         def resumed(state: dict[str, Any], paid: Ledger) -> refresh.Fetch:
             """A post's pages: fresh, or those of a walk cut short within the last
             day, from the cache. (Not older: the service's paging token changes from
             one walk to the next and new comments move the pages along, so a walk
             cannot be picked up from old pages.)"""
-            return fetcher("comments", fresh_after(state, within=RESUME_WITHIN), paid)
+            return fetcher("comments", self._walk_start(state), paid)
 
         by_post = known["comments"].groupby("item", sort=False)
         ids_of: dict[str, pd.DataFrame] = {str(k): g for k, g in by_post}
@@ -258,7 +280,7 @@ class Refresh:
             else:
                 since = state.get("checked")
                 walked = refresh.walk_search(
-                    fetcher("ads", fresh_after(state, within=RESUME_WITHIN), paid),
+                    fetcher("ads", self._walk_start(state), paid),
                     watched,
                     since=date.fromisoformat(since) if since else None,
                     stop=stop,
@@ -267,8 +289,7 @@ class Refresh:
             if walked.error is not None and stop.is_set():
                 walked.stopped = True  # another item's failure ended it: not its own
             elif walked.error is not None and (
-                self.on_error == "raise"
-                or isinstance(walked.error, BudgetExceededError | AuthError)
+                self.on_error == "raise" or isinstance(walked.error, _ENDS)
             ):
                 stop_all()
             return walked
@@ -308,11 +329,14 @@ class Refresh:
             key, item = watch.key(watched), watched["item"]
             state = dict(self.manifest.state.get(key, {}))
             new = changed = 0
-            if walked.error is not None:
-                if first_error is None and not walked.stopped:
-                    first_error = walked.error
-                if self.on_error == "skip" and not walked.stopped:
+            if walked.error is not None and not walked.stopped:
+                # A budget stop or a refused key ends the refresh under "skip" too: it is
+                # raised whatever failed before it, and its item is not "left out" (what it
+                # fetched is kept).
+                if self.on_error == "skip" and not isinstance(walked.error, _ENDS):
                     skipped.append(item)
+                elif first_error is None:
+                    first_error = walked.error
             if watched["kind"] == "post":
                 got = walked.comments if walked.pages else None
                 if got is not None and len(got):
@@ -335,10 +359,13 @@ class Refresh:
                     state["walked"] = self.id
                     state.pop("resume_after", None)
                 elif walked.pages:  # cut short: the next refresh walks on from its pages
-                    state.setdefault("resume_after", self.fresh_after.isoformat())
+                    # (from where this walk started: a walk begun afresh, the old cut
+                    # too long ago, is the one to go on with)
+                    state["resume_after"] = self._walk_start(state).isoformat()
                 state["total"] = total
-                state["complete"] = bool(walked.reached and missing == 0)
-                complete: bool | None = state["complete"]
+                complete: bool | None = bool(walked.reached and missing == 0)
+                if walked.pages:  # (a walk that fetched nothing learned nothing of the post:
+                    state["complete"] = complete  # a complete one stays so for `full`)
             else:
                 got = refresh.ad_rows(walked.pages) if walked.pages else None
                 seen: set[str] = set()
@@ -384,7 +411,7 @@ class Refresh:
                     state["checked"] = min([self.at, *seen_at]).astimezone(UTC).date().isoformat()
                     state.pop("resume_after", None)
                 elif walked.pages:
-                    state.setdefault("resume_after", self.fresh_after.isoformat())
+                    state["resume_after"] = self._walk_start(state).isoformat()
                 complete = bool(walked.reached)
                 missing = None
             self.manifest.state[key] = state
@@ -439,13 +466,11 @@ class Refresh:
         self.manifest.refreshes.append({"id": self.id, "at": self.at.isoformat(), "files": files})
         self.manifest.pending = None
         self.data.write(self.manifest)
-        if skipped and self.on_error == "skip":
+        if skipped:
             warnings.warn(
                 SkippedWarning(f"{len(skipped)} watched items failed and were left out: {skipped}"),
                 stacklevel=4,
             )
-            if not isinstance(first_error, BudgetExceededError | AuthError):
-                first_error = None
         return frame, first_error
 
 

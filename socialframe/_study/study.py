@@ -249,7 +249,7 @@ class Study:
             " item, first_seen, last_seen"
             " from comments order by created_at desc nulls last, comment_id"
         )
-        return mark(queries.typed(frame, queries.comment_dtypes()), "study.comments")
+        return mark(queries.read_as(self._data, frame, queries.comment_dtypes()), "study.comments")
 
     def ads(self) -> pd.DataFrame:
         """Every ad the study has seen.
@@ -272,7 +272,7 @@ class Study:
             " item, first_seen, last_seen, stopped_seen from ads"
             " order by start_date desc nulls last, ad_archive_id"
         )
-        return mark(queries.typed(frame, queries.ad_dtypes()), "study.ads")
+        return mark(queries.read_as(self._data, frame, queries.ad_dtypes()), "study.ads")
 
     def changes(self, since: object = None) -> pd.DataFrame:
         """What changed, oldest first: ``at`` (the refresh), ``kind`` (comment / ad),
@@ -307,7 +307,8 @@ class Study:
         texts = {watch.key(w): watch.filters_text(w) for w in self._data.read().watched}
         frame["filters"] = frame.pop("watch").map(texts)
         return mark(
-            queries.typed(frame, queries.CHANGE_DTYPES | {"filters": "string"}), "study.changes"
+            queries.read_as(self._data, frame, queries.CHANGE_DTYPES | {"filters": "string"}),
+            "study.changes",
         )
 
     def runs(self) -> pd.DataFrame:
@@ -327,7 +328,7 @@ class Study:
             'select "at", paid_calls, cost_usd, new, changed, items, complete'
             ' from runs order by "at", refresh'
         )
-        return mark(queries.typed(frame, queries.RUN_DTYPES), "study.runs")
+        return mark(queries.read_as(self._data, frame, queries.RUN_DTYPES), "study.runs")
 
     def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
         """Any SQL over the study's views: ``comments``, ``ads`` (latest versions),

@@ -132,7 +132,31 @@ def _a_folder(study: Path) -> None:
     path.mkdir()
 
 
-DAMAGED = [_not_parquet, _cut_in_half, _other_columns, _other_run_columns, _removed, _a_folder]
+def _a_column_the_views_add(study: Path) -> None:
+    # Before: read as sound, and comments() was empty (the file's rank_ chose the rows)
+    path = _files(study)["comments"]
+    table = pq.read_table(path)
+    pq.write_table(table.append_column("rank_", pa.array([5] * len(table))), path)
+
+
+def _a_refresh_column(study: Path) -> None:
+    # Before: read as sound, each row's refresh taken from the file, not its folder
+    path = _files(study)["ads"]
+    table = pq.read_table(path)
+    later = pa.array(["99991231T000000000Z"] * len(table))
+    pq.write_table(table.append_column("refresh", later), path)
+
+
+DAMAGED = [
+    _not_parquet,
+    _cut_in_half,
+    _other_columns,
+    _other_run_columns,
+    _removed,
+    _a_folder,
+    _a_column_the_views_add,
+    _a_refresh_column,
+]
 
 
 @pytest.mark.parametrize("damage", DAMAGED, ids=[f.__name__.strip("_") for f in DAMAGED])
@@ -310,3 +334,217 @@ def test_a_search_cut_short_keeps_its_pages_and_is_checked_as_of_the_oldest(
         assert len(first_pages) == 1  # page 1 paid once
     [state] = json.loads((tmp_path / "s" / "study.json").read_text())["state"].values()
     assert state["checked"] == "2026-01-01"
+
+
+# -- a second hostile review: what the fixes above left ----------------------------------
+
+
+def test_a_failing_item_skipped_does_not_hide_a_budget_stop(tmp_path: Path) -> None:
+    """Before: with ``on_error="skip"``, an item that failed before the one the budget
+    stopped made the refresh return as if it had finished (the budget stop was dropped
+    with the skipped error; ``socialframe study refresh`` exited 0, not 3), and the warning
+    named the budget-stopped item as "left out" though its pages were kept."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([EXAMPLE_POSTS[50], P2345])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock, workers=1) as client,
+    ):
+        sandbox.inject(400)  # the first post's page 1 is refused (final: never retried)
+        with (
+            pytest.warns(sf.SkippedWarning, match=r"^1 watched items failed") as said,
+            pytest.raises(sf.BudgetExceededError) as stopped,
+        ):
+            study.refresh(client, max_cost=0.03, on_error="skip")
+        assert sandbox.charges == 3
+    assert P2345 not in str(said[0].message)
+    partial = stopped.value.partial
+    assert partial is not None
+    assert partial.set_index("item")["new"].to_dict() == {EXAMPLE_POSTS[50]: 0, P2345: 150}
+    assert partial["complete"].tolist() == [False, False]
+    assert len(study.comments()) == 150  # what the budget let it fetch is kept
+
+
+def _swap_before_the_walk(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
+    """Damage ``target`` as the refresh's walk starts: after the study was checked and
+    read, before the rows are compared with it."""
+    from socialframe._study import refresh as walks
+
+    walk = walks.walk_post
+
+    def swapped(*args: object, **kwargs: object) -> walks.Walked:
+        target.write_bytes(b"PAR1 swapped while the refresh ran")
+        return walk(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(walks, "walk_post", swapped)
+
+
+def test_a_file_damaged_while_a_refresh_runs_is_one_study_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: DuckDB's own InvalidInputException (with its query) once the walks had
+    paid; now one StudyError, and the pages it paid for are the next refresh's, free."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        comments = _files(tmp_path / "s")["comments"]
+        kept = comments.read_bytes()
+        clock.advance(3600)
+        with monkeypatch.context() as patched:
+            _swap_before_the_walk(patched, comments)
+            with pytest.raises(sf.StudyError, match="cannot be read") as raised:
+                study.refresh(client)
+        error = raised.value
+        assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+        paid = sandbox.charges
+        comments.write_bytes(kept)  # the file put back
+        again = study.refresh(client)
+        assert sandbox.charges == paid  # the page the failed refresh paid for: from the cache
+    assert again["new"].tolist() == [0] and again["complete"].tolist() == [True]
+    assert len(study.runs()) == 2
+
+
+def _other_types(study: Path) -> None:
+    path = _files(study)["comments"]
+    table = pq.read_table(path)
+    where = table.schema.get_field_index("created_at")
+    junk = pa.array(["not a time"] * len(table))
+    pq.write_table(table.set_column(where, "created_at", junk), path)
+
+
+def _other_like_types(study: Path) -> None:
+    path = _files(study)["comments"]
+    table = pq.read_table(path)
+    where = table.schema.get_field_index("page")
+    pq.write_table(table.set_column(where, "page", pa.array(["first"] * len(table))), path)
+
+
+def test_a_file_of_the_studys_columns_with_other_types_is_one_study_error(
+    refreshed: Path, tmp_path: Path
+) -> None:
+    """Before: pandas' DateParseError (comments) from a comments file whose created_at
+    is text, and a refresh that read it as sound and paid."""
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    _other_types(study_path)
+    study = sf.Study(study_path)
+    for read in (study.comments, study.ads, study.changes, study.runs):
+        with pytest.raises(sf.StudyError, match=r"cannot be read.*created_at"):
+            read()
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.StudyError, match=r"cannot be read"):
+            study.refresh(client)
+        assert client.ledger.paid_calls == 0
+
+
+def test_a_column_the_views_do_not_need_with_another_type_is_one_study_error(
+    refreshed: Path, tmp_path: Path
+) -> None:
+    """Before: pandas' own error from turning the text into the frame's dtype."""
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    _other_like_types(study_path)
+    study = sf.Study(study_path)
+    with pytest.raises(sf.StudyError, match=r"cannot be read.*page") as raised:
+        study.comments()
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+    assert len(study.ads()) == 31  # the other kinds still read
+
+
+def test_after_the_clock_is_set_back_a_refresh_still_asks_the_service(tmp_path: Path) -> None:
+    """Before: pages a refresh stored while the clock ran a week ahead were stamped a
+    week ahead, and counted as fresh for every refresh until the clock got there again:
+    two days later (clock set right) the refresh paid nothing and found nothing."""
+    from datetime import timedelta
+
+    from socialframe.sandbox import REFERENCE
+
+    world = PinnedClock()  # the service's time
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82, EXAMPLE_POSTS[50]])
+    with Sandbox(seed=0, clock=world) as sandbox:
+        ahead = PinnedClock(REFERENCE + timedelta(days=7))  # this machine's, a week ahead
+        with sandbox.client(cache=tmp_path / "c", progress=False, clock=ahead) as client:
+            first = study.refresh(client)
+        world.advance(2 * 86400)
+        right = PinnedClock(REFERENCE + timedelta(days=2))  # set right: back five days
+        with sandbox.client(cache=tmp_path / "c", progress=False, clock=right) as client:
+            sent = sandbox.charges
+            again = study.refresh(client)
+            paid = sandbox.charges - sent
+        now = comment_total(EXAMPLE_POSTS[50], now=world.now(), seed=0)
+    assert first["paid_calls"].tolist() == [2, 1]
+    assert again["paid_calls"].tolist() == [1, 1] and paid == 2  # each post asked again
+    assert now == 51 and again["new"].tolist() == [0, 1]  # the comment of those two days
+    runs = json.loads((tmp_path / "s" / "study.json").read_text())["refreshes"]
+    assert [r["id"] for r in runs] == sorted(r["id"] for r in runs)  # ids in the order run
+
+
+def test_an_item_a_failed_refresh_never_looked_at_stays_complete(tmp_path: Path) -> None:
+    """Before: a post the refresh never fetched (it was stopped by another item's failure
+    first, or its own first page failed) was marked not complete in the study, and the
+    next ``full`` refresh read it whole again (the big post: 47 pages for nothing)."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([EXAMPLE_POSTS[50], P82])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock, workers=1) as client,
+    ):
+        study.refresh(client)
+        clock.advance(3600)
+        sandbox.inject(400)  # the first post's page 1: the refresh stops there
+        with pytest.raises(sf.BadRequestError) as failed:
+            study.refresh(client)
+        partial = failed.value.partial
+        assert partial is not None and partial["paid_calls"].tolist() == [0, 0]
+        assert partial["complete"].tolist() == [False, False]  # neither was looked at
+        clock.advance(3600)
+        sent = sandbox.charges
+        full = study.refresh(client, full=True)
+        assert sandbox.charges - sent == 2
+    # both were complete, and nothing said otherwise since: one page each, not P82's two
+    assert full["paid_calls"].tolist() == [1, 1]
+    assert full["complete"].tolist() == [True, True]
+
+
+@pytest.mark.slow
+def test_a_walk_cut_again_after_starting_afresh_is_resumed_the_next_time(
+    tmp_path: Path,
+) -> None:
+    """Before: a cut walk kept the time of the first cut; once that was more than a day
+    ago, every later walk started afresh, and one cut again was never resumed: a post too
+    big for one refresh's budget was paid from page 1 every time and never got further."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.05)  # pages 1-5
+        clock.advance(2 * 86400)  # past RESUME_WITHIN: a fresh walk
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.05)  # pages 1-5 again, as the post is now
+        held = len(study.comments())
+        clock.advance(3600)  # within a day of that walk: it goes on from its pages
+        sent = len(sandbox.requests)
+        with pytest.raises(sf.BudgetExceededError) as third:
+            study.refresh(client, max_cost=0.05)
+        asked = [r.params.get("page", "1") for r in sandbox.requests[sent:] if r.charged]
+    assert asked == ["6", "7", "8", "9", "10"]  # on from that walk's page 5
+    partial = third.value.partial
+    assert partial is not None
+    new = int(partial.at[0, "new"])  # (before: 0, the same five pages)
+    assert new > 200 and len(study.comments()) == held + new

@@ -18,8 +18,9 @@ from .._ledger import Ledger
 
 
 def interactive() -> bool:
-    """True in a Jupyter kernel or an interactive interpreter."""
-    return "ipykernel" in sys.modules or hasattr(sys, "ps1") or bool(sys.flags.interactive)
+    """True in a Jupyter kernel or an interactive interpreter (not merely where a library
+    imported ipykernel: ipywidgets and anywidget do)."""
+    return _in_a_notebook() or hasattr(sys, "ps1") or bool(sys.flags.interactive)
 
 
 def _in_a_notebook() -> bool:

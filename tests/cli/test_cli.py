@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -40,6 +41,14 @@ class Run:
     @property
     def lines(self) -> list[str]:
         return self.err.splitlines()
+
+
+def as_at_a_terminal() -> None:
+    """A child's Ctrl-C and hang-up as a terminal gives them (``preexec_fn``): a test run
+    started in the background (``&``, nohup) has them ignored, and a child inherits that,
+    so a signal a test sends would do nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def cli(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_cli import P82, SCRIPT, cli
+from test_cli import P82, SCRIPT, as_at_a_terminal, cli
 
 from socialframe._display import export
 from socialframe.sandbox import PinnedClock, Sandbox, comment_total
@@ -48,6 +48,7 @@ def test_ctrl_c_with_workers_stops_paying(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=as_at_a_terminal,
         )
         time.sleep(2.0)
         proc.send_signal(signal.SIGINT)
@@ -76,6 +77,7 @@ def test_ctrl_c_writes_the_rows_fetched_so_far(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=as_at_a_terminal,
         )
         deadline = time.monotonic() + 60
         while sandbox.charges < 6 and time.monotonic() < deadline:  # 2 + 2 pages, then the big

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_cli import P82, P2345, SCRIPT, cli
+from test_cli import P82, P2345, SCRIPT, as_at_a_terminal, cli
 from test_cli_hardening import _env
 
 from socialframe.sandbox import PinnedClock, Sandbox, comment_total
@@ -295,6 +295,7 @@ def test_an_interrupted_write_leaves_a_hard_linked_file_whole(tmp_path: Path) ->
         capture_output=True,
         text=True,
         timeout=120,
+        preexec_fn=as_at_a_terminal,
     )
     assert done.stdout == "interrupted\n", done.stderr
     assert out.read_text() == twin.read_text() == "text\nthe old file\n"
@@ -396,6 +397,7 @@ def test_sighup_stops_the_run_unless_it_is_ignored(tmp_path: Path, nohup: bool) 
                 str(tmp_path),
             ],
             env=_env(sandbox),
+            preexec_fn=as_at_a_terminal,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -25,6 +25,7 @@ import stat
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -617,25 +618,43 @@ def _unexcel(column: pd.Series) -> pd.Series:
 
 
 def _typed(column: pd.Series, dtype: Any, name: str) -> pd.Series:
-    """``column`` (text from a CSV, or already typed from Parquet) as ``dtype``."""
+    """``column`` (text from a CSV, or already typed from Parquet) as ``dtype``.
+
+    Raises:
+        ValueError: a value is not of ``dtype``; what it says is cut short (pandas
+            quotes the value whole, and a file may hold a megabyte in one cell).
+    """
     try:
-        if str(dtype) == "object":  # lists, written as JSON text
-            return column.map(lambda v: json.loads(v) if isinstance(v, str) else v).astype(object)
-        if isinstance(dtype, pd.DatetimeTZDtype):
-            return pd.to_datetime(column, utc=True, format="ISO8601").astype(dtype)
-        if str(dtype).startswith("timedelta"):
-            return pd.to_timedelta(column).astype(dtype)
-        text = column.dtype == object or pd.api.types.is_string_dtype(column)
-        if str(dtype) == "boolean" and text:
-            flags = {"true": True, "false": False}
-            kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
-            return kept.astype(dtype)
-        if isinstance(dtype, pd.StringDtype):
-            return _unexcel(column).astype(dtype)
-        if pd.api.types.is_numeric_dtype(dtype) and text:
-            return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
-        return column.astype(dtype)
+        with warnings.catch_warnings():  # (numpy's casts warn first, then fail: said below)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _as(column, dtype)
     except KeyError as exc:
-        raise ValueError(f"column {name!r} holds {exc} where true or false was expected") from None
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"column {name!r} does not read as {dtype} ({exc})") from None
+        said = _cut(str(exc))
+        raise ValueError(f"column {name!r} holds {said} where true or false was expected") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # (OverflowError: a count of 1e400; RecursionError: a list nested 100,000 deep)
+        raise ValueError(f"column {name!r} does not read as {dtype} ({_cut(str(exc))})") from None
+
+
+def _cut(text: str, most: int = 160) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _as(column: pd.Series, dtype: Any) -> pd.Series:
+    """``column`` as ``dtype`` (see :func:`_typed`, which says what fails)."""
+    if str(dtype) == "object":  # lists, written as JSON text
+        return column.map(lambda v: json.loads(v) if isinstance(v, str) else v).astype(object)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return pd.to_datetime(column, utc=True, format="ISO8601").astype(dtype)
+    if str(dtype).startswith("timedelta"):
+        return pd.to_timedelta(column).astype(dtype)
+    text = column.dtype == object or pd.api.types.is_string_dtype(column)
+    if str(dtype) == "boolean" and text:
+        flags = {"true": True, "false": False}
+        kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
+        return kept.astype(dtype)
+    if isinstance(dtype, pd.StringDtype):
+        return _unexcel(column).astype(dtype)
+    if pd.api.types.is_numeric_dtype(dtype) and text:
+        return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
+    return column.astype(dtype)

@@ -78,3 +78,35 @@ def test_what_cannot_become_a_report_is_said_before_anything_is_written(
     run = cli("report", *given, cwd=tmp_path)
     assert run.code == 2 and says in run.err
     assert not list(tmp_path.glob("r.*"))
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "says"),
+    [
+        ("author_followers", "1e400", "'author_followers'"),  # OverflowError
+        ("author_followers", "99999999999999999999999", "'author_followers'"),
+        ("created_at", "[" * 50_000, "'created_at'"),  # pandas quotes the whole value
+    ],
+)
+def test_a_hostile_comments_file_is_one_short_error(
+    sandbox: Sandbox, tmp_path: Path, column: str, value: str, says: str
+) -> None:
+    frame = pd.read_csv(_fetched(sandbox, tmp_path, "c.csv"), dtype=str, keep_default_na=False)
+    frame.loc[0, column] = value
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    run = cli("report", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "r.html"))
+    assert run.code == 2 and says in run.err, run.err
+    assert "bug" not in run.err and "warning" not in run.err and len(run.err) < 400, run.err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_list_too_deep_for_json_is_one_short_error(sandbox: Sandbox, tmp_path: Path) -> None:
+    ads = cli("ads", "coffee", "--max-pages", "1", "--cache", str(tmp_path / "c"), sandbox=sandbox)
+    assert ads.code == 0, ads.err
+    (tmp_path / "ads.csv").write_text(ads.out, encoding="utf-8")
+    frame = pd.read_csv(tmp_path / "ads.csv", dtype=str, keep_default_na=False)
+    frame.loc[0, "image_urls"] = "[" * 100_000 + "]" * 100_000  # RecursionError
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    run = cli("report", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "r.html"))
+    assert run.code == 2 and "'image_urls'" in run.err, run.err
+    assert "bug" not in run.err and len(run.err) < 400, run.err

@@ -157,7 +157,9 @@ def test_a_link_the_url_parser_refuses_is_shown_not_a_failure() -> None:
     from socialframe._display import notebook
     from socialframe._schema import mark
 
-    frame = mark(pd.DataFrame({"link_url": ["http://[::1/<b>", "https://www.example.com/x"]}), "ads")
+    frame = mark(
+        pd.DataFrame({"link_url": ["http://[::1/<b>", "https://www.example.com/x"]}), "ads"
+    )
     shown, _ = tables.cells(frame)
     display, _, plain = parts(shown.iloc[0, 0])
     assert plain == "http://[::1/<b>" and "<b>" not in display and "&lt;b&gt;" in display

@@ -25,6 +25,7 @@ import stat
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -586,6 +587,9 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
         except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise ValueError(f"{name}: neither Parquet nor a CSV of ours ({exc})") from None
         frame = frame.replace("", None)
+        if data[:3] == b"\xef\xbb\xbf":  # Excel's CSV (its BOM): text made safe, as it was
+            for column in frame.columns:
+                frame[column] = _unquote(frame[column])
     columns = set(frame.columns)
     if set(COMMENT_CORE) <= columns:
         kind, types = "comments", COMMENT_DTYPES
@@ -599,17 +603,46 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
     for column in frame.columns:
         if column in types:
             frame[column] = _typed(frame[column], types[column], str(column))
-        elif _is_id(str(column)) or pd.api.types.is_string_dtype(frame[column]):
-            frame[column] = _unexcel(frame[column]).astype("string")  # (as a fetch types text)
+        elif _is_id(str(column)):
+            frame[column] = _unexcel(frame[column]).astype("string")
+        elif pd.api.types.is_string_dtype(frame[column]):
+            frame[column] = _extra(_unexcel(frame[column]))
     return mark(frame, kind)
+
+
+def _extra(column: pd.Series) -> pd.Series:
+    """An extra column (one no schema types) read as text, typed as the fetch typed it
+    where the text tells: lists and objects written as JSON, flags written as True /
+    False; other text stays text (a number cannot be told from text that is one)."""
+    given = column.dropna()
+    words = set(given.unique())
+    if words and words <= {"True", "False"}:
+        return column.map({"True": True, "False": False}).astype("boolean")
+    if len(given) and given.str.match(r"\s*[\[{]").all():
+        try:
+            decoded = [json.loads(v) for v in given]
+        except (ValueError, RecursionError):
+            decoded = []
+        if decoded and all(isinstance(v, list | dict) for v in decoded):
+            out = pd.Series([None] * len(column), index=column.index, dtype=object)
+            out[given.index] = pd.Series(decoded, index=given.index, dtype=object)
+            return out
+    return column.astype("string")  # (as a fetch types text)
 
 
 def _blank(value: object) -> bool:
     return value is None or (isinstance(value, float) and value != value) or value is pd.NA
 
 
+def _unquote(column: pd.Series) -> pd.Series:
+    """Text that ``csv_ready(excel=True)`` made safe (``'@Anna``, ``'=1+1``) as it was
+    written: the quote it was given before a formula's first character taken away."""
+    starts = re.escape("".join(FORMULA_STARTS))
+    return column.str.replace(f"^'(?=[{starts}])", "", regex=True)
+
+
 def _unexcel(column: pd.Series) -> pd.Series:
-    """Ids as Excel CSV writes them (``="738…"``), or text that was made safe (``'=…``)."""
+    """Ids as Excel CSV writes them (``="738…"``) as the ids they are."""
     if column.dtype != object and not pd.api.types.is_string_dtype(column):
         return column
     text = column.astype("string")
@@ -617,25 +650,43 @@ def _unexcel(column: pd.Series) -> pd.Series:
 
 
 def _typed(column: pd.Series, dtype: Any, name: str) -> pd.Series:
-    """``column`` (text from a CSV, or already typed from Parquet) as ``dtype``."""
+    """``column`` (text from a CSV, or already typed from Parquet) as ``dtype``.
+
+    Raises:
+        ValueError: a value is not of ``dtype``; what it says is cut short (pandas
+            quotes the value whole, and a file may hold a megabyte in one cell).
+    """
     try:
-        if str(dtype) == "object":  # lists, written as JSON text
-            return column.map(lambda v: json.loads(v) if isinstance(v, str) else v).astype(object)
-        if isinstance(dtype, pd.DatetimeTZDtype):
-            return pd.to_datetime(column, utc=True, format="ISO8601").astype(dtype)
-        if str(dtype).startswith("timedelta"):
-            return pd.to_timedelta(column).astype(dtype)
-        text = column.dtype == object or pd.api.types.is_string_dtype(column)
-        if str(dtype) == "boolean" and text:
-            flags = {"true": True, "false": False}
-            kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
-            return kept.astype(dtype)
-        if isinstance(dtype, pd.StringDtype):
-            return _unexcel(column).astype(dtype)
-        if pd.api.types.is_numeric_dtype(dtype) and text:
-            return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
-        return column.astype(dtype)
+        with warnings.catch_warnings():  # (numpy's casts warn first, then fail: said below)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _as(column, dtype)
     except KeyError as exc:
-        raise ValueError(f"column {name!r} holds {exc} where true or false was expected") from None
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"column {name!r} does not read as {dtype} ({exc})") from None
+        said = _cut(str(exc))
+        raise ValueError(f"column {name!r} holds {said} where true or false was expected") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # (OverflowError: a count of 1e400; RecursionError: a list nested 100,000 deep)
+        raise ValueError(f"column {name!r} does not read as {dtype} ({_cut(str(exc))})") from None
+
+
+def _cut(text: str, most: int = 160) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _as(column: pd.Series, dtype: Any) -> pd.Series:
+    """``column`` as ``dtype`` (see :func:`_typed`, which says what fails)."""
+    if str(dtype) == "object":  # lists, written as JSON text
+        return column.map(lambda v: json.loads(v) if isinstance(v, str) else v).astype(object)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return pd.to_datetime(column, utc=True, format="ISO8601").astype(dtype)
+    if str(dtype).startswith("timedelta"):
+        return pd.to_timedelta(column).astype(dtype)
+    text = column.dtype == object or pd.api.types.is_string_dtype(column)
+    if str(dtype) == "boolean" and text:
+        flags = {"true": True, "false": False}
+        kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
+        return kept.astype(dtype)
+    if isinstance(dtype, pd.StringDtype):
+        return _unexcel(column).astype(dtype)
+    if pd.api.types.is_numeric_dtype(dtype) and text:
+        return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
+    return column.astype(dtype)

@@ -62,16 +62,16 @@ def frame_html(frame: pd.DataFrame) -> str | None:
         shown, cut_row = pd.concat([frame.head(half), frame.tail(half)]), half
     else:
         shown, cut_row = frame, None
-    max_cols = pd.get_option("display.max_columns") or cols
-    cut_col = None
-    if cols > max_cols:
-        half_cols = max(max_cols // 2, 1)
-        cut_col = half_cols
-        shown = pd.concat([shown.iloc[:, :half_cols], shown.iloc[:, cols - half_cols :]], axis=1)
     index = shown.index
     plain = shown.reset_index(drop=True)
-    if tables._same_post(plain):
+    if tables._same_post(plain):  # (before the columns are cut: the cut is among those shown)
         plain = plain.drop(columns="post_urn")
+    max_cols = pd.get_option("display.max_columns") or len(plain.columns)
+    cut_col = None
+    if len(plain.columns) > max_cols:
+        half_cols = max(max_cols // 2, 1)
+        cut_col = half_cols
+        plain = pd.concat([plain.iloc[:, :half_cols], plain.iloc[:, -half_cols:]], axis=1)
     cells, defs = tables.cells(plain)
     looks = {t: d["className"].removeprefix("sf-") for d in defs for t in d["targets"]}
     heads = [  # aligned as their cells: a text's name over its start

@@ -136,7 +136,10 @@ def host(url: str) -> str:
         >>> host("https://www.example.com/shoes?utm=1")
         'example.com'
     """
-    name = urlsplit(url).hostname
+    try:
+        name = urlsplit(url).hostname
+    except ValueError:  # ("http://[::1": no site to name) the URL itself, not a failure
+        return url
     return name.removeprefix("www.") if name else url
 
 
@@ -199,6 +202,11 @@ def _column(name: str, column: pd.Series, tz: str) -> tuple[list[Any], str]:
             _cell("yes" if v else "no", int(bool(v)), bool(v)) if _present(v) else ""
             for v in column
         ], "word"
+    if pd.api.types.is_integer_dtype(dtype):  # every digit: a float would round them
+        return [
+            (_cell(f"{int(v):,}", v, v) if abs(v) >= 1000 else str(v)) if _present(v) else ""
+            for v in column
+        ], "num"
     if pd.api.types.is_numeric_dtype(dtype):
         return [
             (_cell(_number(float(v)), v, v) if abs(v) >= 1000 or v != int(v) else str(v))
@@ -410,6 +418,24 @@ def refill(table: ITable, frame: pd.DataFrame) -> None:
     table.update(shown, selected_rows=[], **chosen)
 
 
+def _rows_that_fit(shown: pd.DataFrame) -> int:
+    """How many rows of ``shown`` (:func:`cells`) fit in :data:`MAX_BYTES` of the JSON sent
+    to the page. (itables' own ``maxBytes`` counts a column of text as 8 bytes a cell,
+    its pointers: 100,000 comments went whole, some 200 MB.)"""
+    if shown.empty:
+        return 0
+    size = 0
+    for _, column in shown.items():
+        text = column.astype("string")
+        # a cell's characters, its quotes and comma, and the escapes JSON writes for
+        # separators and for every character beyond ASCII (six characters each)
+        size += int(text.str.len().fillna(0).sum()) + 3 * len(text)
+        size += 5 * int(text.str.count(r"[^\x20-\x7e]").fillna(0).sum())
+    if size <= MAX_BYTES:
+        return len(shown)
+    return max(1, len(shown) * MAX_BYTES // size)
+
+
 def _arguments(
     frame: pd.DataFrame,
     *,
@@ -424,6 +450,7 @@ def _arguments(
     from itables import JavascriptFunction
 
     shown, defs = cells(frame, tz=tz)
+    fits = _rows_that_fit(shown)
     defs.append({"targets": "_all", "render": JavascriptFunction(RENDER)})
     chosen: dict[str, Any] = {
         "allow_html": True,  # every cell escaped above: links and hover titles only
@@ -462,6 +489,8 @@ def _arguments(
         "warn_on_selected_rows_not_rendered": False,
         "text_in_header_can_be_selected": False,  # a click on a header sorts by it
     }
+    if fits < len(shown):  # itables then keeps the first and last rows, and says so
+        chosen["maxRows"] = fits
     if select:
         chosen["select"] = {"style": "os", "items": "row"}
     chosen.update(options)

@@ -152,7 +152,7 @@ def unreached(exc: BaseException, url: str, timeout: float) -> str:
         where += f":{parts.port}"
     text = " ".join(str(e) for e in _chain(exc)).lower()
     if isinstance(exc, requests.Timeout) or "timed out" in text:
-        why = f"no answer within the timeout ({timeout:g} s)"
+        why = f"no answer within the {timeout:g} s timeout"
     elif "refused" in text:
         why = "the connection was refused"
     elif "resolve" in text or "name or service not known" in text or "nodename" in text:

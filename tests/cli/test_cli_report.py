@@ -78,3 +78,75 @@ def test_what_cannot_become_a_report_is_said_before_anything_is_written(
     run = cli("report", *given, cwd=tmp_path)
     assert run.code == 2 and says in run.err
     assert not list(tmp_path.glob("r.*"))
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "says"),
+    [
+        ("author_followers", "1e400", "'author_followers'"),  # OverflowError
+        ("author_followers", "99999999999999999999999", "'author_followers'"),
+        ("created_at", "[" * 50_000, "'created_at'"),  # pandas quotes the whole value
+    ],
+)
+def test_a_hostile_comments_file_is_one_short_error(
+    sandbox: Sandbox, tmp_path: Path, column: str, value: str, says: str
+) -> None:
+    frame = pd.read_csv(_fetched(sandbox, tmp_path, "c.csv"), dtype=str, keep_default_na=False)
+    frame.loc[0, column] = value
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    run = cli("report", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "r.html"))
+    assert run.code == 2 and says in run.err, run.err
+    assert "bug" not in run.err and "warning" not in run.err and len(run.err) < 400, run.err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_list_too_deep_for_json_is_one_short_error(sandbox: Sandbox, tmp_path: Path) -> None:
+    ads = cli("ads", "coffee", "--max-pages", "1", "--cache", str(tmp_path / "c"), sandbox=sandbox)
+    assert ads.code == 0, ads.err
+    (tmp_path / "ads.csv").write_text(ads.out, encoding="utf-8")
+    frame = pd.read_csv(tmp_path / "ads.csv", dtype=str, keep_default_na=False)
+    frame.loc[0, "image_urls"] = "[" * 100_000 + "]" * 100_000  # RecursionError
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    run = cli("report", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "r.html"))
+    assert run.code == 2 and "'image_urls'" in run.err, run.err
+    assert "bug" not in run.err and len(run.err) < 400, run.err
+
+
+def test_ads_read_back_alike_from_csv_and_parquet_extra_columns_included(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # the contract columns were typed again, the extra ones left as the CSV's text:
+    # snapshot_cards a JSON string, contains_sensitive_content the word "False"
+    for name in ("a.csv", "a.parquet"):
+        run = cli(
+            "ads", "coffee", "--max-pages", "1", "--cache", str(tmp_path / "c"),
+            "-o", str(tmp_path / name), sandbox=sandbox,
+        )  # fmt: skip
+        assert run.code == 0, run.err
+    csv, parquet = read_frame(tmp_path / "a.csv"), read_frame(tmp_path / "a.parquet")
+    for column in ("snapshot_cards", "snapshot_page_categories", "categories"):
+        assert csv[column].tolist() == parquet[column].tolist(), column
+        assert isinstance(csv[column].dropna().iloc[0], list), column
+    flags = "contains_sensitive_content"
+    assert csv[flags].dtype == parquet[flags].dtype == "boolean"
+    assert csv[flags].tolist() == parquet[flags].tolist()
+
+
+def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_text(
+    tmp_path: Path,
+) -> None:
+    # --excel writes "@Anna…" as "'@Anna…" so that Excel shows it as text; it read back
+    # with the quote, and the report quoted every mention and "-5 stars" so
+    from socialframe._display.export import write
+    from socialframe.sandbox import example_comments
+
+    comments = example_comments()
+    said = ["@Anna thanks!", "=1+1", "-5 stars", "+1", "'quoted' already", "\tTabbed"]
+    comments.loc[: len(said) - 1, "text"] = said
+    comments.loc[0, "author_name"] = "@handle"
+    write(comments, tmp_path / "x.csv", excel=True)
+    write(comments, tmp_path / "p.csv")
+    excel, plain = read_frame(tmp_path / "x.csv"), read_frame(tmp_path / "p.csv")
+    assert excel["text"].head(len(said)).tolist() == said
+    assert excel.loc[0, "author_name"] == "@handle"
+    pd.testing.assert_frame_equal(excel, plain)

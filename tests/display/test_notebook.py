@@ -3,6 +3,7 @@ it is; any other frame as pandas shows it. The last test runs a real kernel."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -101,3 +102,20 @@ def test_a_kernel_shows_ours_our_way_and_others_as_pandas(
     [theirs] = nb.cells[2].outputs
     assert "socialframe" not in theirs["data"]["text/html"]
     assert "&lt;b&gt;1&lt;/b&gt;" in theirs["data"]["text/html"]  # pandas' own table
+
+
+def test_the_column_cut_sits_where_the_columns_were_cut_when_post_urn_is_left_out() -> None:
+    # post_urn was left out after the cut: the "…" then stood between columns that were
+    # side by side (post, page, …, fetched_at), and a column shown was missing
+    comments = example_comments()
+    comments.insert(0, "post", comments["post_urn"].str.extract(r"(\d+)$", expand=False))
+    comments = mark(comments, "comments")
+    with pd.option_context("display.max_columns", 4):
+        page = frame_html(comments)
+    assert page is not None
+    head = page.split("<thead>")[1].split("</tr>")[0]
+    names = re.findall(r"<th[^>]*>(.*?)</th>", head)
+    rest = [c for c in comments.columns if c != "post_urn"]
+    assert names == ["", *rest[:2], "…", *rest[-2:]], names
+    row = page.split("<tbody>")[1].split("</tr>")[0]
+    assert row.count("<td") == 5 and row.index("<td>…</td>") > row.index(">7394323847149525395<")

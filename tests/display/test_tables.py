@@ -149,3 +149,48 @@ def test_show_takes_a_frame(bad: object) -> None:
 def test_show_refuses_a_zone_it_does_not_know() -> None:
     with pytest.raises(ValueError, match="Mars/Base"):
         sf.show(example_comments(), tz="Mars/Base")
+
+
+def test_a_link_the_url_parser_refuses_is_shown_not_a_failure() -> None:
+    # urlsplit raises on an unclosed IPv6 bracket: one such link from the service took
+    # sf.show, the ad search's table (after the search was paid) and the notebook down
+    from socialframe._display import notebook
+    from socialframe._schema import mark
+
+    frame = mark(
+        pd.DataFrame({"link_url": ["http://[::1/<b>", "https://www.example.com/x"]}), "ads"
+    )
+    shown, _ = tables.cells(frame)
+    display, _, plain = parts(shown.iloc[0, 0])
+    assert plain == "http://[::1/<b>" and "<b>" not in display and "&lt;b&gt;" in display
+    assert parts(shown.iloc[1, 0])[0].endswith(">example.com</a>")
+    assert len(sf.show(frame).df) == 2
+    page = notebook._formatter(frame)
+    assert page is not None and "class='dataframe socialframe'" in page  # ours, not pandas'
+
+
+def test_big_integers_show_every_digit() -> None:
+    frame = pd.DataFrame({"n": [7384427202391592965, -1234567890123456789]})
+    shown, _ = tables.cells(frame)
+    assert parts(shown.iloc[0, 0]) == [
+        "7,384,427,202,391,592,965",
+        "7384427202391592965",
+        "7384427202391592965",
+    ]
+    assert parts(shown.iloc[1, 0])[0] == "-1,234,567,890,123,456,789"
+
+
+def test_a_frame_too_big_for_the_page_is_sampled_by_what_it_sends_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # itables counts an object column as 8 bytes a cell (its pointers): 100k comments
+    # were sent whole, ~200 MB of JSON, for a limit of 16 MB
+    monkeypatch.setattr(tables, "MAX_BYTES", 200_000)
+    frame = pd.DataFrame({"text": ["é <x> " + "word " * 100] * 2_000, "n": range(2_000)})
+    table = sf.show(frame)
+    sent = len(table._dt_args["data_json"].encode())
+    assert sent <= 1.1 * 200_000, sent
+    assert "downsampled" in table._dt_args["downsampling_warning"]
+    assert "from 2,000 rows" in table._dt_args["downsampling_warning"]
+    small = sf.show(frame.head(50))
+    assert "downsampling_warning" not in small._dt_args and len(small.df) == 50

@@ -207,7 +207,7 @@ def _column(name: str, column: pd.Series, tz: str) -> tuple[list[Any], str]:
             (_cell(f"{int(v):,}", v, v) if abs(v) >= 1000 else str(v)) if _present(v) else ""
             for v in column
         ], "num"
-    if pd.api.types.is_numeric_dtype(dtype):
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
         return [
             (_cell(_number(float(v)), v, v) if abs(v) >= 1000 or v != int(v) else str(v))
             if _present(v)
@@ -255,8 +255,8 @@ def _any(name: str, value: object) -> str:
             )
             return _cell(thumb, len(urls), " ".join(urls))
         return _text(", ".join(str(item) for item in items))
-    if isinstance(value, numbers.Number) and not isinstance(value, bool):
-        number = float(value)  # type: ignore[arg-type]
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):  # (not complex)
+        number = float(value)
         if math.isfinite(number):
             return _cell(_number(number), number, value)
     return _text(value)

@@ -194,3 +194,8 @@ def test_a_frame_too_big_for_the_page_is_sampled_by_what_it_sends_and_says_so(
     assert "from 2,000 rows" in table._dt_args["downsampling_warning"]
     small = sf.show(frame.head(50))
     assert "downsampling_warning" not in small._dt_args and len(small.df) == 50
+
+
+def test_a_column_of_complex_numbers_shows_as_text() -> None:
+    shown, _ = tables.cells(pd.DataFrame({"z": [1 + 2j, None]}))
+    assert parts(shown.iloc[0, 0])[0] == "(1+2j)"

@@ -18,11 +18,11 @@ import re
 from base64 import b64encode
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urlsplit
 
 import pandas as pd
 
 from .._checks import count
+from . import tables
 from .plots import plot_activity
 
 if TYPE_CHECKING:
@@ -167,11 +167,11 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
 
 
 def _host(url: object) -> object:
-    """A link's label: its host (``example.com``), or the URL when it has none."""
+    """A link's label: its host (``example.com``), or the URL when it has none (the
+    interactive tables' rule, :func:`socialframe._display.tables.host`)."""
     if not _present(url):
         return url
-    host = urlsplit(str(url).strip()).hostname
-    return host.removeprefix("www.") if host else url
+    return tables.host(str(url).strip())
 
 
 def _present(value: object) -> bool:

@@ -177,3 +177,15 @@ def test_fallback_is_one_line_and_the_parts() -> None:
     text, rich = fallback("AdSearch", "<b>3</b> ads &amp; more<br>next", "<table></table>")
     assert text == "AdSearch: 3 ads & more next"
     assert rich == "<p><b>AdSearch</b>: <b>3</b> ads &amp; more<br>next</p><table></table>"
+
+
+def test_a_link_the_url_parser_refuses_is_its_own_label_in_the_fallback_table() -> None:
+    """The saved-notebook table of ads shared the interactive table's fault: a link Python
+    cannot parse (``http://[::1``) raised ValueError instead of showing."""
+    from socialframe._display.html import ads_table_html
+    from socialframe.sandbox import example_ads
+
+    ads = example_ads().head(2).copy()
+    ads["link_url"] = ["http://[::1", "https://www.x.example/a"]
+    page = ads_table_html(ads)
+    assert ">http://[::1</a>" in page and ">x.example</a>" in page

@@ -110,7 +110,7 @@ def frame_html(frame: pd.DataFrame) -> str | None:
 def _shown(cell: object, look: str | None) -> str:
     """A cell's display part (HTML, escaped by :mod:`.tables`); long text cut."""
     text = str(cell)
-    for travel, back in (("\x1e", "\n"), ("\x1d", "\t"), ("\x1c", "\r")):
+    for back, travel in tables.BREAKS.items():  # (as the table's render function does)
         text = text.replace(travel, back)
     parts = text.split(tables.SEP)
     if look != "text":

@@ -13,11 +13,11 @@ socialframe is imported there) makes the notebook ask :func:`frame_html` for fra
 from __future__ import annotations
 
 import html
-import sys
 from typing import Any, Final
 
 import pandas as pd
 
+from .._fetch.progress import ipython_shell
 from .._schema import MARK
 from . import tables
 
@@ -130,8 +130,7 @@ def _formatter(frame: Any) -> str | None:
 def register() -> None:
     """In an IPython shell, show frames through :func:`frame_html` (ours with our
     rules, others as pandas does); elsewhere nothing."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
+    shell = ipython_shell()
     formatter = getattr(getattr(shell, "display_formatter", None), "formatters", {}).get(
         "text/html"
     )

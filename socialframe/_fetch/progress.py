@@ -23,11 +23,16 @@ def interactive() -> bool:
     return _in_a_notebook() or hasattr(sys, "ps1") or bool(sys.flags.interactive)
 
 
+def ipython_shell() -> Any:
+    """The running IPython shell, or None (IPython is not imported for it: only a
+    process where it already runs has one)."""
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
+
+
 def _in_a_notebook() -> bool:
     """Whether output goes to a Jupyter front end (a kernel's shell, not a terminal's)."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return type(shell).__name__ == "ZMQInteractiveShell"
+    return type(ipython_shell()).__name__ == "ZMQInteractiveShell"
 
 
 class _Line:

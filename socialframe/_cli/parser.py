@@ -340,14 +340,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     made = commands.add_parser(
         "report",
-        help="the HTML report of a comments or ads file (CSV or Parquet)",
+        help="the HTML report of a comments or ads file (CSV, JSON lines or Parquet)",
         description="The report df.social.report writes, from a file socialframe wrote:\n\n"
         "  socialframe report comments.parquet -o report.html\n"
         "  socialframe comments POST | socialframe report - -o report.html",
         formatter_class=formatter,
         allow_abbrev=False,
     )
-    made.add_argument("file", metavar="FILE", help="a .csv or .parquet file, or - for stdin")
+    made.add_argument(
+        "file", metavar="FILE", help="a .csv, .jsonl or .parquet file, or - for stdin"
+    )
     made.add_argument("-o", "--output", metavar="FILE", required=True, help="the .html to write")
     made.add_argument("--title", default=None, help="the page's title")
     made.add_argument("--tz", default="UTC", help="time zone of the times shown (default UTC)")

@@ -49,7 +49,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from .._display.export import new_file_mode
+from .._display.files import new_file_mode
 from .._errors import StudyError
 
 #: What ``study.json`` says it is; a newer number is refused, never half-read.

@@ -409,11 +409,10 @@ def write_report(
             :func:`socialframe._display.files.check`); ``tz`` is not a time zone.
         OSError: the file could not be written.
     """
-    target = Path(path).expanduser()
+    kept, read = tuple(guard), tuple(inputs)
+    target = files.check(path, guard=kept, inputs=read)
     if target.suffix.lower() not in (".html", ".htm"):
         raise ValueError(f"cannot write {str(path)!r}: a report is HTML; name it *.html")
-    kept, read = tuple(guard), tuple(inputs)
-    files.check(target, guard=kept, inputs=read)
     _time.check_zone(tz)
     made = pd.Timestamp.now(tz="UTC") if now is None else now
     heading = title if title is not None else f"{kind.capitalize()} report"

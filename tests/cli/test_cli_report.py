@@ -156,9 +156,8 @@ def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``socialframe comments POST | socialframe report -``: the plain CSV left a bare CR
-    unquoted, pandas read 84 rows for 82 and the report failed. The sandbox's texts carry
-    CRs here (its line breaks as CR, CRLF), served over HTTP to the real console scripts,
-    joined by a real pipe."""
+    unquoted, pandas read 84 rows for 82 and the report failed. Two of the sandbox's texts
+    hold a bare CR here, served over HTTP to the real console scripts, joined by a pipe."""
     import os
     import subprocess
 
@@ -166,11 +165,9 @@ def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(
 
     from socialframe.sandbox import PinnedClock, _comments
 
-    breaks = tuple(
-        q.replace("\n\n", "\r\n\r\n").replace("\n", "\r") for q in _comments.COMMENT_QUIRKS
-    )
-    assert any("\r" in q for q in breaks)
-    monkeypatch.setattr(_comments, "COMMENT_QUIRKS", breaks)
+    breaks = list(_comments.COMMENT_QUIRKS)
+    breaks[0], breaks[10] = "line one\rline two", "ends in a CR\r"  # (no comma, no quote)
+    monkeypatch.setattr(_comments, "COMMENT_QUIRKS", tuple(breaks))
     page = tmp_path / "report.html"
     with Sandbox(seed=2727, clock=PinnedClock()) as sandbox:  # (a seed no other test draws)
         env = dict(

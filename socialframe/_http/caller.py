@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import email.utils
 import os
+import socket
 import threading
 import warnings
 from collections.abc import Mapping
@@ -166,6 +167,29 @@ def unreached(exc: BaseException, url: str, timeout: float) -> str:
     else:
         why = f"the connection failed ({type(exc).__name__})"
     return f"could not reach {where}: {why}"
+
+
+#: What the resolver answers for a name that does not exist (not "try again later").
+_NO_SUCH_NAME: Final = frozenset(
+    getattr(socket, name)
+    for name in ("EAI_NONAME", "EAI_NODATA", "EAI_FAIL")
+    if hasattr(socket, name)
+)
+
+
+def unknown_host(exc: BaseException) -> bool:
+    """Whether ``exc`` is the resolver saying the host's name does not exist (a typo in
+    the base URL: trying again cannot help; ``EAI_AGAIN``, a resolver that did not
+    answer in time, can).
+
+    Example:
+        >>> import socket
+        >>> unknown_host(OSError(socket.gaierror(socket.EAI_NONAME, "Name or service not known")))
+        True
+        >>> unknown_host(socket.gaierror(socket.EAI_AGAIN, "Temporary failure"))
+        False
+    """
+    return any(isinstance(e, socket.gaierror) and e.errno in _NO_SUCH_NAME for e in _chain(exc))
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -437,7 +461,9 @@ class Caller:
             ledger.record("paid" if charged else "failed", hold=hold)
             failure = NetworkError(
                 self._scrub(f"{operation}: {unreached(exc, url, self.timeout)}"),
-                retryable=not isinstance(exc, BodyTooLarge),  # the same body again
+                # (the same body again; a name the resolver says does not exist is not
+                # a passing fault: five tries took 20 s to say so)
+                retryable=not isinstance(exc, BodyTooLarge) and not unknown_host(exc),
             )
         except _UNSENDABLE as exc:
             # A request requests, urllib3 or the socket refuse to send (an URL they cannot

@@ -91,7 +91,8 @@ def route(path: str, params: Mapping[str, str], seed: int, now: datetime) -> Ans
     """Answer an authorised GET.
 
     The service is reached through prefixes that differ per deployment
-    (``/v1/linkedin/...``, ``/seed-0/...``), so only the last path segment counts.
+    (``/v1/linkedin/...``, ``/seed-0/at-20260101T000000Z/...``), so only the last path
+    segment counts.
 
     Args:
         path: The URL path, without the query string.

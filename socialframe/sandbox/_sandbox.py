@@ -27,11 +27,12 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from .._client import Client
-from .._clock import SYSTEM_CLOCK, Clock
+from .._clock import SYSTEM_CLOCK, Clock, ManualClock, SystemClock
 from .._http.transport import MockTransport
 from . import _routes as routes
 from ._routes import Answer, Fault
@@ -144,6 +145,7 @@ class Sandbox:
         self.rate_limit = rate_limit
         self.api_key = api_key or "sf-sandbox-" + secrets.token_hex(8)
         self.clock: Clock = clock or SYSTEM_CLOCK
+        self._timeline = _timeline(self.clock)
         self._port = port
         self._lock = threading.Lock()
         self._charges = 0
@@ -164,13 +166,40 @@ class Sandbox:
         return self._port
 
     @property
-    def url(self) -> str:
-        """The base URL, ``http://127.0.0.1:<port>/seed-<seed>``.
+    def world(self) -> str:
+        """Which world this sandbox serves, as its URLs' path names it: ``seed-<seed>``,
+        and for a clock that is not the system's, where that clock started.
 
-        The seed sits in the path so that caches of different seeds never share
-        keys; the server routes on the last path segment and ignores the rest.
+        - ``seed-0``: the live world, dated by the system clock. It behaves as the real
+          service does: a cached page is served until it expires, while the world
+          moves on.
+        - ``seed-0/at-20260101T000000Z``: the world of a :class:`PinnedClock` pinned
+          to that date (``socialframe sandbox --at``, the demo, the notebooks).
+        - ``seed-0/manual-20260101T000000Z``: the world of a :class:`ManualClock`
+          that started then.
+
+        Cache keys are made of URLs, so the pages of one world are never served to
+        another: a notebook pinned to 2026-01-01 shows that date whatever ran before
+        it. A clock's whole timeline is one world (a refresh a simulated week later
+        finds the pages of the week before in the cache, as it would with the real
+        service).
+
+        Example:
+            >>> from socialframe.sandbox import PinnedClock
+            >>> Sandbox(seed=3).world, Sandbox(clock=PinnedClock()).world
+            ('seed-3', 'seed-0/at-20260101T000000Z')
         """
-        return f"http://127.0.0.1:{self.port}/seed-{self.seed}"
+        return f"seed-{self.seed}" + self._timeline
+
+    @property
+    def url(self) -> str:
+        """The base URL, ``http://127.0.0.1:<port>/<world>`` (see :attr:`world`).
+
+        The seed and the clock sit in the path so that caches of different worlds
+        never share keys; the server routes on the last path segment and ignores
+        the rest.
+        """
+        return f"http://127.0.0.1:{self.port}/{self.world}"
 
     @property
     def charges(self) -> int:
@@ -246,12 +275,12 @@ class Sandbox:
 
     @property
     def in_process_url(self) -> str:
-        """The base URL of :meth:`transport`: ``http://sandbox.invalid/seed-<seed>``.
+        """The base URL of :meth:`transport`: ``http://sandbox.invalid/<world>``.
 
         ``.invalid`` never resolves (RFC 2606): a client pointed there without the
         in-process transport fails rather than reaching some other host.
         """
-        return f"http://sandbox.invalid/seed-{self.seed}"
+        return f"http://sandbox.invalid/{self.world}"
 
     def transport(self) -> MockTransport:
         """This sandbox as an in-process transport, for ``sf.Client(transport=...)``.
@@ -478,3 +507,17 @@ class Sandbox:
             if hmac.compare_digest(value.encode("utf-8", "surrogateescape"), key):
                 return f"{name}: Bearer" if bearer else name
         return None
+
+
+def _timeline(clock: Clock) -> str:
+    """The part of a world's name that says which clock dates it (``""`` for the system's):
+    its kind and where it started, fixed when the sandbox is made."""
+    if clock is SYSTEM_CLOCK or isinstance(clock, SystemClock):
+        return ""
+    kind = "manual" if isinstance(clock, ManualClock) else "at"
+    start = getattr(clock, "start", None)
+    if not isinstance(start, datetime):  # a clock of the user's: where it stands now
+        start = clock.now()
+    start = start.astimezone(UTC)
+    stamp = start.strftime("%Y%m%dT%H%M%S") + (f".{start:%f}" if start.microsecond else "")
+    return f"/{kind}-{stamp}Z"

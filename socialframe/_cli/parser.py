@@ -41,7 +41,8 @@ environment:
 OUTPUT_HELP: Final = (
     "write to FILE; its suffix picks the format: .csv (ids as text, lists as JSON),"
     " .jsonl (one row per line), .parquet, .xlsx (if openpyxl is installed);"
-    " /dev/null discards the rows; default (or -): CSV to standard output"
+    " /dev/null discards the rows; default (or -): CSV to standard output. Never written"
+    " through a link, over the cache, or into a study"
 )
 
 EXCEL_HELP: Final = (

@@ -215,7 +215,8 @@ def write_whole(
     with _folder(target) as folder:
         _refuse(folder, target, guards, read)
         try:
-            mode = stat.S_IMODE(os.stat(target.name, dir_fd=folder, follow_symlinks=False).st_mode)
+            # (its permissions, never a set-user-id bit a stranger's file may carry)
+            mode = os.stat(target.name, dir_fd=folder, follow_symlinks=False).st_mode & 0o777
         except FileNotFoundError:
             mode = new_file_mode()
         partial = f".sf-{secrets.token_hex(8)}"
@@ -495,7 +496,7 @@ def _writable(folder: int, target: Path, entry: os.stat_result | None, here: os.
         )
     if entry is None:
         return ""
-    if not os.access(target.name, os.W_OK, dir_fd=folder, follow_symlinks=False):
+    if not os.access(target.name, os.W_OK, dir_fd=folder):  # (a regular file: no link)
         return "no permission to write it"
     me = os.geteuid() if hasattr(os, "geteuid") else -1
     shared = here.st_mode & stat.S_ISVTX and me not in (0, here.st_uid, entry.st_uid)

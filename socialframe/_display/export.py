@@ -355,10 +355,13 @@ def check_target(
     kept = tuple(guard)
     read = tuple(inputs)
     if path is None:
+        files.check_stream(1, guard=kept)
         return Target(None, None, guard=kept, inputs=read)
     given = os.fspath(path)
     special = files.shell_name(given)
     if special is not None:
+        if special == "stdout":
+            files.check_stream(1, guard=kept)
         return Target(given, None, discard=special == "discard", guard=kept, inputs=read)
     target = files.check(given, guard=kept, inputs=read)
     suffix = target.suffix.lower()

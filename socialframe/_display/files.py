@@ -251,6 +251,32 @@ def _flush_folder(folder: int) -> None:
             os.close(fd)
 
 
+def check_stream(fd: int, *, guard: Iterable[Guarded] = (), shown: str = "standard output") -> None:
+    """Check that the open file ``fd`` (standard output, redirected by a shell) is
+    none of the guarded files: ``>> cache.sqlite`` would add CSV to the cache.
+
+    Raises:
+        ValueError: one line, ``cannot write <shown>: <why>``.
+    """
+    found = _fstat(fd)
+    if found is None or not stat.S_ISREG(found.st_mode):
+        return
+    guards = _all_guards(guard)
+    for kept in guards:
+        if not kept.folder and _same(found, _stat(kept.path)):
+            raise ValueError(f"cannot write {shown}: it is {kept.what} {kept.path}")
+        if kept.folder and _holds(kept.path, found):
+            raise ValueError(f"cannot write {shown}: it is a file of {kept.what} {kept.path}")
+    try:  # where the file is, where the system says (Linux): inside a study, say
+        where = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return
+    if where.is_absolute() and _same(found, _stat(where)):
+        inside = _inside_path(where.parent, guards)
+        if inside:
+            raise ValueError(f"cannot write {shown}: it is a file {inside.removeprefix('it is ')}")
+
+
 def check_folder(path: str | os.PathLike[str], *, guard: Iterable[Guarded] = ()) -> Path:
     """Check that files may be written into the folder ``path`` (made later if it does
     not exist): it is no file, and it is (or would be) inside nothing guarded.

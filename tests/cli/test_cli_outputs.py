@@ -375,3 +375,41 @@ def test_an_output_beside_the_cache_or_through_a_folder_link_is_written(
         beside.unlink(missing_ok=True)
     assert (tmp_path / "real" / "runs.csv").is_file()
     shutil.rmtree(tmp_path / "real")
+
+
+@pytest.mark.parametrize("into", ["the cache", "the study's manifest"])
+def test_standard_output_appended_to_the_cache_or_the_study_is_refused(
+    world: World, tmp_path: Path, into: str
+) -> None:
+    """``socialframe ... >> http_cache.sqlite``: the shell opens the file, the command
+    would add CSV to it."""
+    import subprocess
+
+    from test_cli import SCRIPT
+
+    target = world.cache if into == "the cache" else world.study / "study.json"
+    env = dict(
+        os.environ,
+        SOCIALFRAME_BASE_URL=world.sandbox.url,
+        SOCIALFRAME_API_KEY=world.sandbox.api_key,
+        SOCIALFRAME_CACHE_DIR=str(world.cache_dir),
+    )
+    before, paid = world.snapshot(), world.sandbox.charges
+    assert SCRIPT is not None
+    for argv in (
+        ["comments", P82, "--cache", str(world.cache_dir)],
+        ["study", "runs", str(world.study)],
+        ["study", "changes", str(world.study), "-o", "-"],
+    ):
+        with target.open("ab") as appended:
+            done = subprocess.run(
+                [SCRIPT, *argv],
+                stdout=appended,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                timeout=120,
+            )
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("socialframe: error: cannot write standard output: it is")
+        assert world.sandbox.charges == paid and world.snapshot() == before

@@ -225,7 +225,9 @@ class Study:
             from .._config import budget_cents
 
             budget = budget_cents(max_cost)
-        with self._data.writing() as manifest:
+        # Paid pages the HTTP cache could not store (a full disk): one CacheWarning, as
+        # every fetch of the client says it.
+        with self._data.writing() as manifest, client._storing():
             return Refresh(self._data, manifest, client, full, budget, on_error).run()
 
     # -- reading ---------------------------------------------------------------------------

@@ -228,6 +228,7 @@ class Study:
         # Paid pages the HTTP cache could not store (a full disk): one CacheWarning, as
         # every fetch of the client says it.
         with self._data.writing() as manifest, client._storing():
+            self._data.check_folders()  # before anything is paid: no link to write through
             return Refresh(self._data, manifest, client, full, budget, on_error).run()
 
     # -- reading ---------------------------------------------------------------------------

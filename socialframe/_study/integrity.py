@@ -88,7 +88,9 @@ def check(
             except FileNotFoundError:
                 raise damaged(path, "is missing") from None
             except (IsADirectoryError, NotADirectoryError):
-                raise damaged(path, "is not a file the study wrote (a folder is there)") from None
+                raise damaged(
+                    path, "is not a file the study wrote (a folder, a FIFO or a device)"
+                ) from None
             except OSError as exc:
                 raise damaged(path, f"cannot be opened ({exc.strerror})") from None
             with os.fdopen(opened, "rb") as data:

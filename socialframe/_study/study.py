@@ -185,9 +185,15 @@ class Study:
             apart; none for a post).
 
         Raises:
-            StudyError: another refresh holds the study, or it cannot be written.
+            StudyError: another refresh holds the study, or it cannot be written; a
+                file of it is damaged or not the study's, or a link is in the way
+                (named; all checked before the first paid call).
             BudgetExceededError, FetchError: after what was fetched is kept;
                 ``.partial`` is the frame above.
+
+        Warns:
+            CacheWarning: pages paid for that the client's HTTP cache could not store
+                (its disk full, its file read-only); the study keeps their rows.
 
         Example:
             >>> import tempfile

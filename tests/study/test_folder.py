@@ -349,3 +349,32 @@ def test_the_users_own_folders_and_files_in_a_study_survive_its_writes(
         assert (path / name).read_text() == text, name
     assert (path / "comments" / "refresh=empty-and-mine").is_dir()
     assert len(study.runs()) == 2 and len(study.comments()) >= 82 + 50
+
+
+def test_a_fifo_where_a_data_file_belongs_is_refused_not_waited_on(
+    refreshed: Path, service: Sandbox, tmp_path: Path
+) -> None:
+    """A FIFO opened for reading waits for a writer: every answer would hang."""
+    import threading
+
+    path = _copy(refreshed, tmp_path)
+    data = _files(path)["comments"]
+    data.unlink()
+    os.mkfifo(data)
+    study = sf.Study(path)
+    raised: list[BaseException] = []
+
+    def answer() -> None:
+        try:
+            study.comments()
+        except BaseException as exc:  # handed to the test's thread
+            raised.append(exc)
+
+    worker = threading.Thread(target=answer, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "comments() waited on the FIFO"
+    (error,) = raised
+    assert isinstance(error, sf.StudyError)
+    assert f"{data} is not a file the study wrote (a folder, a FIFO or a device)" in str(error)
+    _refresh_refused(study, service, rf"{re.escape(str(data))} is not a file the study wrote")

@@ -387,3 +387,49 @@ def test_a_hand_edited_record_is_refused_as_the_manifest_is_read(
     manifest.write_text(json.dumps(value))
     with pytest.raises(sf.StudyError, match="not a study manifest as written.*the record of"):
         sf.Study(study)
+
+
+# -- under concurrent writers ----------------------------------------------------------------
+
+WRITER = """
+import sys, socialframe as sf
+study = sf.Study(sys.argv[1])
+with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=False, progress=False) as client:
+    for _ in range(int(sys.argv[4])):
+        try:
+            study.refresh(client)
+            print("ok", flush=True)
+        except sf.StudyError as exc:
+            print("busy" if "being written by another process" in str(exc) else f"ERROR {exc}")
+"""
+
+
+@pytest.mark.slow
+def test_readers_never_see_a_refresh_half_written_by_other_processes(tmp_path: Path) -> None:
+    """Every answer checks every file the manifest it read names: files a refresh of
+    another process is writing (or leaves behind, killed) are never among them."""
+    import subprocess
+    import sys
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82, P50])
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        args = [str(tmp_path / "s"), sandbox.url, sandbox.api_key, "6"]
+        writers = [
+            subprocess.Popen(
+                [sys.executable, "-c", WRITER, *args], stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        seen = []
+        while any(w.poll() is None for w in writers):
+            seen.append((len(study.runs()), len(study.comments())))
+            latest = study.sql("select count(distinct comment_id) as n from comment_versions")
+            assert int(latest["n"].iloc[0]) in (0, 132)
+        said = [line for w in writers for line in w.communicate()[0].split()]
+    assert all(w.returncode == 0 for w in writers)
+    # each waited for the other's lock (or, past 10 s of it on a busy machine, said so)
+    assert set(said) <= {"ok", "busy"} and said.count("ok") >= 6, said
+    assert all(comments in (0, 132) for _, comments in seen), seen
+    assert [runs for runs, _ in seen] == sorted(runs for runs, _ in seen)
+    assert len(study.runs()) == said.count("ok") and len(study.comments()) == 132

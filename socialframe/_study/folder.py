@@ -59,8 +59,8 @@ def link_error(root: Path, relative: str, at: int, name: str) -> StudyError | No
         target = "?"
     return StudyError(
         f"{root / relative} is a link (to {target!r:.120}): a study never follows a link"
-        " out of its folder, so it is left as it is and nothing was done. Put the real"
-        " folder or file in its place, or remove the link"
+        " out of its folder, and the link is left as it is. Put the real folder or file"
+        " in its place, or remove the link"
     )
 
 

@@ -30,7 +30,7 @@ from typing import Any, Final, NamedTuple
 from .._errors import StudyError
 from . import folder
 
-#: What a file's record holds (``study.json``, ``checks``: path -> record).
+#: A record's ``sha256`` (``study.json``, ``checks``: path -> size and sha256).
 SHA256: Final = re.compile(r"[0-9a-f]{64}")
 
 

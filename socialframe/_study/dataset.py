@@ -339,7 +339,9 @@ class Dataset:
 
     def _atomic(self, target: Path, data: bytes) -> None:
         try:
-            fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+            fd, temporary = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=_ON_ITS_WAY
+            )
             try:
                 os.fchmod(fd, new_file_mode())  # as the Parquet files (mkstemp makes 0600)
                 with os.fdopen(fd, "wb") as out:
@@ -372,8 +374,12 @@ class Dataset:
 STAGING: Final = ".staging"
 _PART = re.compile(r"(comments|ads|changes|runs|items)/refresh=[0-9TZ-]{1,40}/part-0\.parquet")
 _REFRESH_ID = re.compile(r"[0-9]{8}T[0-9]{9}Z(-[0-9]{6})?")
-#: A manifest on its way in (``tempfile.mkstemp``'s names).
-_MANIFEST_TEMPORARY = re.compile(rf"\.{re.escape(MANIFEST)}\.[a-z0-9_]{{8}}")
+#: A manifest on its way in: ``tempfile.mkstemp``'s names, with a suffix of the study's
+#: own (``.study.json.original`` is a name a user may give a copy of their own).
+_ON_ITS_WAY: Final = ".socialframe-partial"
+_MANIFEST_TEMPORARY = re.compile(
+    rf"\.{re.escape(MANIFEST)}\.[a-z0-9_]{{8}}{re.escape(_ON_ITS_WAY)}"
+)
 
 
 def _manifest_problem(value: Any) -> str | None:

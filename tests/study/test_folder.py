@@ -315,6 +315,7 @@ def test_the_users_own_folders_and_files_in_a_study_survive_its_writes(
         "notes/todo.txt": "mine",
         ".staging/mine.txt": "mine",
         ".study.json.backup": "mine",
+        ".study.json.original": "mine (a name like those of a manifest on its way)",
     }
     for name, text in mine.items():
         (path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -338,8 +339,11 @@ def test_the_users_own_folders_and_files_in_a_study_survive_its_writes(
     yours = f"ads/refresh={pending}/mine.txt"
     mine[yours] = "mine, put in the leftover's folder"
     (path / yours).write_text(mine[yours])
+    on_its_way = path / ".study.json.k2x9_q7a.socialframe-partial"  # a write killed
+    on_its_way.write_text("{}")
     study = sf.Study(path)
     study.add_posts([P50])  # the next write removes what the pending refresh left
+    assert not on_its_way.exists()
     assert not any((path / p).exists() for p in leftovers)
     assert not (path / "comments" / f"refresh={pending}").exists()  # left empty: removed
     assert (path / yours).exists()  # not empty: stays

@@ -75,8 +75,9 @@ class ConfigError(SocialFrameError):
 
 class StudyError(SocialFrameError):
     """A study's folder cannot be used as asked: it is not a study, it was written by a
-    newer socialframe, it cannot be written (read-only, disk full), or another
-    refresh holds it. Nothing the study already held is lost."""
+    newer socialframe, it cannot be written (read-only, disk full), another refresh
+    holds it, a file of it is damaged or not its own, or a link inside it is in the
+    way (the message names the file). Nothing the study already held is lost."""
 
 
 class SettingError(ConfigError, ValueError):

@@ -8,9 +8,10 @@ path, old or new, meets a raw redis-py error:
 - a connection that fails (refused, reset, the server restarting or loading its data)
   is tried again, at most :data:`ATTEMPTS` times within about a second; a command that
   timed out is not (it already waited :data:`SOCKET_TIMEOUT`);
-- what still fails is a :class:`TeamCacheError`, a :class:`~socialframe.NetworkError`
-  naming the cache (never its password) and, where the server answered with an error,
-  its code (``OOM``, ``NOPERM``, ``WRONGTYPE``...);
+- what still fails is a :class:`~socialframe.NetworkError` (that very class: what a user
+  catches and sees named) naming the cache, never its password, and what it said;
+  ``retryable`` unless the server answered the command with an error (``OOM``,
+  ``NOPERM``, ``WRONGTYPE``...): one that does not answer may come back;
 - once the server stopped answering, commands fail at once for :data:`DOWN_FOR`
   seconds rather than each waiting again (a run over many pages with Redis gone ends
   in seconds, not in a timeout per page); then it is tried again, so a Redis restarted
@@ -133,42 +134,6 @@ class TeamURL(Secret):
     __str__ = __repr__
 
 
-class TeamCacheError(NetworkError):
-    """The team cache's Redis failed a command, after the retries (see the module doc).
-
-    Args:
-        message: What happened, naming the cache without its password.
-        said: What happened, without naming the cache (``"stopped answering (...)"``).
-        code: The server's error code when it answered with an error (``"OOM"``,
-            ``"NOPERM"``, ``"WRONGTYPE"``...), ``""`` when it did not answer.
-        partial: The frame fetched before the failure, if any.
-        retryable: Whether trying again later could help (not for a refused command).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        said: str = "",
-        code: str = "",
-        partial: Any = None,
-        retryable: bool = True,
-    ) -> None:
-        super().__init__(message, partial=partial, retryable=retryable)
-        self.said = said or message
-        self.code = code
-
-    def told(self, more: str) -> TeamCacheError:
-        """This error with ``more`` said after its message (a new error, no context)."""
-        return TeamCacheError(
-            f"{self}{more}",
-            said=self.said,
-            code=self.code,
-            partial=self.partial,
-            retryable=self.retryable,
-        )
-
-
 NOTHING_SENT: Final = (
     ": nothing was sent (the page may be in it, and with Redis down no lock keeps"
     " two machines from paying for it at once). Start Redis again (a re-run pays only"
@@ -177,12 +142,18 @@ NOTHING_SENT: Final = (
 """What a fetch that stopped on the team cache says after its error."""
 
 
+def told(error: NetworkError, more: str) -> NetworkError:
+    """``error`` with ``more`` said after its message (a new error: raised outside the
+    ``except`` clause that caught ``error``, it carries no chain)."""
+    return NetworkError(f"{error}{more}", partial=error.partial, retryable=error.retryable)
+
+
 class _Failure(NamedTuple):
     """What one try met, as text only (no exception object: no frames kept)."""
 
-    kind: str  # "down" (no answer: retry), "timeout", "auth", "refused" (answered an error)
+    kind: str  # "down" (no answer: try again), "timeout", "auth"; or it answered an error:
+    # "noscript" (it forgot a script), "refused" (any other: OOM, NOPERM, WRONGTYPE...)
     said: str  # the type and redis-py's message, password-free
-    code: str  # the server's error code, for "refused"
 
 
 class _State:
@@ -194,17 +165,17 @@ class _State:
         self.scripts: dict[str, str] = {}  # sha1 -> source, to load a forgotten script
         self._lock = threading.Lock()
         self._down_until = 0.0
-        self._down_said = ""
+        self._down: _Failure | None = None
 
-    def down(self) -> str:
-        """Why commands fail at once now ("" when the server is tried)."""
+    def down(self) -> _Failure | None:
+        """Why commands fail at once now (None when the server is tried)."""
         with self._lock:
-            return self._down_said if time.monotonic() < self._down_until else ""
+            return self._down if time.monotonic() < self._down_until else None
 
-    def went_down(self, said: str) -> None:
+    def went_down(self, failure: _Failure) -> None:
         with self._lock:
             self._down_until = time.monotonic() + DOWN_FOR
-            self._down_said = said
+            self._down = failure
 
 
 def _failure(exc: BaseException, state: _State) -> _Failure:
@@ -214,32 +185,28 @@ def _failure(exc: BaseException, state: _State) -> _Failure:
     text = password_free(f"{type(exc).__name__}: {exc}", state.url.reveal())[:300]
     errors = redis.exceptions
     if isinstance(exc, errors.AuthenticationError | errors.AuthorizationError):
-        return _Failure("auth", text, "")
+        return _Failure("auth", text)
     if isinstance(exc, errors.TimeoutError | TimeoutError):
-        return _Failure("timeout", text, "")
+        return _Failure("timeout", text)
     if isinstance(exc, errors.ConnectionError | errors.TryAgainError | OSError):
-        return _Failure("down", text, "")
-    # redis-py cuts the code off the errors it knows (keeping it aside), not the others'
-    first = str(exc).split(" ", 1)[0]
-    code = str(getattr(exc, "status_code", None) or "")
-    if not code:
-        code = first if first.isalpha() and first.isupper() else "ERR"
-    return _Failure("refused", text, code)
+        return _Failure("down", text)
+    if isinstance(exc, errors.NoScriptError):
+        return _Failure("noscript", text)
+    return _Failure("refused", text)  # it answered with an error (OOM, NOPERM, NOSCRIPT...)
 
 
-def _error(failure: _Failure, state: _State) -> TeamCacheError:
+def _error(failure: _Failure, state: _State) -> NetworkError:
+    """The error a failure is: retryable unless the server refused the command (a
+    password it refused may be set right, and a server that did not answer may come
+    back: the fetch's own retries try again)."""
     what = {
         "down": "stopped answering",
         "timeout": "did not answer in time",
         "auth": "refused the password or the user of its URL",
-        "refused": "refused a command",
-    }[failure.kind]
-    said = f"{what} ({failure.said})"
-    return TeamCacheError(
-        f"the team cache at {state.where} {said}",
-        said=said,
-        code=failure.code,
-        retryable=failure.kind in ("down", "timeout"),
+    }.get(failure.kind, "refused a command")
+    return NetworkError(
+        f"the team cache at {state.where} {what} ({failure.said})",
+        retryable=failure.kind in ("down", "timeout", "auth"),
     )
 
 
@@ -260,13 +227,12 @@ def _guarded_class() -> type:
         state: _State
 
         def execute_command(self, *args: Any, **options: Any) -> Any:
-            """Run one command: retried within its bound, or a :class:`TeamCacheError`."""
+            """Run one command: retried within its bound, or a ``NetworkError``."""
             state = self.state
             failure: _Failure | None = None
             for attempt in range(ATTEMPTS):
-                said = state.down()
-                if said:
-                    failure = _Failure("down", said, "")
+                failure = state.down()
+                if failure is not None:
                     break
                 if attempt:
                     time.sleep(BACKOFF[attempt - 1])
@@ -275,7 +241,7 @@ def _guarded_class() -> type:
                     self._remember_script(args)
                     return result
                 failure = result
-                if failure.code == "NOSCRIPT" and self._reload(args):
+                if failure.kind == "noscript" and self._reload(args):
                     done, result = self._once(args, options)
                     if done:
                         return result
@@ -284,7 +250,7 @@ def _guarded_class() -> type:
                     break
             assert failure is not None
             if failure.kind in ("down", "timeout", "auth"):
-                state.went_down(failure.said)
+                state.went_down(failure)
             raise _error(failure, state)  # (outside any except clause: see the module doc)
 
         def _once(self, args: tuple[Any, ...], options: dict[str, Any]) -> tuple[bool, Any]:

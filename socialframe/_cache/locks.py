@@ -38,8 +38,8 @@ from typing import Any, Final
 
 from filelock import FileLock, Timeout
 
-from .._errors import ConfigError
-from .connection import NOTHING_SENT, TeamCacheError
+from .._errors import ConfigError, NetworkError
+from .connection import NOTHING_SENT, told
 from .sqlite import Store
 
 
@@ -193,16 +193,16 @@ class RedisLocks:
         lock = self.connection.lock(
             name, timeout=self.TTL, blocking_timeout=wait, thread_local=False
         )
-        failure: TeamCacheError | None = None
+        failure: NetworkError | None = None
         try:
             held = bool(lock.acquire(token=f"{_me()} [{uuid.uuid4().hex[:8]}]"))
-        except TeamCacheError as exc:
-            if exc.code:  # it answers, but refused the lock (full, read-only, no right)
+        except NetworkError as exc:  # (the guarded connection's: every command's failure)
+            if not exc.retryable:  # it answers, but refused the lock (full, read-only...)
                 yield str(exc)
                 return
             # It does not answer: neither would the page's read. Nothing is sent (with
             # no lock, two machines could pay for the page at once).
-            failure = exc.told(NOTHING_SENT)
+            failure = told(exc, NOTHING_SENT)
         if failure is not None:
             raise failure  # (outside the except clause: one error, no chain)
         if not held:
@@ -215,7 +215,7 @@ class RedisLocks:
             with self._guard:
                 self._held.discard(lock)
             # Gone meanwhile (LockNotOwnedError) or Redis gone: its TTL frees it.
-            with contextlib.suppress(TeamCacheError, redis.RedisError):
+            with contextlib.suppress(NetworkError, redis.RedisError):
                 lock.release()
 
     def _holder(self, name: str) -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._errors import ConfigError
-from .connection import NOTHING_SENT, TeamCacheError, TeamURL, connect, shown
+from .._errors import ConfigError, NetworkError
+from .connection import NOTHING_SENT, TeamURL, connect, shown, told
 from .serializer import MAX_STORED, PageFormat
 from .serializer import response as read_response
 from .sqlite import Failures
@@ -57,8 +57,8 @@ def team_cache(url: TeamURL) -> Any:
     else:
         try:
             connection.ping()
-        except TeamCacheError as exc:
-            problem = exc.said
+        except NetworkError as exc:
+            problem = str(exc).removeprefix(f"the team cache at {url.shown} ")
     if problem:
         raise ConfigError(
             f"cannot reach the team cache at {url.shown}: {problem}. Start the Redis server"
@@ -71,9 +71,13 @@ def team_cache(url: TeamURL) -> Any:
 NAMESPACE = "socialframe"
 """The prefix of every key socialframe writes in the team's Redis."""
 
-#: A page's value, unless it is longer than any page: then a short value that is no page
-#: (a value of gigabytes would otherwise be sent whole before it could be refused).
+#: A page's value, unless it is longer than any page (a value of gigabytes would otherwise
+#: be sent whole before it could be refused) or is no text (a hash, a list... someone
+#: else's): then a short value that is no page.
 _READ_BOUNDED = """
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'none' then return false end
+if kind ~= 'string' then return '-' end
 if redis.call('STRLEN', KEYS[1]) > tonumber(ARGV[1]) then return '-' end
 return redis.call('GET', KEYS[1])
 """
@@ -83,8 +87,9 @@ def _team_cache_class() -> type:
     """:class:`RedisCache` whose pages are data only and whose failures are reported,
     never raised raw (built lazily: requests-cache and redis-py load only for a team
     cache). Every command goes through the guarded connection
-    (:mod:`socialframe._cache.connection`), whose failures are :class:`TeamCacheError`;
-    what each one means is decided here, once per kind of call:
+    (:mod:`socialframe._cache.connection`), whose failures are a
+    :class:`~socialframe.NetworkError`; what each one means is decided here, once per
+    kind of call:
 
     - a read (a page, whether a key is there, the keys) raises it: a
       :class:`~socialframe.NetworkError`, before anything is sent. Paying instead would
@@ -109,27 +114,25 @@ def _team_cache_class() -> type:
             self._scripts = True
 
         def __getitem__(self, key: str) -> Any:
-            try:
-                value = self._bounded(f"{NAMESPACE}:{key}")
-            except TeamCacheError as exc:
-                if exc.code != "WRONGTYPE":
-                    raise  # (BUSY, NOPERM, gone...: the server's trouble, not the entry's)
-                self.failures.unreadable(str(key))  # a hash or a list under a page's key
-                return None
+            value = self._bounded(f"{NAMESPACE}:{key}")
             if value is None:
                 raise KeyError(key)
             return self.deserialize(key, value)
 
         def _bounded(self, name: str) -> Any:
-            """The value under ``name``, unless it is longer than any page (``"-"``)."""
+            """The value under ``name``, unless it is longer than any page or is no text
+            (a hash, a list...): then ``"-"``, which no page is."""
             if self._scripts:
                 try:
                     return self._read(keys=[name], args=[MAX_STORED])
-                except TeamCacheError as exc:
-                    unknown = exc.code == "ERR" and "unknown command" in str(exc).lower()
-                    if exc.code != "NOPERM" and not unknown:
-                        raise
-                    self._scripts = False  # scripts refused to this user: two commands
+                except NetworkError as exc:
+                    if exc.retryable:
+                        raise  # it does not answer
+                    # It answers, but refused the script (NOPERM, unknown command): two
+                    # commands then, which fail in their turn if those are refused too.
+                    self._scripts = False
+            if self.connection.type(name) not in (b"string", b"none", "string", "none"):
+                return "-"
             if int(self.connection.strlen(name)) > MAX_STORED:
                 return "-"
             return self.connection.get(name)
@@ -165,13 +168,13 @@ def _team_cache_class() -> type:
         def get_response(self, key: str, default: Any = None) -> Any:
             # Redirect aliases are not followed (socialframe stores none; one planted
             # by someone else could point a page's key at another page).
-            failure: TeamCacheError | None = None
+            failure: NetworkError | None = None
             try:
                 response = self.responses[key]
             except KeyError:
                 return default
-            except TeamCacheError as exc:
-                failure = exc.told(NOTHING_SENT)
+            except NetworkError as exc:
+                failure = told(exc, NOTHING_SENT)
             if failure is not None:
                 raise failure  # (outside the except clause: one error, no chain)
             return default if response is None else response
@@ -179,16 +182,20 @@ def _team_cache_class() -> type:
         def save_response(self, response: Any, cache_key: Any = None, expires: Any = None) -> None:
             try:
                 super().save_response(response, cache_key, expires)
-            except TeamCacheError as exc:
-                self.failures.add(exc.said)
+            except NetworkError as exc:
+                self.failures.add(self._said(exc))
             except ValueError as exc:  # a page the format would not read back
                 self.failures.add(str(exc))
 
         def delete(self, *keys: str, **conditions: Any) -> None:
             try:
                 super().delete(*keys, **conditions)
-            except TeamCacheError as exc:
-                self._undeleted = exc.said
+            except NetworkError as exc:
+                self._undeleted = self._said(exc)
+
+        def _said(self, exc: NetworkError) -> str:
+            """What the guarded connection's error says, without naming the cache."""
+            return str(exc).removeprefix(f"the team cache at {self.where} ")
 
         def take_undeleted(self) -> str:
             """Why the last delete that failed did ("" if none did since the last call)."""

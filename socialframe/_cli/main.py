@@ -144,12 +144,5 @@ def _run(argv: list[str]) -> int:
             if isinstance(exc, ConfigError):
                 return fail(EXIT_USAGE, str(exc))
             if isinstance(exc, SocialFrameError | OSError):
-                # The public class it is (an internal subclass, such as the team cache's
-                # NetworkError, is named by what a user can look up and catch).
-                shown = next(
-                    kind.__name__
-                    for kind in type(exc).__mro__
-                    if kind.__module__ in ("socialframe._errors", "builtins")
-                )
-                return fail(EXIT_FAILED, f"{shown}: {exc}")
+                return fail(EXIT_FAILED, f"{type(exc).__name__}: {exc}")
             return fail(1, f"unexpected {type(exc).__name__}: {exc} (a bug: please report it)")

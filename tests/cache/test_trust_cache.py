@@ -489,7 +489,7 @@ with sf.Client(os.environ["KEY"], base_url=os.environ["URL"], cache=os.environ["
             call()
             print(name, "answered")
         except sf.NetworkError as exc:
-            print(name, "NetworkError", "stopped answering" in str(exc))
+            print(name, type(exc).__name__, "stopped answering" in str(exc))
 """
 
 

@@ -205,6 +205,7 @@ class Caller:
         self.timeout = timeout
         self.cached = cache is not False and cache is not None
         secret_headers, secrets = auth.secrets(settings)
+        self._secrets = tuple(secrets)  # the key and the secret headers' values, hidden
         self.clock = clock
         self.pacer = Pacer(rate_limit, clock)
         self.session = make_session(
@@ -218,7 +219,7 @@ class Caller:
             pacer=self.pacer,
         )
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
-        self.session.headers.update(settings.headers)
+        self.session.headers.update(auth.sent_headers(settings))  # secret ones Masked
         # Proxies (HTTP(S)_PROXY, NO_PROXY) and CA bundles (REQUESTS_CA_BUNDLE) are
         # read from the environment once per base URL, when the client is built:
         # requests would scan the whole environment again on every call. Only what
@@ -351,7 +352,7 @@ class Caller:
             )
 
     def _scrub(self, text: str) -> str:
-        return auth.scrub(text, self.settings.api_key)
+        return auth.scrub(text, self.settings.api_key, *self._secrets)
 
     def _refuse(
         self, operation: str, params: Mapping[str, str], ledger: Ledger | Ledgers

@@ -178,9 +178,8 @@ def test_errors_of_a_call_hold_no_secret(tmp_path: Path, answer: str) -> None:
         max_retries=1,
         backoff=0.01,
         progress=False,
-    ) as client:
-        with pytest.raises(sf.FetchError) as caught:
-            client.post_comments(P82)
+    ) as client, pytest.raises(sf.FetchError) as caught:
+        client.post_comments(P82)
     _assert_hidden(caught.value)
 
 

@@ -169,16 +169,19 @@ def test_errors_of_a_call_hold_no_secret(tmp_path: Path, answer: str) -> None:
         status = int(answer.split("_")[1])
         return status, {"message": echoed, "detail": dict(request.headers)}
 
-    with sf.Client(
-        KEY,
-        base_url="http://127.0.0.1:9",
-        headers=SECRETS,
-        cache=tmp_path / "c.sqlite",
-        transport=service,
-        max_retries=1,
-        backoff=0.01,
-        progress=False,
-    ) as client, pytest.raises(sf.FetchError) as caught:
+    with (
+        sf.Client(
+            KEY,
+            base_url="http://127.0.0.1:9",
+            headers=SECRETS,
+            cache=tmp_path / "c.sqlite",
+            transport=service,
+            max_retries=1,
+            backoff=0.01,
+            progress=False,
+        ) as client,
+        pytest.raises(sf.FetchError) as caught,
+    ):
         client.post_comments(P82)
     _assert_hidden(caught.value)
 

@@ -6,7 +6,8 @@ is counted but free. Money is kept in whole cents so that ``max_cost=0.03``
 means exactly three calls.
 
 One answer cannot always be told: a body cut short on the way before it said
-whether it succeeded (see ``socialframe._http.charges``). Such a call is
+whether it succeeded (see ``socialframe._http.charges``), or no answer within the
+deadline to a request that was sent. Such a call is
 *unsure*: counted as paid (the budget must count it, and the service charges most
 such answers) and counted apart as well, so the ledger says what it knows: the
 service charged between ``paid_calls - unsure_calls`` and ``paid_calls`` calls.
@@ -85,7 +86,8 @@ class Ledger:
         failed_calls: Calls sent that failed (429, 5xx, ``success: false``,
             connection errors): not charged.
         unsure_calls: Of ``paid_calls``, those whose answer broke on the way before
-            it said whether it succeeded: maybe not charged (see the module doc).
+            it said whether it succeeded, or did not come in time: maybe not charged
+            (see the module doc).
 
     Example:
         >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
@@ -378,7 +380,7 @@ class Ledger:
     def __str__(self) -> str:
         paid, cached = self.paid_calls, self.cached_calls
         unsure = (
-            f" (of which {self.unsure_calls} cut short, maybe not charged)"
+            f" (of which {self.unsure_calls} unsure: cut short or late, maybe not charged)"
             if self.unsure_calls
             else ""
         )
@@ -415,7 +417,7 @@ class Ledger:
             ("failed", self.failed_calls, f"{usd(0)} (not charged)"),
         ]
         if self.unsure_calls:  # (in "paid": the budget counts them)
-            rows.insert(1, ("of which cut short", self.unsure_calls, "maybe not charged"))
+            rows.insert(1, ("of which unsure", self.unsure_calls, "maybe not charged"))
         # Room around each cell: without it the columns run into each other.
         pad = "padding:2px 12px 2px 0;line-height:1.35"
         body = "".join(

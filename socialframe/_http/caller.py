@@ -11,7 +11,8 @@ its ``Retry-After``), 5xx, connection errors, bodies that broke or missed the
 ``timeout`` deadline, and HTTP 200 ``success: false`` bodies. 400 and 401 are
 final. A body that broke counts as what the part of it that came says
 (:mod:`.charges`): a success is paid, a ``success: false`` is free, and one too
-short to tell is paid and counted as unsure.
+short to tell is paid and counted as unsure; so is a request that got no status
+line within the deadline (the service may have answered it).
 
 Why over 400 lines: the retry policy (tenacity, ``Retry-After``), the mapping of
 status and body to the public exceptions and the ledger's accounting are one
@@ -433,7 +434,12 @@ class Caller:
         except (requests.ConnectionError, requests.Timeout) as exc:
             # A body that broke was charged if what came of it says so (a 200 success);
             # when too little came to tell, "unsure": paid for the budget, and said so.
-            charged = exc.charged if isinstance(exc, BrokenBody) else False
+            # So is a request sent that got no status in time: the service may have
+            # answered it, and charged (one that could not connect was not sent).
+            if isinstance(exc, BrokenBody):
+                charged = exc.charged
+            else:
+                charged = None if isinstance(exc, requests.ReadTimeout) else False
             outcome: Outcome = "unsure" if charged is None else "paid" if charged else "failed"
             ledger.record(outcome, hold=hold)
             failure = NetworkError(

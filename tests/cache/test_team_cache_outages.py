@@ -431,3 +431,33 @@ def test_the_cache_commands_on_a_dead_team_cache_say_so(tmp_path: Path) -> None:
             assert "cannot reach the team cache at redis://***@127.0.0.1" in run.stderr
             assert "stopped answering" in run.stderr and "Traceback" not in run.stderr
             assert PASSWORD not in run.stderr + run.stdout
+
+
+def test_cache_clear_on_a_team_cache_that_refuses_deletes_says_why(tmp_path: Path) -> None:
+    """requests-cache's delete goes through the backend's best-effort delete (an entry of
+    a refused answer need not go); ``cache clear`` checks what is left and says why."""
+    import redis
+
+    with (
+        running_redis(tmp_path) as (_, url),
+        Sandbox(clock=PinnedClock()) as sandbox,
+    ):
+        with sandbox.client(cache=url, progress=False) as c:
+            c.post_comments(POSTS[:2])
+        admin = redis.Redis.from_url(url)
+        admin.execute_command(
+            "ACL", "SETUSER", "keeper", "on", f">{PASSWORD}", "~*", "&*", "+@all", "-del", "-unlink"
+        )
+        admin.close()
+        keeper = url.replace("redis://", f"redis://keeper:{PASSWORD}@")
+        run = subprocess.run(
+            [sys.executable, "-m", "socialframe", "cache", "clear", "--yes", "--cache", keeper],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 5, run.stderr
+        assert "4 of 4 pages could not be removed" in run.stderr, run.stderr
+        assert "refused a command (NoPermissionError" in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr and PASSWORD not in run.stderr + run.stdout
+        assert _stored_pages(url) == 4

@@ -113,7 +113,7 @@ def _unsure(sandbox: Sandbox, tmp_path: Path, wire: str) -> None:
     assert (ledger.paid_calls, ledger.unsure_calls, ledger.failed_calls) == (3, 2, 0)
     assert sandbox.charges == 2  # the cut page and the whole one
     assert ledger.paid_calls - ledger.unsure_calls <= sandbox.charges <= ledger.paid_calls
-    assert "of which 2 cut short, maybe not charged" in str(ledger)
+    assert "of which 2 unsure: cut short or late, maybe not charged" in str(ledger)
     assert "unsure_calls=2" in repr(ledger) and ledger.as_dict()["unsure_calls"] == 2
     # And the budget counts it: with a cent, the unsure answer is the cent.
     sandbox.inject((wire, "success_false"))

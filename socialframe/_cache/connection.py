@@ -192,7 +192,7 @@ def _failure(exc: BaseException, state: _State) -> _Failure:
         return _Failure("down", text)
     if isinstance(exc, errors.NoScriptError):
         return _Failure("noscript", text)
-    return _Failure("refused", text)  # it answered with an error (OOM, NOPERM, NOSCRIPT...)
+    return _Failure("refused", text)  # it answered with an error (OOM, NOPERM, READONLY...)
 
 
 def _error(failure: _Failure, state: _State) -> NetworkError:

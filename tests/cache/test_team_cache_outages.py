@@ -461,3 +461,43 @@ def test_cache_clear_on_a_team_cache_that_refuses_deletes_says_why(tmp_path: Pat
         assert "refused a command (NoPermissionError" in run.stderr, run.stderr
         assert "Traceback" not in run.stderr and PASSWORD not in run.stderr + run.stdout
         assert _stored_pages(url) == 4
+
+
+def test_every_call_on_the_backend_with_redis_gone_is_ours(tmp_path: Path) -> None:
+    """requests-cache's whole backend interface (what the session, the report and a
+    user holding ``client.session.cache`` may call) on a Redis that was killed: each
+    call raises a NetworkError, or (a write, a delete) keeps going and says why."""
+    with (
+        running_redis(tmp_path) as (server, url),
+        Sandbox(clock=PinnedClock()) as sandbox,
+        sandbox.client(cache=url, progress=False) as client,
+    ):
+        client.post_comments(POSTS[3])
+        backend: Any = client.session.cache
+        stored = next(iter(backend.responses.keys()))
+        page = backend.get_response(stored)
+        server.kill()
+        server.wait(timeout=10)
+        reads = {
+            "get_response": lambda: backend.get_response(stored),
+            "contains": lambda: backend.contains(key=stored),
+            "keys": lambda: list(backend.responses.keys()),
+            "len": lambda: len(backend.responses),
+            "filter (expiry)": lambda: list(backend.filter(expired=True)),
+            "urls": lambda: backend.urls(),
+            "redirects": lambda: list(backend.redirects.keys()),
+            "lock": lambda: backend.responses.connection.lock("x", timeout=1).acquire(),
+            "report": client.cache_report,
+        }
+        for name, call in reads.items():
+            with pytest.raises(sf.NetworkError, match="stopped answering") as caught:
+                call()
+            _assert_ours(caught.value, [])
+            assert caught.value.__context__ is None, name
+        backend.save_response(page, stored)  # a write: counted, not raised
+        backend.delete(stored)  # a delete: best effort, its reason kept
+        backend.delete(expired=True)
+        assert "stopped answering" in backend.failures.take()[1]
+        assert "stopped answering" in backend.take_undeleted()
+        with pytest.raises(NotImplementedError):
+            backend.responses.connection.pipeline()  # (it would go around the guard)

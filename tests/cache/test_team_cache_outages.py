@@ -155,19 +155,26 @@ def _forget_locks(url: str) -> None:
     r.close()
 
 
-def _when(sandbox: Sandbox, requests: int, delay: float, act: Any) -> threading.Event:
-    """Do ``act()`` ``delay`` s after the sandbox received its ``requests``-th request
-    (or when the returned event is set, if that comes first)."""
-    done = threading.Event()
+class _When:
+    """``act()`` once the sandbox received its ``requests``-th request, ``delay`` s later,
+    or as soon as :meth:`set` is called, whichever comes first; :meth:`set` returns once
+    it is done (a Redis restarted or stopped by it is never left behind)."""
 
-    def watch() -> None:
-        while len(sandbox.requests) < requests and not done.wait(0.001):
-            pass
-        time.sleep(delay)
-        act()
+    def __init__(self, sandbox: Sandbox, requests: int, delay: float, act: Any) -> None:
+        self._done = threading.Event()
 
-    threading.Thread(target=watch, daemon=True).start()
-    return done
+        def watch() -> None:
+            while len(sandbox.requests) < requests and not self._done.wait(0.001):
+                pass
+            time.sleep(delay)
+            act()
+
+        self._thread = threading.Thread(target=watch, daemon=True)
+        self._thread.start()
+
+    def set(self) -> None:
+        self._done.set()
+        self._thread.join(timeout=30)
 
 
 def _recheck(
@@ -211,10 +218,12 @@ def test_redis_killed_at_a_random_moment_raises_nothing_raw_and_pays_once(
             rate_limit=rate_limit,
             progress=False,
         ) as client:
-            done = _when(sandbox, at, delay, server.kill)
+            done = _When(sandbox, at, delay, server.kill)
             started = time.monotonic()
-            frame, error, caught = _fetch(client, on_error)
-            done.set()
+            try:
+                frame, error, caught = _fetch(client, on_error)
+            finally:
+                done.set()
             took = time.monotonic() - started
             paid = client.ledger.paid_calls
         server.wait(timeout=10)
@@ -254,15 +263,17 @@ def test_redis_restarted_mid_run_is_found_again(tmp_path: Path, seed: int) -> No
             time.sleep(0.3)
             back.append(start_redis(tmp_path, *DURABLE, port=port)[0])
 
-        # The retries' waits (0.2, 0.4, 0.8, 1.6 s) outlast the outage: the run goes on.
-        with sandbox.client(
-            cache=url, max_retries=4, backoff=0.2, workers=2, progress=False
-        ) as client:
-            done = _when(sandbox, at, delay, restart)
-            frame, error, caught = _fetch(client, "raise")
-            done.set()
-            paid = client.ledger.paid_calls
         try:
+            # The retries' waits (0.2, 0.4, 0.8, 1.6 s) outlast the outage: the run goes on.
+            with sandbox.client(
+                cache=url, max_retries=4, backoff=0.2, workers=2, progress=False
+            ) as client:
+                done = _When(sandbox, at, delay, restart)
+                try:
+                    frame, error, caught = _fetch(client, "raise")
+                finally:
+                    done.set()  # (the restart is done: its server is in `back`)
+                paid = client.ledger.paid_calls
             _assert_ours(error, caught)
             assert error is None, error
             assert frame.groupby("post").size().to_dict() == {p: comment_total(p) for p in POSTS}
@@ -288,12 +299,14 @@ def test_a_frozen_redis_ends_the_fetch_in_bounded_time(tmp_path: Path, on_error:
     ):
         frozen = f"{url}?socket_timeout=0.3"
         with sandbox.client(cache=frozen, max_retries=2, backoff=0.01, progress=False) as c:
-            done = _when(sandbox, 4, 0.01, lambda: os.kill(server.pid, signal.SIGSTOP))
+            done = _When(sandbox, 4, 0.01, lambda: os.kill(server.pid, signal.SIGSTOP))
             started = time.monotonic()
-            frame, error, caught = _fetch(c, on_error)
-            done.set()
+            try:
+                frame, error, caught = _fetch(c, on_error)
+            finally:
+                done.set()
+                os.kill(server.pid, signal.SIGCONT)  # (whatever happened: it can be stopped)
             took = time.monotonic() - started
-        os.kill(server.pid, signal.SIGCONT)
         _assert_ours(error, caught)
         assert error is not None or frame.attrs.get("failed"), "the outage went unnoticed"
         said = str(error) if error else str(frame.attrs["failed"])

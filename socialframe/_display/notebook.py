@@ -109,13 +109,10 @@ def frame_html(frame: pd.DataFrame) -> str | None:
 
 def _shown(cell: object, look: str | None) -> str:
     """A cell's display part (HTML, escaped by :mod:`.tables`); long text cut."""
-    text = str(cell)
-    for back, travel in tables.BREAKS.items():  # (as the table's render function does)
-        text = text.replace(travel, back)
-    parts = text.split(tables.SEP)
+    parts = tables.split(str(cell))
     if look != "text":
-        return parts[0]
-    plain = parts[-1]  # (the text itself: cut, then escaped)
+        return parts.display
+    plain = parts.plain  # (the text itself: cut, then escaped)
     cut = plain if len(plain) <= MAX_TEXT else plain[: MAX_TEXT - 1] + "…"
     return html.escape(cut, quote=True)
 

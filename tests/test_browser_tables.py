@@ -232,8 +232,7 @@ def test_no_text_of_the_service_runs_in_any_table(lab: Any, page: Any, shots: Pa
     for label, container in containers.items():
         container.scroll_into_view_if_needed()
         names = [
-            t.strip()
-            for t in container.locator(".dt-scroll-head th .dt-column-title").all_text_contents()
+            t.strip() for t in container.locator("thead th .dt-column-title").all_text_contents()
         ]
         _search_each(container, _shown_rows(frames[label], names), label)
         found = _settled(page)
@@ -337,3 +336,145 @@ def _as_a_spreadsheet_shows_it(
             else:
                 expected = written.replace("\r\n", "\n").replace("\r", "\n")
                 assert (value or "") == expected, (written, value)
+
+
+# -- headers over their columns -----------------------------------------------------------
+
+_ALIGNED = [
+    "import socialframe as sf\n"
+    "from socialframe.sandbox import PinnedClock, Sandbox, example_ads, example_comments\n"
+    "from socialframe.widgets import ad_search, explore_comments\n"
+    "comments, ads = example_comments(2345), example_ads()",
+    "sf.show(comments)",
+    "ads.social.show()",
+    "explore_comments(comments)",
+    "sandbox = Sandbox(seed=0, clock=PinnedClock())\n"
+    "client = sandbox.client(in_process=True, cache=False, progress=False)\n"
+    "search = ad_search(client)\n"
+    "search.query.value = 'running shoes'\n"
+    "search",
+    "comments.head(8)",
+]
+
+#: The DataTables tables, by the first line of the cell that draws each.
+_LAID_OUT = {
+    "show": "sf.show(comments)",
+    "ads": "ads.social.show()",
+    "explorer": "explore_comments(comments)",
+    "search": "search = ad_search(client)",
+}
+
+# The header's cells and the first row's, where a person sees them: the first header
+# in the table's box (DataTables' scrolling draws it as a table of its own) and the
+# first row of the body; left edges, and the right edge of the last.
+_EDGES = """(box) => {
+    const head = box.querySelector('thead');
+    const row = box.querySelector('tbody tr');
+    const edges = cells => {
+        const boxes = [...cells].map(c => c.getBoundingClientRect());
+        return [...boxes.map(b => b.left), boxes.length ? boxes[boxes.length - 1].right : 0];
+    };
+    return {
+        names: [...head.rows[0].cells].map(c => c.textContent.trim()),
+        head: edges(head.rows[0].cells),
+        body: row ? edges(row.cells) : [],
+        // a cell whose text runs on under the next columns' headers
+        spilled: row ? [...row.cells].filter(c => c.scrollWidth > c.clientWidth + 2)
+            .map(c => c.cellIndex) : [],
+    };
+}"""
+
+# After a scroll, DataTables moves its separate header on the scroll event: two frames.
+_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def _misaligned(page: Any, table: Any) -> list[tuple[str, float]]:
+    """The columns whose header stands more than 2 px from its cells, with how far, and
+    those whose first cell's text runs on past it (under the next column's header)."""
+    page.evaluate(_FRAMES)
+    edges = table.evaluate(_EDGES)
+    assert len(edges["head"]) == len(edges["body"]) > 2, edges
+    names = [*edges["names"], "(right edge)"]
+    off = [
+        (name, round(head - body, 1))
+        for name, head, body in zip(names, edges["head"], edges["body"], strict=True)
+        if abs(head - body) > 2
+    ]
+    return off + [(f"{names[i]} (its text runs past it)", 0.0) for i in edges["spilled"]]
+
+
+def _scroll_right(page: Any, container: Any) -> None:
+    container.evaluate(
+        "c => { const box = c.querySelector('div.dt-layout-table > div, .dt-scroll-body')"
+        " || c.closest('.jp-OutputArea-output'); box.scrollLeft = box.scrollWidth; }"
+    )
+
+
+@pytest.mark.parametrize("width", [800, 1800])
+def test_headers_stand_over_their_columns(lab: Any, browser: Any, shots: Path, width: int) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": width, "height": 1400}, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(harness.STEP_TIMEOUT_MS)
+    try:
+        notebook = _notebook(lab.folder, f"aligned-{width}.ipynb", _ALIGNED)
+        harness.run_all(lab, page, notebook)
+        containers = {
+            label: harness.cell_output(page, source).locator(".dt-container")
+            for label, source in _LAID_OUT.items()
+        }
+        search = harness.cell_output(page, "search = ad_search(client)")
+        search.locator("button", has_text="Search").click()
+        expect(search.locator(".socialframe-status")).to_contain_text("this search paid")
+        display = harness.cell_output(page, "comments.head(8)").locator("table.socialframe")
+        wrong: dict[str, list[tuple[str, float]]] = {}
+
+        def check(label: str, state: str, table: Any, seen: Any = None) -> None:
+            table.scroll_into_view_if_needed()
+            off = _misaligned(page, table)
+            if off:
+                wrong[f"{label}, {state}"] = off
+            # (what a person sees of it: a table wider than the page, in its box)
+            (seen or table).screenshot(path=str(shots / f"aligned-{width}-{label}-{state}.png"))
+
+        for label, container in containers.items():
+            expect(container.locator(".dt-info")).to_contain_text("entries")
+            check(label, "drawn", container)
+        output = harness.cell_output(page, "comments.head(8)")
+        check("notebook", "drawn", display, output)
+        for label, container in containers.items():
+            _scroll_right(page, container)
+            check(label, "scrolled-right", container)
+            following = container.locator("button.dt-paging-button.next")
+            if "disabled" not in (following.get_attribute("class") or ""):
+                info = container.locator(".dt-info").inner_text()
+                following.click()
+                expect(container.locator(".dt-info")).not_to_have_text(info)
+                check(label, "next-page", container)
+            container.locator(".dt-search input").press_sequentially("an")
+            expect(container.locator(".dt-info")).to_contain_text("filtered from")
+            check(label, "searched", container)
+            header = container.locator("thead th").nth(2)
+            header.scroll_into_view_if_needed()
+            header.click()
+            expect(header).to_have_attribute("class", re.compile("dt-ordering-(asc|desc)"))
+            check(label, "sorted", container)
+        # the explorer's own filter draws its table again
+        explorer = harness.cell_output(page, "explore_comments(comments)")
+        explorer.locator(".widget-text", has_text="Text").locator("input").fill("thanks")
+        count = explorer.locator(".socialframe-count")
+        expect(count).not_to_contain_text("2,345 of")
+        matched = int(re.sub(r"\D", "", count.inner_text().split(" of ")[0]))
+        info = containers["explorer"].locator(".dt-info")
+        expect(info).to_contain_text(f" of {matched:,} entries")  # drawn again, unsearched
+        expect(info).not_to_contain_text("filtered")
+        check("explorer", "filtered", containers["explorer"])
+        _scroll_right(page, display)
+        check("notebook", "scrolled-right", display, output)
+        assert wrong == {}, "headers off their columns:\n" + "\n".join(
+            f"{where}: {len(off)} columns, up to {max(abs(d) for _, d in off):,} px ({off[:3]}...)"
+            for where, off in wrong.items()
+        )
+    finally:
+        context.close()

@@ -28,7 +28,10 @@ _STYLE: Final = {
     "num": "text-align:right;white-space:nowrap",
     "time": "text-align:left;white-space:nowrap",
     "word": "text-align:left;white-space:nowrap",
-    "text": "text-align:left;white-space:pre-wrap;min-width:16em;max-width:40em",
+    # (overflow-wrap: a notebook lays tables out fixed, and a long URL ran over the
+    # next columns)
+    "text": "text-align:left;white-space:pre-wrap;overflow-wrap:break-word;min-width:16em;"
+    "max-width:40em",
 }
 
 

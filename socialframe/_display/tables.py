@@ -14,7 +14,11 @@ part it asks for. So
 - links show their site (``example.com``), the whole URL in the CSV;
   an ad's id links to its Ad Library page;
 - numbers show with thousands separators and sort as numbers;
-- text keeps its line breaks and is left-aligned.
+- text keeps its line breaks and is left-aligned;
+- the header is the table's own, over its columns whatever is drawn when: a table
+  wider than the notebook scrolls sideways in its box, and a table given a height
+  scrolls down in it too, under a header that stays (never DataTables' scrolling,
+  whose separate header stood off its columns).
 
 No text from the service ever becomes markup, on any path DataTables has:
 
@@ -46,6 +50,7 @@ import html
 import json
 import math
 import numbers
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from urllib.parse import urlsplit
@@ -133,14 +138,41 @@ NEWEST_FIRST: Final = ("created_at", "start_date", "at", "first_seen", "fetched_
 LONG_TEXT: Final = 40
 
 #: The CSS of our tables: text keeps its line breaks, is never squeezed to a few words
-#: a line, and everything is left-aligned but numbers.
+#: a line (nor pushed past its cell by a long URL), and everything is left-aligned but
+#: numbers. (A table wider than the notebook
+#: scrolls sideways inside its box: DataTables' own ``div.dt-layout-table > div``.)
 CSS: Final = (
-    ".sf-text { white-space: pre-wrap; text-align: left; min-width: 16em; max-width: 40em; }"
+    ".sf-text { white-space: pre-wrap; overflow-wrap: break-word; text-align: left;"
+    " min-width: 16em; max-width: 40em; }"
     " .sf-word { white-space: nowrap; text-align: left; }"
     " .sf-num { white-space: nowrap; text-align: right; }"
     " .sf-time { white-space: nowrap; text-align: left; }"
     " .sf-thumb { height: 48px; max-width: 96px; object-fit: cover; }"
 )
+
+
+#: A height: CSS pixels, or a CSS length DataTables' ``scrollY`` would take.
+_HEIGHT: Final = re.compile(r"\d+(\.\d+)?(px|em|rem|vh|%)")
+
+
+def _box(height: int | str) -> tuple[str, str]:
+    """The class and the CSS of a table shown in a box of ``height`` that scrolls, its
+    header staying at the top (over its columns: it is the table's own).
+
+    Raises:
+        ValueError: ``height`` is no CSS length.
+    """
+    length = f"{height}px" if isinstance(height, int) and not isinstance(height, bool) else height
+    if not isinstance(length, str) or not _HEIGHT.fullmatch(length):
+        raise ValueError(f"a table's height is a number of pixels or a CSS length, not {height!r}")
+    name = "sf-box-" + length.replace(".", "_").replace("%", "pc")
+    css = (
+        f" div.dt-layout-table > div:has(> table.{name})"
+        f" {{ max-height: {length}; overflow: auto; }}"
+        f" table.{name} > thead > tr > th {{ position: sticky; top: 0; z-index: 1;"
+        " background-color: var(--dt-html-background, white); }"
+    )
+    return name, css
 
 
 _CONTROLS: Final = str.maketrans({"\x1c": " ", "\x1d": " ", "\x1e": " ", SEP: " "} | BREAKS)
@@ -474,6 +506,7 @@ def interactive(
     page_length: int = 25,
     select: bool = True,
     order: list[list[Any]] | None = None,
+    height: int | str | None = None,
     **options: Any,
 ) -> ITable:
     """An itables ``ITable`` widget of ``frame`` with our display rules (see the module).
@@ -492,15 +525,29 @@ def interactive(
         select: Whether rows can be selected.
         order: DataTables' first order; newest first by default (see
             :func:`newest_first`).
+        height: The most the table takes down the page (pixels, or a CSS length such
+            as ``"420px"``); more rows scroll inside it, under a header that stays.
+            DataTables' ``scrollY`` is taken as this; ``scrollX`` and
+            ``scrollCollapse`` are not needed (a wide table always scrolls sideways
+            in its box).
         **options: Other itables options, which win over ours.
 
     Returns:
         The widget.
+
+    Raises:
+        ValueError: ``height`` is no CSS length.
     """
     from itables.widget import ITable
 
     shown, chosen = _arguments(
-        frame, tz=tz, page_length=page_length, select=select, order=order, **options
+        frame,
+        tz=tz,
+        page_length=page_length,
+        select=select,
+        order=order,
+        height=height,
+        **options,
     )
     table = ITable(shown, caption=caption, **chosen)
     table._socialframe = {  # what refill() needs to show another frame the same way
@@ -508,6 +555,7 @@ def interactive(
         "page_length": page_length,
         "select": select,
         "order": order,
+        "height": height,
         **options,
     }
     return table
@@ -545,12 +593,29 @@ def _arguments(
     page_length: int,
     select: bool,
     order: list[list[Any]] | None,
+    height: int | str | None,
     **options: Any,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The cells of ``frame`` and every itables option of its table (all of them, each
-    time: itables' ``update`` would put its defaults back in place of ours)."""
+    time: itables' ``update`` would put its defaults back in place of ours).
+
+    One table, never DataTables' scrolling (``scrollX`` / ``scrollY``): that draws the
+    header as a table of its own, which stands over the body's columns only when
+    DataTables computes every column's width (``autoWidth``), once, from a few of the
+    longest texts, while the table is on screen. Our tables are drawn before they are
+    shown (a widget's first draw, the explorer's), wrap text and hold wider cells on
+    other pages: the header stood up to 11,000 px off its column. In one table the
+    browser lines them up, whatever is drawn when."""
     from itables import JavascriptFunction
 
+    for scrolling in ("scrollX", "scrollCollapse"):
+        options.pop(scrolling, None)
+    height = options.pop("scrollY", height)
+    classes = "display compact"
+    css = CSS
+    if height is not None:
+        box, box_css = _box(height)
+        classes, css = f"{classes} {box}", css + box_css
     shown, defs = cells(frame, tz=tz)
     fits = _rows_that_fit(shown)
     defs.append({"targets": "_all", "render": JavascriptFunction(RENDER)})
@@ -590,11 +655,10 @@ def _arguments(
                 },
             }
         ],
-        "classes": "display compact",
+        "classes": classes,
         "style": "table-layout:auto;width:100%;margin:0;caption-side:bottom",
-        "css": CSS,
-        "scrollX": True,
-        "autoWidth": False,
+        "css": css,
+        "autoWidth": False,  # (the browser sizes the columns: one table, see above)
         "warn_on_selected_rows_not_rendered": False,
         "text_in_header_can_be_selected": False,  # a click on a header sorts by it
     }

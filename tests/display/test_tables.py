@@ -181,6 +181,21 @@ def test_show_is_a_widget_newest_first_that_selects_and_downloads() -> None:
     assert comments.social.show()._dt_args["data_json"] == args["data_json"]
 
 
+def test_a_table_is_one_table_and_a_height_puts_it_in_a_box() -> None:
+    # DataTables' scrolling draws the header as a table of its own: it stood up to
+    # 11,000 px off its columns (the browser test measures them)
+    frame = example_comments()
+    plain = sf.show(frame, scrollX=True, scrollCollapse=True)._dt_args
+    assert not {"scrollX", "scrollY", "scrollCollapse"} & set(plain)
+    boxed = sf.show(frame, scrollY=300)
+    assert "scrollY" not in boxed._dt_args and "sf-box-300px" in boxed.classes.split()
+    assert "max-height: 300px" in boxed._dt_args["table_style"]
+    assert "sf-box-2_5em" in sf.show(frame, scrollY="2.5em").classes.split()
+    for bad in ("1px; } body { display: none", "tall", True, 1.5):
+        with pytest.raises(ValueError, match="a table's height is"):
+            sf.show(frame, scrollY=bad)
+
+
 @pytest.mark.parametrize("bad", [[1, 2], "frame", None])
 def test_show_takes_a_frame(bad: object) -> None:
     with pytest.raises(TypeError, match="show\\(\\) takes a DataFrame"):

@@ -206,8 +206,8 @@ class SocialAccessor:
         ``excel=True`` is for people who open the file in a spreadsheet: UTF-8 with a
         BOM, CRLF line ends, ids of digits as ``="7384427202391592960"`` (kept as
         text, never rounded), and a ``'`` before any text or id a spreadsheet would
-        run as a formula (its first character ``=``, ``+``, ``-``, ``@``, a tab, CR
-        or LF: OWASP's rule for CSV injection), so comments written by strangers stay
+        run as a formula (its first character ``=``, ``+``, ``-``, ``@``, a tab or a
+        CR: OWASP's rule for CSV injection), so comments written by strangers stay
         text. ``socialframe report`` reads either kind back as it was written (those
         marks taken off).
 

@@ -15,8 +15,8 @@ Two kinds of CSV, for two readers:
 - **for spreadsheets** (``excel=True``, ``--excel``): UTF-8 with a BOM, CRLF, ids
   of digits as ``="7384427202391592960"`` (the one form Excel keeps as text rather
   than a rounded 7.38E+18) and any other text that a spreadsheet would run as a
-  formula (its first character ``=``, ``+``, ``-``, ``@``, a tab, a CR or an LF,
-  after any ``'``) given a leading ``'`` (OWASP's rule for CSV injection): no cell
+  formula (its first character ``=``, ``+``, ``-``, ``@``, a tab or a CR, after any
+  ``'``) given a leading ``'`` (OWASP's rule for CSV injection): no cell
   from the service becomes a formula. :func:`read_frame` takes that ``'`` off again.
 
 Why over 400 lines: one job, a frame into a file and back, for four formats; the
@@ -61,13 +61,11 @@ def _json(value: Any) -> Any:
 
 
 #: A cell starting with one of these is a formula to a spreadsheet ("CSV injection"):
-#: OWASP's list, and the line feed, which spreadsheets also skip before a formula.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+#: OWASP's list (the tables' download reads it too).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: Text a spreadsheet would run (a formula's first character, after any quotes already
 #: there: ``'=1`` gets its own ``'`` too, so that reading takes exactly one off).
-_STARTS: Final = "".join(
-    {"\t": r"\t", "\r": r"\r", "\n": r"\n", "-": r"\-"}.get(c, c) for c in FORMULA_STARTS
-)
+_STARTS: Final = "".join({"\t": r"\t", "\r": r"\r", "-": r"\-"}.get(c, c) for c in FORMULA_STARTS)
 _FORMULA: Final = re.compile(f"'*[{_STARTS}]")  # (in Python's and Arrow's (RE2) syntax)
 _QUOTED_FORMULA: Final = f"^'(?='*[{_STARTS}])"
 _DIGITS: Final = re.compile(r"[0-9]+")

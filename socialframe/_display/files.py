@@ -287,7 +287,7 @@ def check_folder(path: str | os.PathLike[str], *, guard: Iterable[Guarded] = ())
     folder = _named(path)
     guards = _all_guards(guard)
     existing = folder
-    while not existing.exists() and existing != existing.parent:
+    while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent
     if existing == folder and not folder.is_dir():
         raise ValueError(f"cannot write into {folder}: it is not a folder")

@@ -9,6 +9,7 @@ one of each id, with when it was first and last seen.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -100,9 +101,60 @@ STORED: Final = {
 }
 
 
-def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
+class Reader:
+    """A DuckDB connection over a study's views (:func:`connect`), that reads nothing but
+    the study's files, writes nothing, and hands back only what it read from the files
+    as they were checked.
+
+    DuckDB may read below the study's folder alone (``allowed_directories``: a link out
+    of it is refused as it is read), loads no extension, and its settings are locked, so
+    the SQL it is given (:meth:`socialframe.Study.sql`'s) can change none of this. Each
+    answer (:meth:`df`) is checked once read: every file the views read is still the
+    one checked (:func:`socialframe._study.integrity.unchanged`).
+    """
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, dataset: Dataset, checked: integrity.Checked
+    ) -> None:
+        self.con = con
+        self._dataset = dataset
+        self._checked = checked
+
+    def df(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
+        """The answer to ``query``, read from the files as they were checked.
+
+        Raises:
+            StudyError: a file changed while it was read (named).
+            duckdb.Error: DuckDB refused the query, or could not read a file (which did
+                not change).
+        """
+        import duckdb
+
+        try:
+            frame = self.con.execute(query, params or []).df()
+        except duckdb.Error:
+            self.unchanged()  # (a file swapped for a link, say: that is what to say)
+            raise
+        self.unchanged()
+        return frame
+
+    def unchanged(self) -> None:
+        """Raise a StudyError naming a file that is no longer the one checked."""
+        integrity.unchanged(self._dataset.path, self._checked)
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        self.con.register(name, frame)
+
+    def unregister(self, name: str) -> None:
+        self.con.unregister(name)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def connect(dataset: Dataset, manifest: Manifest) -> Reader:
     """An in-memory DuckDB connection with the study's views (times in UTC), once every
-    file the manifest names is checked whole (:mod:`.integrity`).
+    file the manifest names is checked whole (:mod:`.integrity`); see :class:`Reader`.
 
     Raises:
         StudyError: a file is not as the study wrote it (named), or is reached
@@ -115,17 +167,48 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
             'studies need DuckDB and pyarrow: pip install "socialframe[study]"'
         ) from None
     files = [(kind, path) for kind in KINDS for path in manifest.files(kind)]
-    integrity.check(dataset.path, files, manifest.checks, stored=STORED, optional=ADDED)
+    checked = integrity.check(dataset.path, files, manifest.checks, stored=STORED, optional=ADDED)
 
     con = duckdb.connect(":memory:")
+    reader = Reader(con, dataset, checked)
     try:
-        _views(con, dataset, manifest)
+        # (the folder as DuckDB will find it, the user's links in its path followed once)
+        root = Path(os.path.realpath(dataset.path))
+        _confine(con, root)
+        _views(con, dataset, root, manifest)
     except BaseException as exc:
         con.close()
         if isinstance(exc, duckdb.Error):
+            reader.unchanged()
             raise unreadable(dataset, exc) from None
         raise
-    return con
+    return reader
+
+
+def _confine(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """What every query of ``con`` may do (see :class:`Reader`), set first and locked:
+    read below ``root``, the study's real folder."""
+    con.execute("set TimeZone = 'UTC'")
+    # Bounded memory, whatever the study's size: past the limit DuckDB spills to the
+    # system's temporary folder (never into the study or the working folder).
+    con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
+    con.execute(
+        f"set temp_directory = {_quoted(str(Path(tempfile.gettempdir()) / 'socialframe-duckdb'))}"
+    )
+    con.execute("set preserve_insertion_order = false")
+    con.execute("set enable_progress_bar = false")  # a library prints nothing
+    # Files below the study's real folder alone (DuckDB compares each path it opens, its
+    # links followed: one that leads out of the study is refused), no extension from
+    # disk or the network, and none of this changed by a query.
+    inside = os.path.join(root, "")
+    # (and as the views name it: DuckDB checks a path before it expands a pattern, and a
+    # study at s* is read as s[*]: see _no_glob)
+    allowed = ", ".join(_quoted(folder) for folder in dict.fromkeys([inside, _no_glob(inside)]))
+    con.execute(f"set allowed_directories = [{allowed}]")
+    con.execute("set enable_external_access = false")
+    con.execute("set autoinstall_known_extensions = false")
+    con.execute("set autoload_known_extensions = false")
+    con.execute("set lock_configuration = true")
 
 
 #: What the views read from each kind's files (a file without them is not the study's).
@@ -178,18 +261,11 @@ def unreadable(dataset: Dataset, exc: Exception) -> StudyError:
     )
 
 
-def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest) -> None:
-    con.execute("set TimeZone = 'UTC'")
-    # Bounded memory, whatever the study's size: past the limit DuckDB spills to the
-    # system's temporary folder (never into the study or the working folder).
-    con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
-    con.execute(
-        f"set temp_directory = {_quoted(str(Path(tempfile.gettempdir()) / 'socialframe-duckdb'))}"
-    )
-    con.execute("set preserve_insertion_order = false")
-    con.execute("set enable_progress_bar = false")  # a library prints nothing
+def _views(
+    con: duckdb.DuckDBPyConnection, dataset: Dataset, root: Path, manifest: Manifest
+) -> None:
     for kind in ("comments", "ads", "changes", "runs", "items"):
-        files = [_no_glob(str(dataset.path / path)) for path in manifest.files(kind)]
+        files = [_no_glob(str(root / path)) for path in manifest.files(kind)]
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
         con.register(empty, EMPTY[kind]())

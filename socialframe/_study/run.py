@@ -111,7 +111,7 @@ class Refresh:
         finally:
             con.close()
 
-    def _run(self, con: Any, known: dict[str, Any]) -> pd.DataFrame:
+    def _run(self, con: queries.Reader, known: dict[str, Any]) -> pd.DataFrame:
         self.interrupted: list[tuple[dict[str, Any], refresh.Walked]] | None = None
         try:
             results = self._walk_all(known)
@@ -128,10 +128,11 @@ class Refresh:
         return frame
 
     def _old_texts(
-        self, con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]
+        self, con: queries.Reader, results: list[tuple[dict[str, Any], refresh.Walked]]
     ) -> dict[str, Any]:
-        """:func:`_old_texts`; a file that cannot be read any more (damaged, moved away
-        while the walks ran) is a StudyError, and the refresh stays pending: the pages
+        """:func:`_old_texts`; a file that cannot be read any more, or is not the one
+        checked before the walks (damaged, moved away, replaced while they ran) is a
+        StudyError, and the refresh stays pending: the pages
         it paid for are the next one's, from the HTTP cache."""
         import duckdb
 
@@ -139,13 +140,15 @@ class Refresh:
             return _old_texts(con, results)
         except duckdb.Error as exc:
             error = queries.unreadable(self.data, exc)
-            raise StudyError(
-                f"{error}. Nothing of this refresh was kept; the pages it paid for are in"
-                " the client's HTTP cache (if it keeps one), for the next refresh once the"
-                " files are put back"
-            ) from None
+        except StudyError as exc:  # a file changed since it was checked (named)
+            error = exc
+        raise StudyError(
+            f"{error}. Nothing of this refresh was kept; the pages it paid for are in"
+            " the client's HTTP cache (if it keeps one), for the next refresh once the"
+            " files are put back"
+        )
 
-    def _known(self, con: Any) -> dict[str, Any]:
+    def _known(self, con: queries.Reader) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
         # A walk stops at the first page holding a comment known before: reading newest
         # first, that is one of the post's newest known ones, so those are all it needs
@@ -172,26 +175,26 @@ class Refresh:
         )
         con.register("walked_through", walked)
         try:
-            comments = con.execute(
+            comments = con.df(
                 "select item, comment_id, refresh from ("
                 " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
                 " from comment_versions group by item, comment_id"
                 ") c join walked_through w using (item) where c.refresh <= w.walked"
                 " qualify row_number() over (partition by item order by created desc nulls"
                 f" last, comment_id desc) <= {NEWEST_KNOWN}"
-            ).df()
+            )
         finally:
             con.unregister("walked_through")
-        held = con.execute(
+        held = con.df(
             "select item, count(distinct comment_id) as n from comment_versions group by item"
-        ).df()
-        ads = con.execute(
+        )
+        ads = con.df(
             "select item, ad_archive_id, is_active, end_date, stopped_seen,"
             f" {', '.join(AD_TEXT)} from ads"
-        ).df()
-        found = con.execute(
+        )
+        found = con.df(
             "select distinct watch, ad_archive_id from ad_versions where watch is not null"
-        ).df()
+        )
         ads_of = {str(k): set(g["ad_archive_id"]) for k, g in found.groupby("watch")}
         return {
             "comments": comments,
@@ -474,7 +477,9 @@ class Refresh:
         return frame, first_error
 
 
-def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> dict[str, Any]:
+def _old_texts(
+    con: queries.Reader, results: list[tuple[dict[str, Any], refresh.Walked]]
+) -> dict[str, Any]:
     """Of the comments the walks brought back, those the study held, with their latest
     text (a study may be larger than memory: only these are asked for)."""
     ids = [
@@ -488,11 +493,11 @@ def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -
     wanted = pd.DataFrame({"comment_id": pd.array(ids, dtype="string")})
     con.register("wanted", wanted)
     try:
-        found = con.execute(
+        found = con.df(
             "select v.comment_id, arg_max(v.text, v.refresh) as text from comment_versions v"
             " join (select distinct comment_id from wanted) w using (comment_id)"
             " group by v.comment_id"
-        ).df()
+        )
     finally:
         con.unregister("wanted")
     return dict(zip(found["comment_id"], found["text"], strict=True))

@@ -340,8 +340,12 @@ class Study:
         return mark(queries.read_as(self._data, frame, queries.RUN_DTYPES), "study.runs")
 
     def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
-        """Any SQL over the study's views: ``comments``, ``ads`` (latest versions),
+        """Any query over the study's views: ``comments``, ``ads`` (latest versions),
         ``comment_versions``, ``ad_versions`` (every version), ``changes``, ``runs``.
+
+        One ``SELECT`` (DuckDB's dialect), which reads the study's own files and
+        nothing else: no other file, no extension, no network; no ``COPY``, ``ATTACH``,
+        ``SET`` or second statement (it would write files, in the study or beside it).
 
         Args:
             query: The SQL (DuckDB's dialect); ``?`` marks a parameter.
@@ -350,6 +354,11 @@ class Study:
         Returns:
             The query's result (DuckDB streams the files: only the result must fit in
             memory).
+
+        Raises:
+            ValueError: the query is not one ``SELECT``, or DuckDB refused it (reading
+                a file outside the study among the reasons), saying why.
+            StudyError: a file of the study is damaged, or changed while it was read.
 
         Example:
             >>> import tempfile
@@ -370,7 +379,9 @@ class Study:
 
         con = queries.connect(self._data, self._data.read())
         try:
-            return con.execute(query, params or []).df()
+            if yours:
+                _only_a_query(con, query)
+            return con.df(query, params or [])
         except duckdb.Error as exc:
             files = isinstance(exc, duckdb.IOException | duckdb.InvalidInputException)
             if yours and not files:
@@ -379,6 +390,28 @@ class Study:
             raise queries.unreadable(self._data, exc) from None
         finally:
             con.close()
+
+
+def _only_a_query(con: queries.Reader, query: str) -> None:
+    """Refuse SQL that is not one ``SELECT`` (a ``COPY``, ``ATTACH``, ``EXPORT``,
+    ``INSTALL``, ``SET``..., or a second statement): :meth:`Study.sql` reads the study,
+    it never writes a file, inside the study (its manifest, its data) or beside it.
+
+    Raises:
+        ValueError: it is not.
+        duckdb.Error: DuckDB cannot parse it.
+    """
+    import duckdb
+
+    statements = con.con.extract_statements(query)
+    kinds = [statement.type for statement in statements]
+    if kinds != [duckdb.StatementType.SELECT]:
+        what = ", ".join(str(k.name) for k in kinds) or "nothing"
+        raise ValueError(
+            f"study.sql answers one query (SELECT ..., WITH ... SELECT ...), not {what}: it"
+            " reads the study and writes no file. Write its answer yourself (a DataFrame:"
+            " .to_parquet(), .to_csv()), or query the files with DuckDB directly"
+        )
 
 
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(w|d|h|m|s)", re.ASCII | re.IGNORECASE)

@@ -66,7 +66,7 @@ from urllib.parse import urlsplit
 import pandas as pd
 
 from .._time import check_zone, duration
-from .export import FORMULA_STARTS
+from .export import CELL_BOUNDARIES, FORMULA_STARTS, INSIDE_MARK, spreadsheet_text
 
 if TYPE_CHECKING:
     from itables.widget import ITable
@@ -101,9 +101,10 @@ that holds ``&`` through a ``<div>``'s ``innerHTML`` to decode entities, so raw 
 there would become live elements (``Q&A <img src=x onerror=...>`` ran its script);
 escaped, it decodes back to the text itself."""
 
-_FORMULA_CLASS: Final = "".join(
-    {"\t": "\\t", "\r": "\\r", "-": "\\-"}.get(c, c) for c in FORMULA_STARTS
-)
+_JS_ESCAPED: Final = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "-": "\\-", "\x00": "\\u0000"}
+_FORMULA_CLASS: Final = "".join(_JS_ESCAPED.get(c, c) for c in FORMULA_STARTS)
+_BOUNDARY_CLASS: Final = "".join(_JS_ESCAPED.get(c, c) for c in CELL_BOUNDARIES)
+_MARK: Final = f"\\u{ord(INSIDE_MARK):04x}"
 
 EXPORT_NAME: Final = (
     "function (title, column, node) {"
@@ -114,11 +115,14 @@ EXPORT_NAME: Final = (
     ".replace(/&#x27;/g, \"'\").replace(/&nbsp;/g, '\\u00a0').replace(/&amp;/g, '&');"
     " name = name.replace(/\\u001e/g, '\\n').replace(/\\u001d/g, '\\t')"
     ".replace(/\\u001c/g, '\\r');"
-    f' return /^[{_FORMULA_CLASS}]/.test(name) ? "\'" + name : name; }}'
+    f" name = name.replace(/([{_BOUNDARY_CLASS}])(?={_MARK}*'*[{_FORMULA_CLASS}])/g,"
+    f" '$1{_MARK}');"
+    f' return /^\'*[{_FORMULA_CLASS}]/.test(name) ? "\'" + name : name; }}'
 )
-"""A column's name in the CSV: the header's text (read as text, never as HTML), with
-a ``'`` before it when a spreadsheet would take it for a formula (as the cells'
-export part, :func:`cells`)."""
+"""A column's name in the CSV: the header's text (read as text, never as HTML), as
+:func:`~socialframe._display.export.spreadsheet_text` makes it (as the cells' export
+part, :func:`cells`): a ``'`` before it when a spreadsheet would take it for a
+formula, a zero-width space where one would start inside it."""
 
 EXPORT_CELL: Final = "function (data) { return data === null || data === undefined ? '' : data; }"
 """A cell in the CSV: the export part :data:`RENDER` gave, as it is (Buttons' own
@@ -205,8 +209,10 @@ def _export(plain: object) -> str:
     ``""``): its separator and the text with a ``'`` before it, for text a spreadsheet
     would take for a formula (escaped, as every part travels). Numbers are never
     touched: ``-5`` stays a number."""
-    if isinstance(plain, str) and plain.startswith(FORMULA_STARTS):
-        return SEP + _escape("'" + plain)
+    if isinstance(plain, str):
+        safe = spreadsheet_text(plain)
+        if safe != plain:
+            return SEP + _escape(safe)
     return ""
 
 

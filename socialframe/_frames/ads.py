@@ -12,7 +12,8 @@ import pandas as pd
 
 from .._models import Page
 from .._schema import AD_COLUMNS, AD_DTYPES, INT, mark
-from .shape import ad_groups, checked
+from .identity import AD_KEY, DERIVED, derived_id
+from .shape import checked, grouped_ads
 from .values import (
     INT64,
     Payloads,
@@ -201,8 +202,9 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     # fit() is for the rest (what it gives them is the same).
     row = {
         "ad_archive_id": v
-        if type(v := ad.get("ad_archive_id")) is str and v
-        else fit("ad_archive_id", v, text),
+        if type(v := ad.get("ad_archive_id")) is str and v and not v.startswith(DERIVED)
+        else fit("ad_archive_id", v, _own_id),
+        "id_derived": False,  # (set by the caller when it derives the id)
         "collation_id": v
         if type(v := ad.get("collation_id")) is str and v
         else fit("collation_id", v, text),
@@ -252,6 +254,48 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
         else fit("total_active_time", v, whole, *_RUN_TIME),
     }
     return row, extras
+
+
+def _own_id(value: Any, unfit: Unfit | None = None, column: str = "") -> str | None:
+    """An ad's ``ad_archive_id`` as text; one in the derived form (``derived:``...) is
+    not the service's to send: unfit, so that no id sent can pass for a derived one."""
+    found = text(value, unfit, column)
+    if found is not None and found.startswith(DERIVED):
+        if unfit is not None:
+            unfit.note(column)
+        return None
+    return found
+
+
+def own_ad_id(ad: Mapping[str, Any]) -> str | None:
+    """The ``ad_archive_id`` the service sent for ``ad``, as the frame takes it; None
+    where it sent none that fits (the frame then derives one)."""
+    value = ad.get("ad_archive_id")
+    if type(value) is str:
+        return value if value and not value.startswith(DERIVED) else None
+    return _own_id(value)
+
+
+def _derived_ad_id(row: Mapping[str, Any], group: int, counts: dict[Any, int]) -> str:
+    """The derived id of an ad of ``row`` (its contract values) in collation group
+    ``group`` of its page; ``counts``: the page's ads so far, by group and key."""
+    key = tuple(row[name] for name in AD_KEY)
+    occurrence = counts.get((group, key), 0)
+    counts[group, key] = occurrence + 1
+    return derived_id("ad", key, occurrence)
+
+
+def ad_ids(body: Mapping[str, Any]) -> list[str]:
+    """The id of every ad of an ads page (checked), in order, as :func:`ads_frame`
+    names them: the service's ``ad_archive_id``, else the derived one."""
+    counts: dict[Any, int] = {}
+    ids = []
+    for group, ad in grouped_ads(body):
+        own = own_ad_id(ad)
+        ids.append(
+            own if own is not None else _derived_ad_id(_ad_row(ad, Unfit())[0], group, counts)
+        )
+    return ids
 
 
 def ads_frame(payloads: Payloads) -> pd.DataFrame:
@@ -311,16 +355,25 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
     unfit = Unfit()
     for page in pages(payloads):
         checked("ads", page.body, page.page, paging=False)
-        ads, _ = ad_groups(page.body)
         query = page.params.get("query") if page.params else page.key
         n = 0
-        for ad in ads:
-            ad_id = text(ad.get("ad_archive_id"))  # (unfit ids are counted in _ad_row)
+        counts: dict[Any, int] = {}  # the page's ads without an id, by group and key
+        for group_number, ad in grouped_ads(page.body):
+            ad_id = own_ad_id(ad)  # (unfit ids are counted in _ad_row)
             if ad_id is not None:
                 if ad_id in seen:
                     continue
                 seen.add(ad_id)
-            row, extra = _ad_row(ad, unfit)
+                row, extra = _ad_row(ad, unfit)
+            else:  # an id derived from the ad, then taken as any id (see .identity)
+                its_unfit = Unfit()
+                row, extra = _ad_row(ad, its_unfit)
+                ad_id = _derived_ad_id(row, group_number, counts)
+                if ad_id in seen:
+                    continue
+                seen.add(ad_id)
+                unfit.add(its_unfit)
+                row["ad_archive_id"], row["id_derived"] = ad_id, True
             shape = tuple(extra)
             group = shapes.get(shape)
             if group is None:

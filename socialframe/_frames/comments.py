@@ -19,6 +19,8 @@ import pandas as pd
 
 from .._models import Page
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES, mark
+from .identity import comment_ids as derived_comment_ids
+from .identity import comment_key
 from .shape import checked
 from .values import (
     INT64,
@@ -36,7 +38,9 @@ from .values import (
     texts,
     times,
     typed_frame,
+    walk_numbers,
     whole,
+    without_lone_surrogates,
 )
 
 _URN_AT = re.compile(
@@ -143,15 +147,22 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
         for column in author["unfit"]:
             unfit.counts[column] += n
             unfit.total += n
+    if None in post_urns:
+        post_urns = [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)]
+    comment_texts = texts(raw["text"], unfit, "text", empty=True)  # "" is a comment too
+    derived = [c is None for c in comment_ids] if None in comment_ids else None
+    if derived is not None:  # the service sent no id for some: derive theirs (see .identity)
+        keys = _keys(post_urns, created, authors, rows, comment_texts)
+        made = derived_comment_ids(keys, walk_numbers(counted))
+        comment_ids = [c if c is not None else d for c, d in zip(comment_ids, made, strict=True)]
     columns: dict[str, Any] = {
-        "post_urn": post_urns
-        if None not in post_urns
-        else [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)],
+        "post_urn": post_urns,
         "comment_id": comment_ids,
+        "id_derived": derived if derived is not None else _none_derived(len(comment_ids)),
         "parent_comment_id": parent_ids,
         "is_reply": [p is not None for p in parent_ids],
         "created_at": times(created, "ms"),
-        "text": texts(raw["text"], unfit, "text", empty=True),  # "" is a comment too
+        "text": comment_texts,
         "is_pinned": flags(raw["isPinned"], unfit, "is_pinned"),
         "is_edited": flags(raw["isEdited"], unfit, "is_edited"),
         "thread_urn": texts(raw["threadUrn"], unfit, "thread_urn"),
@@ -163,6 +174,37 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     frame = typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
     unfit.warn("comments")
     return frame
+
+
+def _keys(
+    posts: list[Any],
+    created: list[int | None] | np.ndarray[Any, Any],
+    authors: list[dict[str, Any]],
+    rows: np.ndarray[Any, Any],
+    comment_texts: list[str | None],
+) -> list[tuple[str | int | None, ...]]:
+    """Each comment's :func:`~.identity.comment_key`, from its values as the frame
+    holds them (a time in whole milliseconds, text without lone surrogates)."""
+    ms = created.tolist() if isinstance(created, np.ndarray) else created
+    keys = []
+    for post, at, code, said in zip(posts, ms, rows.tolist(), comment_texts, strict=True):
+        author = authors[code]
+        when = None if at is None or at == NAT else at
+        keys.append(
+            comment_key(
+                post,
+                when,
+                author["author_id"],
+                author["author_name"],
+                None if said is None or when is not None else without_lone_surrogates(said),
+            )
+        )
+    return keys
+
+
+def _none_derived(n: int) -> pd.Series:
+    """``id_derived`` of a frame whose every comment has its own id: all false."""
+    return pd.Series(pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)))
 
 
 def _decode(content: Raw, parsed: dict[bytes, Any]) -> Any:

@@ -74,11 +74,14 @@ def _empty_ads() -> pd.DataFrame:
 
 #: Columns added to a kind's rows after its first files were written (text, missing there).
 ADDED: Final = {
-    "comments": ("watch",),
-    "ads": ("watch",),
+    "comments": ("watch", "id_derived"),
+    "ads": ("watch", "id_derived"),
     "changes": ("watch",),
     "items": ("watch",),
 }
+#: What older files hold in an added column that is not text (an id was never derived
+#: before ``id_derived`` was written).
+ADDED_AS: Final = {"id_derived": "false"}
 #: A study's kinds with no file yet: every column, typed, and no row.
 EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
     "comments": _empty_comments,
@@ -215,10 +218,18 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
                 f"{dataset.path}: the study's files cannot be read (its {kind} files have"
                 f" {what}); a file the manifest names is not one socialframe wrote"
             )
+        later = ADDED.get(kind, ())
         added = "".join(
-            f", null::varchar as {column}" for column in ADDED.get(kind, ()) if column not in have
+            f", {ADDED_AS.get(column, 'null::varchar')} as {column}"
+            for column in later
+            if column not in have
         )
-        con.execute(f"create view {name} as select *{added} from _files_{name}")
+        # (files of both ages read together: the older ones' rows are null there)
+        older = [
+            f"coalesce({c}, {ADDED_AS[c]}) as {c}" for c in later if c in have and c in ADDED_AS
+        ]
+        replaced = f" replace ({', '.join(older)})" if older else ""
+        con.execute(f"create view {name} as select *{replaced}{added} from _files_{name}")
     con.execute(
         """
         create view comments as

@@ -76,8 +76,13 @@ class Walked:
         return comment_rows(self.pages)
 
 
-def _ids(page: Page) -> set[str]:
-    frame = frames.comments_frame([page])
+def _ids(pages: list[Page]) -> set[str]:
+    """The ids of the comments on the last of ``pages`` (a walk's, so far). An id derived
+    for a comment sent without one counts the equal comments before it in the walk:
+    for those, the walk's pages are read together."""
+    frame = frames.comments_frame(pages[-1:])
+    if frame["id_derived"].any() and len(pages) > 1:
+        frame = frames.comments_frame(pages).tail(len(frame))
     return set(frame["comment_id"].dropna().tolist())
 
 
@@ -91,7 +96,7 @@ def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: b
             total = page.body.get("total")
             if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
                 walked.total = max(total, 0)  # (kept in the manifest: a count)
-            if not full and known and _ids(page) & known:
+            if not full and known and _ids(walked.pages) & known:
                 break
         walked.reached = True
     except FetchError as exc:

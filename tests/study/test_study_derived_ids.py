@@ -1,0 +1,164 @@
+"""Comments and ads the service sends without an id, through a study: over HTTP to the
+sandbox, a real SQLite cache, Parquet and DuckDB, as users run it.
+
+Every such row is kept under its derived id (``derived:``...), the study and the
+frame agree row for row, the post or search is complete, and a refresh pays no
+more for it than for any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import (
+    EXAMPLE_POSTS,
+    IDLESS_POSTS,
+    IDLESS_QUERIES,
+    PinnedClock,
+    Sandbox,
+    comment_total,
+)
+
+ALL, SOME = IDLESS_POSTS["all"], IDLESS_POSTS["some"]
+#: A search with ids of the shape of IDLESS_QUERIES["all"]: 26 ads, its last page
+#: repeated forever (has_next_page stays true).
+LIKE_ALL = "yoga mat"
+#: What both frames hold for a comment (``page`` and ``fetched_at`` say how it was read).
+SAME = [c for c in sf.COMMENT_COLUMNS if c not in ("page", "fetched_at")]
+
+
+@pytest.fixture
+def clock() -> PinnedClock:
+    return PinnedClock()
+
+
+@pytest.fixture
+def sandbox(clock: PinnedClock) -> Iterator[Sandbox]:
+    with Sandbox(seed=0, clock=clock) as server:
+        yield server
+
+
+def _client(sandbox: Sandbox, tmp_path: Path, **options: object) -> sf.Client:
+    return sandbox.client(cache=tmp_path / "cache", progress=False, backoff=0.01, **options)
+
+
+def _by_id(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    return frame[columns].sort_values(columns[:2]).reset_index(drop=True)
+
+
+def test_comments_without_ids_are_all_kept_and_the_post_is_complete(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    study = sf.Study(tmp_path / "study")
+    study.add_posts([ALL, SOME, EXAMPLE_POSTS[82]])
+    with _client(sandbox, tmp_path) as client:
+        first = study.refresh(client)
+        # the plain frame, read in the other order (mostRelevant): the same ids
+        frame = client.post_comments([ALL, SOME])
+        charged = sandbox.charges
+        second = study.refresh(client)
+        again = sandbox.charges - charged
+    assert first[["item", "new", "complete", "missing"]].to_dict("list") == {
+        "item": [ALL, SOME, EXAMPLE_POSTS[82]],
+        "new": [50, 82, 82],
+        "complete": [True, True, True],
+        "missing": [0, 0, 0],
+    }
+    assert frame.loc[frame["post"] == ALL, "id_derived"].all()
+    assert frame.loc[frame["post"] == SOME, "id_derived"].sum() == 25
+    comments = study.comments()
+    mine = comments[comments["item"].isin([ALL, SOME])]
+    assert len(mine) == len(frame) == 132 and mine["comment_id"].is_unique
+    pd.testing.assert_frame_equal(
+        _by_id(mine, ["post_urn", "comment_id", *SAME[2:]]),
+        _by_id(frame, ["post_urn", "comment_id", *SAME[2:]]),
+    )
+    assert mine["comment_id"][mine["id_derived"]].str.fullmatch("derived:[0-9a-f]{32}").all()
+    # one person's "+1" twice in one moment: two comments, two ids
+    twins = mine[mine["text"] == "+1"]
+    assert len(twins) == 2 and twins["comment_id"].nunique() == 2
+    assert twins.drop(columns=["comment_id"]).nunique(dropna=False).max() == 1
+    # nothing new: the newest page of each post, as for the post with ids
+    assert second["paid_calls"].tolist() == [1, 1, 1] and again == 3
+    assert second["new"].tolist() == [0, 0, 0] and second["complete"].all()
+    assert second["missing"].tolist() == [0, 0, 0]
+    changes = study.changes()
+    assert len(changes) == 50 + 82 + 82 and (changes["change"] == "new").all()
+    assert changes["id"].is_unique
+    assert len(study.comments()) == 214
+
+
+def test_comments_without_ids_that_arrive_later_are_new_once(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    study = sf.Study(tmp_path / "study")
+    study.add_posts(ALL)
+    with _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+        clock.advance(timedelta(weeks=1).total_seconds())
+        grown = study.refresh(client)
+        charged = sandbox.charges
+        still = study.refresh(client)
+        paid = sandbox.charges - charged
+        frame = client.post_comments(ALL, sort="mostRecent")
+    total = comment_total(ALL, now=clock.now())
+    assert total > 50  # the world grew: 3 comments a week, all without a permalink
+    assert grown["new"].tolist() == [total - 50] and grown["complete"].tolist() == [True]
+    assert still["new"].tolist() == [0] and still["changed"].tolist() == [0] and paid == 1
+    changes = study.changes()
+    assert len(changes) == total and changes["id"].is_unique
+    assert set(study.comments()["comment_id"]) == set(frame["comment_id"])
+    assert frame["id_derived"].all()
+
+
+def test_ads_without_ids_are_all_kept_and_a_refresh_pays_what_any_pays(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    study = sf.Study(tmp_path / "study")
+    for query in (IDLESS_QUERIES["all"], LIKE_ALL, IDLESS_QUERIES["some"]):
+        study.add_ads(query)
+    # (before ids were derived, the repeated last page of such a search was new every
+    # time: the budget is what stopped it)
+    with _client(sandbox, tmp_path, max_cost=1.0) as client:
+        first = study.refresh(client)
+        frame = client.search_ads(list(IDLESS_QUERIES.values()))
+        second = study.refresh(client)
+        ads = study.ads()
+        clock.advance(timedelta(weeks=1).total_seconds())
+        third = study.refresh(client)
+        fourth = study.refresh(client)
+    with sandbox.client(cache=False, progress=False) as fresh:  # (not last week's pages)
+        after = fresh.search_ads(list(IDLESS_QUERIES.values()))
+    assert first["complete"].all() and first["new"].tolist() == [26, 26, 40]
+    # the search without ids pays what the search with ids of its shape pays
+    for run in (first, second, third, fourth):
+        assert run["paid_calls"][0] == run["paid_calls"][1], run
+    assert first["paid_calls"][0] == 2  # its page, then the page repeated: no more
+    assert frame.loc[frame["query"] == IDLESS_QUERIES["all"], "id_derived"].all()
+    assert 0 < frame.loc[frame["query"] == IDLESS_QUERIES["some"], "id_derived"].sum() < 40
+    mine = ads[ads["item"].isin(list(IDLESS_QUERIES.values()))]
+    columns = ["ad_archive_id", "id_derived", "page_id", "start_date", "body_text", "title"]
+    pd.testing.assert_frame_equal(_by_id(mine, columns), _by_id(frame, columns))
+    assert second["new"].tolist() == [0, 0, 0] and second["changed"].tolist() == [0, 0, 0]
+    # a week later: new ads are new once, stopped ones stopped once, then nothing
+    assert third["new"][0] > 0 and third["changed"][0] > 0
+    assert fourth["new"].tolist() == [0, 0, 0] and fourth["changed"].tolist() == [0, 0, 0]
+    changes = study.changes()
+    gnomes = changes[changes["item"] == IDLESS_QUERIES["all"]]
+    assert not gnomes.duplicated(["id", "change"]).any()
+    assert (
+        (gnomes["change"] == "new").sum()
+        == len(after[after["query"] == IDLESS_QUERIES["all"]])
+        == third["new"][0] + 26
+    )
+    latest = study.ads()
+    assert latest["ad_archive_id"].is_unique
+    assert set(latest.loc[latest["item"] == IDLESS_QUERIES["all"], "ad_archive_id"]) == set(
+        after.loc[after["query"] == IDLESS_QUERIES["all"], "ad_archive_id"]
+    )

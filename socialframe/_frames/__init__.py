@@ -14,7 +14,14 @@ order and dtypes come from :mod:`socialframe._schema`, by name.
 from __future__ import annotations
 
 from .ads import ads_frame, untyped_ads_frame
-from .comments import comments_frame
+from .comments import comments_frame, comments_with_content
 from .values import retype_extras, strings
 
-__all__ = ["ads_frame", "comments_frame", "retype_extras", "strings", "untyped_ads_frame"]
+__all__ = [
+    "ads_frame",
+    "comments_frame",
+    "comments_with_content",
+    "retype_extras",
+    "strings",
+    "untyped_ads_frame",
+]

@@ -20,7 +20,7 @@ import pandas as pd
 from .._models import Page
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES, mark
 from .identity import comment_ids as derived_comment_ids
-from .identity import comment_key
+from .identity import comment_key, is_timed
 from .shape import checked
 from .values import (
     INT64,
@@ -106,14 +106,41 @@ def comments_frame(payloads: Payloads) -> pd.DataFrame:
         [Timestamp('2025-10-16 03:17:21.073000+0000', tz='UTC'), 'Ada']
     """
     with paused_gc():
-        return mark(_comments_frame(payloads), "comments")
+        return mark(_comments_frame(payloads)[0], "comments")
+
+
+def comments_with_content(payloads: Payloads) -> tuple[pd.DataFrame, list[str | None]]:
+    """:func:`comments_frame`, and each comment's content id: the id it is derived as
+    when it comes without a readable permalink (its ``comment_id`` when it did), or
+    None when it has no time (neither ``createdAt`` nor ``createdAtString``).
+
+    What lets a study know a comment it saw under one name under the other: sent
+    once with its permalink and once without, a comment has one content id. Only a
+    comment with a time has one: without, its derived id is made of its text and its
+    place among the equal comments of the walk, which another walk (newest pages
+    only) may see otherwise, and it names no comment beyond its walk.
+    """
+    with paused_gc():
+        frame, content = _comments_frame(payloads, content=True)
+    return mark(frame, "comments"), content or []
 
 
 #: The fields of a comment the frame reads (the rest of what the service sends is unused).
-_FIELDS: Final = ("createdAt", "text", "isPinned", "isEdited", "threadUrn", "permalink", "author")
+_FIELDS: Final = (
+    "createdAt",
+    "createdAtString",  # (only in the id of a comment sent without one: see .identity)
+    "text",
+    "isPinned",
+    "isEdited",
+    "threadUrn",
+    "permalink",
+    "author",
+)
 
 
-def _comments_frame(payloads: Payloads) -> pd.DataFrame:
+def _comments_frame(
+    payloads: Payloads, *, content: bool = False
+) -> tuple[pd.DataFrame, list[str | None] | None]:
     raw: dict[str, list[Any]] = {name: [] for name in _FIELDS}
     fallbacks: list[str | None] = []
     counted: list[tuple[Page, int]] = []
@@ -151,9 +178,22 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
         post_urns = [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)]
     comment_texts = texts(raw["text"], unfit, "text", empty=True)  # "" is a comment too
     derived = [c is None for c in comment_ids] if None in comment_ids else None
-    if derived is not None:  # the service sent no id for some: derive theirs (see .identity)
-        keys = _keys(post_urns, created, authors, rows, comment_texts)
+    made: list[str] | None = None
+    content_ids: list[str | None] | None = None
+    if derived is not None or content:
+        # The service sent no id for some: derive theirs (see .identity), from what each
+        # comment would be without its permalink (the post walked, createdAt alone), so
+        # that one sent with it and once without has one content id.
+        sent = (
+            created
+            if derived is not None and all(derived)
+            else _created(raw["createdAt"], [None] * len(comment_ids), Unfit())
+        )
+        keys = _keys(fallbacks, sent, raw["createdAtString"], authors, rows, comment_texts)
         made = derived_comment_ids(keys, walk_numbers(counted))
+        if content:
+            content_ids = [m if is_timed(k) else None for m, k in zip(made, keys, strict=True)]
+    if derived is not None and made is not None:
         comment_ids = [c if c is not None else d for c, d in zip(comment_ids, made, strict=True)]
     columns: dict[str, Any] = {
         "post_urn": post_urns,
@@ -173,30 +213,38 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     }
     frame = typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
     unfit.warn("comments")
-    return frame
+    return frame, content_ids
 
 
 def _keys(
     posts: list[Any],
     created: list[int | None] | np.ndarray[Any, Any],
+    created_texts: list[Any],
     authors: list[dict[str, Any]],
     rows: np.ndarray[Any, Any],
     comment_texts: list[str | None],
 ) -> list[tuple[str | int | None, ...]]:
     """Each comment's :func:`~.identity.comment_key`, from its values as the frame
-    holds them (a time in whole milliseconds, text without lone surrogates)."""
+    holds them when it has no id (a time in whole milliseconds, text without lone
+    surrogates), and ``createdAtString`` where ``createdAt`` gives no time (as sent,
+    if it is text)."""
     ms = created.tolist() if isinstance(created, np.ndarray) else created
     keys = []
-    for post, at, code, said in zip(posts, ms, rows.tolist(), comment_texts, strict=True):
+    for post, at, sent, code, said in zip(
+        posts, ms, created_texts, rows.tolist(), comment_texts, strict=True
+    ):
         author = authors[code]
         when = None if at is None or at == NAT else at
+        written = sent if when is None and type(sent) is str and sent else None
+        untimed = when is None and written is None  # (only then is the text a part)
         keys.append(
             comment_key(
                 post,
                 when,
+                None if written is None else without_lone_surrogates(written),
                 author["author_id"],
                 author["author_name"],
-                None if said is None or when is not None else without_lone_surrogates(said),
+                without_lone_surrogates(said) if untimed and said is not None else None,
             )
         )
     return keys

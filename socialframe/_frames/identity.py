@@ -13,14 +13,17 @@ column says which ids are derived. A derived id is a name, not an address: no li
 is ever built from it (an ad's Ad Library link, for one).
 
 What a comment's id is derived from (:func:`comment_key`): its post (``post_urn``),
-its time (``created_at``, to the millisecond), its author (``author_id``; the
-name where there is no id), and, only when it has no time (replies may come with
-``createdAt: 0``), its text. Then its occurrence: the comments of one walk of a
-post equal in all of these are numbered 0, 1, 2... in the order the service sent
-them, so two "+1" of one person in one millisecond stay two comments. The text is
-left out when there is a time because a time to the millisecond and an author
-already name one comment: an edited comment then keeps its id (a study reports it
-"edited", not "new").
+its time (``createdAt``, to the millisecond, as ``created_at`` shows it; a reply
+may come with ``createdAt: 0``, and then the ``createdAtString`` sent beside it
+stands for its time, as text: for such replies it holds the milliseconds, written
+as if they were seconds), its author (``author_id``; the name where there is no
+id), and, only when it has no time at all, its text. Then its occurrence: the
+comments of one walk of a post equal in all of these are numbered 0, 1, 2... in
+the order the service sent them, so two "+1" of one person in one millisecond stay
+two comments. The text is left out when there is a time because a time to the
+millisecond and an author already name one comment: an edited comment then keeps
+its id (a study reports it "edited", not "new"), and the id does not depend on
+which other comments a walk saw.
 
 What an ad's id is derived from (:data:`AD_KEY`): its advertiser (``page_id``),
 start (``start_date``), collation group (``collation_id``), format
@@ -69,8 +72,8 @@ def derived_id(kind: str, key: Sequence[str | int | None], occurrence: int) -> s
     inputs are distinct texts, and equal inputs give the same id anywhere.
 
     Example:
-        >>> derived_id("comment", ("urn:li:activity:1", 1760584641073, "42", None, None), 0)
-        'derived:41f9654f9c0e08950fceb7f84d232275'
+        >>> derived_id("comment", ("urn:li:activity:1", 1760584641073, None, "42", None, None), 0)
+        'derived:5199c7d9e7c08ccfc3f58de239ae97e9'
     """
     text = json.dumps([kind, *key, occurrence], ensure_ascii=True, separators=(",", ":"))
     return DERIVED + hashlib.sha256(text.encode("ascii")).hexdigest()[:DIGITS]
@@ -79,18 +82,27 @@ def derived_id(kind: str, key: Sequence[str | int | None], occurrence: int) -> s
 def comment_key(
     post_urn: str | None,
     created_ms: int | None,
+    created_text: str | None,
     author_id: str | None,
     author_name: str | None,
     text: str | None,
 ) -> tuple[str | int | None, ...]:
-    """What a comment's derived id is made of, before its occurrence (see the module)."""
+    """What a comment's derived id is made of, before its occurrence (see the module):
+    the second part is None when it has no time at all (no time, no text of one)."""
+    timed = created_ms is not None or created_text is not None
     return (
         post_urn,
         created_ms,
+        created_text if created_ms is None else None,
         author_id,
         author_name if author_id is None else None,
-        text if created_ms is None else None,
+        None if timed else text,
     )
+
+
+def is_timed(key: tuple[str | int | None, ...]) -> bool:
+    """Whether a :func:`comment_key` holds a time (``createdAt`` or its text)."""
+    return key[1] is not None or key[2] is not None
 
 
 #: The ad columns a derived ad id is made of, in this order.
@@ -128,7 +140,7 @@ def comment_ids(keys: Sequence[tuple[str | int | None, ...]], walks: Sequence[in
     the walk each came on (occurrences are counted within a walk).
 
     Example:
-        >>> key = comment_key("urn:li:activity:1", 1760584641073, "42", None, "+1")
+        >>> key = comment_key("urn:li:activity:1", 1760584641073, None, "42", None, "+1")
         >>> first, second, again = comment_ids([key, key, key], [0, 0, 1])
         >>> first != second, first == again
         (True, True)

@@ -74,7 +74,7 @@ def _empty_ads() -> pd.DataFrame:
 
 #: Columns added to a kind's rows after its first files were written (text, missing there).
 ADDED: Final = {
-    "comments": ("watch", "id_derived"),
+    "comments": ("watch", "id_derived", "content_id"),
     "ads": ("watch", "id_derived"),
     "changes": ("watch",),
     "items": ("watch",),
@@ -125,7 +125,7 @@ NEEDED: Final = {
 #: Columns the views add to each kind's rows: never a file's own.
 _OWN_ALL: Final = ("refresh",)
 OWN: Final = {
-    "comments": ("refresh", "rank_", "first_seen", "last_seen"),
+    "comments": ("refresh", "rank_", "first_seen", "last_seen", "ident_"),
     "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id"),
 }
 #: The DuckDB types each needed column may have (by name; text where not named).
@@ -230,16 +230,32 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
         ]
         replaced = f" replace ({', '.join(older)})" if older else ""
         con.execute(f"create view {name} as select *{replaced}{added} from _files_{name}")
+    # One comment, two names: sent once with its permalink (its id) and once without (the
+    # id derived from it, its content_id), a comment is one. Its name in the study
+    # (ident_) is its id where any sighting had one, else the derived id.
+    con.execute(
+        """
+        create view _comment_names as
+        select v.*,
+            coalesce(case when not v.id_derived then v.comment_id end, named.id, v.comment_id)
+                as ident_
+        from comment_versions v left join (
+            select item, content_id, max(comment_id) as id from comment_versions
+            where not id_derived and content_id is not null group by item, content_id
+        ) named on v.id_derived and named.item = v.item and named.content_id = v.comment_id
+        """
+    )
     con.execute(
         """
         create view comments as
-        select * exclude (rank_) from (
+        select * exclude (rank_, ident_, content_id) from (
             select *,
                 min(seen_at) over ids as first_seen,
                 max(seen_at) over ids as last_seen,
-                row_number() over (partition by comment_id order by refresh desc) as rank_
-            from comment_versions
-            window ids as (partition by comment_id)
+                row_number() over (partition by ident_ order by refresh desc, id_derived)
+                    as rank_
+            from _comment_names
+            window ids as (partition by ident_)
         ) where rank_ = 1
         """
     )

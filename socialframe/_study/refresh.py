@@ -76,14 +76,21 @@ class Walked:
         return comment_rows(self.pages)
 
 
-def _ids(pages: list[Page]) -> set[str]:
-    """The ids of the comments on the last of ``pages`` (a walk's, so far). An id derived
-    for a comment sent without one counts the equal comments before it in the walk:
-    for those, the walk's pages are read together."""
-    frame = frames.comments_frame(pages[-1:])
-    if frame["id_derived"].any() and len(pages) > 1:
-        frame = frames.comments_frame(pages).tail(len(frame))
-    return set(frame["comment_id"].dropna().tolist())
+def _holds_known(pages: list[Page], known: set[str]) -> bool:
+    """Whether the last of ``pages`` (a walk's, so far) holds a comment in ``known``,
+    by its id or its content id (a comment known under its other name is known).
+
+    An id the service sent needs no other page; a derived id, and any content id,
+    count the equal comments before it in the walk: for those the walk's pages are
+    read together.
+    """
+    alone, content = frames.comments_with_content(pages[-1:])
+    if set(alone["comment_id"][~alone["id_derived"]]) & known:
+        return True
+    if len(pages) > 1 and len(alone):
+        frame, content = frames.comments_with_content(pages)
+        alone, content = frame.tail(len(alone)), content[-len(alone) :]
+    return bool((set(alone["comment_id"]) | (set(content) - {None})) & known)
 
 
 def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: bool) -> Walked:
@@ -96,7 +103,7 @@ def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: b
             total = page.body.get("total")
             if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
                 walked.total = max(total, 0)  # (kept in the manifest: a count)
-            if not full and known and _ids(walked.pages) & known:
+            if not full and known and _holds_known(walked.pages, known):  # older from here
                 break
         walked.reached = True
     except FetchError as exc:
@@ -154,8 +161,11 @@ def walk_search(
 
 
 def comment_rows(pages: list[Page]) -> pd.DataFrame:
-    """The comments of ``pages``, one row per comment (the last sighting wins)."""
-    frame = frames.comments_frame(pages)
+    """The comments of ``pages``, one row per comment (the last sighting wins), with
+    ``content_id``: the id each is derived as without its permalink (see
+    :func:`socialframe._frames.comments.comments_with_content`)."""
+    frame, content = frames.comments_with_content(pages)
+    frame["content_id"] = pd.array(content, dtype="string")
     return frame.drop_duplicates("comment_id", keep="last").reset_index(drop=True)
 
 

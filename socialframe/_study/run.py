@@ -127,9 +127,7 @@ class Refresh:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
         return frame
 
-    def _old_texts(
-        self, con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]
-    ) -> dict[str, Any]:
+    def _old_texts(self, con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> Names:
         """:func:`_old_texts`; a file that cannot be read any more (damaged, moved away
         while the walks ran) is a StudyError, and the refresh stays pending: the pages
         it paid for are the next one's, from the HTTP cache."""
@@ -172,18 +170,23 @@ class Refresh:
         )
         con.register("walked_through", walked)
         try:
+            # A comment is known by every name it had: its id and its content id (the
+            # id derived from it), so that one sent now without its permalink, or now with
+            # it, is known (see queries: _comment_names).
             comments = con.execute(
-                "select item, comment_id, refresh from ("
-                " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
-                " from comment_versions group by item, comment_id"
+                "select item, names, refresh from ("
+                " select item, ident_, min(refresh) as refresh, max(created_at) as created,"
+                " list_concat(list(distinct comment_id),"
+                " list(distinct content_id) filter (where content_id is not null)) as names"
+                " from _comment_names group by item, ident_"
                 ") c join walked_through w using (item) where c.refresh <= w.walked"
                 " qualify row_number() over (partition by item order by created desc nulls"
-                f" last, comment_id desc) <= {NEWEST_KNOWN}"
+                f" last, ident_ desc) <= {NEWEST_KNOWN}"
             ).df()
         finally:
             con.unregister("walked_through")
         held = con.execute(
-            "select item, count(distinct comment_id) as n from comment_versions group by item"
+            "select item, count(distinct ident_) as n from _comment_names group by item"
         ).df()
         ads = con.execute(
             "select item, ad_archive_id, is_active, end_date, stopped_seen,"
@@ -264,7 +267,8 @@ class Refresh:
                 elif walked_through is None:
                     base = set()
                 else:
-                    base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
+                    names = rows.loc[rows["refresh"] <= walked_through, "names"]
+                    base = {str(name) for each in names for name in each}
                 full = self.full and not state.get("complete", False)
                 walked = refresh.walk_post(resumed(state, paid), watched, base, full=full)
                 first = walked.pages[0].fetched_at if walked.pages else None
@@ -272,7 +276,8 @@ class Refresh:
                     # A cut walk finished from the cache: its pages are of when it began,
                     # so what arrived since is on none of them (and its total is old).
                     # Read the newest pages now, as any refresh does, down to a known one.
-                    seen = base | set(walked.comments["comment_id"].dropna())
+                    seen = base | set(walked.comments["comment_id"])
+                    seen |= set(walked.comments["content_id"])
                     newest = refresh.walk_post(
                         fetcher("comments", self.fresh_after, paid), watched, seen, full=False
                     )
@@ -322,7 +327,7 @@ class Refresh:
         skipped: list[str] = []
         old_ads = known["ads"].drop_duplicates("ad_archive_id").set_index("ad_archive_id")
         held = known["held"]
-        known_ids = set(known["texts"])  # of the comments the walks brought back
+        names = known["texts"]  # the comments the walks brought back that the study held
         new_ads: set[str] = set()  # an ad two searches find is new once
         stopped_ads: set[str] = set()  # and stopped once
         for watched, walked in results:
@@ -339,20 +344,34 @@ class Refresh:
                     first_error = walked.error
             if watched["kind"] == "post":
                 got = walked.comments if walked.pages else None
+                fresh: set[str] = set()  # the names of the comments new in this walk
                 if got is not None and len(got):
                     got = _labelled(got, item, key, at)
                     comment_parts.append(got)
-                    for cid, text in zip(got["comment_id"], got["text"], strict=True):
-                        if pd.isna(cid):
-                            continue
-                        if cid not in known_ids:
-                            new += 1
-                            changes.append((at, "comment", item, cid, "new", key))
-                        elif cid in known["texts"] and _differs(known["texts"][cid], text):
+                    checked: set[str] = set()
+                    for cid, content, derived, text in zip(
+                        got["comment_id"],
+                        got["content_id"],
+                        got["id_derived"],
+                        got["text"],
+                        strict=True,
+                    ):
+                        content = content if isinstance(content, str) else None
+                        ident = names.named(cid, content, bool(derived))
+                        if ident is None:
+                            # (sent twice in one walk, with and without its permalink: once)
+                            if cid not in fresh and (derived or content not in fresh):
+                                new += 1
+                                changes.append((at, "comment", item, cid, "new", key))
+                            fresh.add(cid)
+                            if content is not None and not derived:
+                                fresh.add(content)
+                        elif ident not in checked and _differs(names.text[ident], text):
                             changed += 1
                             changes.append((at, "comment", item, cid, "edited", key))
-                ids = set() if got is None else set(got["comment_id"].dropna())
-                have = held.get(item, 0) + len(ids - known_ids)
+                        if ident is not None:
+                            checked.add(ident)
+                have = held.get(item, 0) + new
                 total = walked.total if walked.total is not None else state.get("total")
                 missing = None if total is None else max(int(total) - have, 0)
                 if walked.reached:
@@ -474,28 +493,81 @@ class Refresh:
         return frame, first_error
 
 
-def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> dict[str, Any]:
-    """Of the comments the walks brought back, those the study held, with their latest
-    text (a study may be larger than memory: only these are asked for)."""
+class Names:
+    """The comments a refresh's walks brought back that the study held, by every name
+    they had: what tells a comment seen before from a new one (see :meth:`named`).
+
+    Attributes:
+        ident: Each name (an id, or a content id of a comment sent with its id) -> the
+            comment's name in the study (``ident_`` of the view ``_comment_names``).
+        text: Each such comment's latest text.
+    """
+
+    def __init__(self, rows: pd.DataFrame | None = None) -> None:
+        self.ident: dict[str, str] = {}
+        self.content: dict[str, str] = {}
+        self.text: dict[str, Any] = {}
+        if rows is None or not len(rows):
+            return
+        rows = rows.sort_values("refresh", kind="stable")
+        for cid, content, derived, ident, text in zip(
+            rows["comment_id"],
+            rows["content_id"],
+            rows["id_derived"],
+            rows["ident_"],
+            rows["text"],
+            strict=True,
+        ):
+            if not isinstance(ident, str):
+                continue  # (a comment an older socialframe kept without any id)
+            self.ident[str(cid)] = ident
+            if not derived and isinstance(content, str):
+                self.content[content] = ident
+            self.text[ident] = text  # (the latest refresh last)
+
+    def named(self, cid: str, content: str | None, derived: bool) -> str | None:
+        """The study's name of the comment a walk sent as ``cid`` (content id
+        ``content``), or None when it is new.
+
+        Known by that id; or, sent without its id, known by its id under the content
+        id it had then; or, sent with its id, known only by the id derived from it
+        (never another id's: two ids are two comments).
+        """
+        ident = self.ident.get(cid)
+        if ident is not None:
+            return ident
+        if derived:
+            return self.content.get(cid)
+        ident = None if content is None else self.ident.get(content)
+        return ident if ident == content else None
+
+
+def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> Names:
+    """Of the comments the walks brought back, those the study held (by their ids or
+    their content ids), with their latest text (a study may be larger than memory:
+    only these are asked for)."""
     ids = [
-        cid
+        name
         for watched, walked in results
         if watched["kind"] == "post" and walked.pages
-        for cid in walked.comments["comment_id"].dropna()
+        for column in ("comment_id", "content_id")
+        for name in walked.comments[column]
     ]
     if not ids:
-        return {}
-    wanted = pd.DataFrame({"comment_id": pd.array(ids, dtype="string")})
+        return Names()
+    wanted = pd.DataFrame({"id": pd.array(ids, dtype="string")}).drop_duplicates()
     con.register("wanted", wanted)
     try:
         found = con.execute(
-            "select v.comment_id, arg_max(v.text, v.refresh) as text from comment_versions v"
-            " join (select distinct comment_id from wanted) w using (comment_id)"
-            " group by v.comment_id"
+            "with touched as ("
+            " select ident_ from _comment_names join wanted on comment_id = wanted.id"
+            " union select ident_ from _comment_names join wanted on content_id = wanted.id"
+            ") select comment_id, content_id, id_derived, ident_, text, refresh"
+            " from _comment_names join touched using (ident_)"
         ).df()
     finally:
         con.unregister("wanted")
-    return dict(zip(found["comment_id"], found["text"], strict=True))
+    return Names(found)
 
 
 def _labelled(rows: pd.DataFrame, item: str, key: str, at: pd.Timestamp) -> pd.DataFrame:

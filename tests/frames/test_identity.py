@@ -58,6 +58,7 @@ def frame(*pages: Any) -> pd.DataFrame:
 KEYS = st.tuples(
     st.none() | st.text(max_size=20),  # the post
     st.none() | st.integers(0, 2**63),  # createdAt
+    st.none() | st.text(max_size=20),  # createdAtString
     st.none() | st.text(max_size=12),  # author id
     st.none() | st.text(max_size=12),  # author name
     st.none() | st.text(max_size=30),  # text (lone surrogates too)
@@ -82,6 +83,7 @@ def test_derived_ids_are_distinct_for_distinct_inputs_and_the_same_for_equal_one
         st.tuples(
             st.none() | st.sampled_from([f"urn:li:activity:{POST}", "urn:li:activity:1"]),
             st.none() | st.sampled_from([T0, T0 + 1]),
+            st.none() | st.sampled_from(["55791-06-13 04:24:33", "2025-10-16 03:17:21"]),
             st.none() | st.sampled_from(["1", "2"]),
             st.none() | st.sampled_from(["Ada", "Ben"]),
             st.sampled_from(["+1", "+2", "\ud800"]),
@@ -91,17 +93,17 @@ def test_derived_ids_are_distinct_for_distinct_inputs_and_the_same_for_equal_one
     )
 )
 def test_comments_of_one_walk_never_share_an_id(rows: list[tuple[Any, ...]]) -> None:
-    keys = [comment_key(*row[:5]) for row in rows]
-    ids = comment_ids(keys, [row[5] for row in rows])
+    keys = [comment_key(*row[:6]) for row in rows]
+    ids = comment_ids(keys, [row[6] for row in rows])
     walks: dict[int, list[str]] = {}
     for row, made in zip(rows, ids, strict=True):
-        walks.setdefault(row[5], []).append(made)
+        walks.setdefault(row[6], []).append(made)
     for made in walks.values():
         assert len(set(made)) == len(made)  # equal keys are numbered: never one id
 
 
 def test_derived_ids_are_the_same_in_every_process() -> None:
-    key = comment_key(f"urn:li:activity:{POST}", None, "7", None, "Grüße \ud83d\ude00 \ud800")
+    key = comment_key(f"urn:li:activity:{POST}", None, None, "7", None, "Grüße \ud83d\ude00 \ud800")
     here = [derived_id("comment", key, n) for n in range(3)] + [derived_id("ad", key, 0)]
     script = (
         "import json, sys\n"
@@ -113,7 +115,7 @@ def test_derived_ids_are_the_same_in_every_process() -> None:
     for seed in ("0", "1", "random"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(
-            [sys.executable, "-c", script, json.dumps(list(key[:2]) + ["7", None, key[4]])],
+            [sys.executable, "-c", script, json.dumps([*key[:3], "7", None, key[5]])],
             env=env,
             capture_output=True,
             text=True,
@@ -121,8 +123,8 @@ def test_derived_ids_are_the_same_in_every_process() -> None:
         )
         assert json.loads(done.stdout) == here
     # pinned: a change of the rule would rename every comment in every study
-    assert derived_id("comment", ("urn:li:activity:1", T0, "42", None, None), 0) == (
-        "derived:41f9654f9c0e08950fceb7f84d232275"
+    assert derived_id("comment", ("urn:li:activity:1", T0, None, "42", None, None), 0) == (
+        "derived:5199c7d9e7c08ccfc3f58de239ae97e9"
     )
 
 
@@ -146,7 +148,7 @@ def test_comments_without_a_readable_permalink_get_a_derived_id() -> None:
     assert all(is_derived(i) for i in derived) and len(set(derived)) == 3
     # made of the row's own values, which a user can read back from the frame
     assert derived[0] == derived_id(
-        "comment", (f"urn:li:activity:{POST}", T0, ADA["id"], None, None), 0
+        "comment", (f"urn:li:activity:{POST}", T0, None, ADA["id"], None, None), 0
     )
     assert df["post_urn"].tolist() == [f"urn:li:activity:{POST}"] * 4  # the post walked
     assert not df["is_reply"].any() and df["parent_comment_id"].isna().all()
@@ -164,7 +166,7 @@ def test_two_equal_comments_are_two_ids_and_stay_so_from_walk_to_walk() -> None:
     assert split["comment_id"].tolist() == once["comment_id"].tolist()
     # Ben has no id: his name stands for it
     assert once["comment_id"][2] == derived_id(
-        "comment", (f"urn:li:activity:{POST}", T0, None, "Ben Ng", None), 0
+        "comment", (f"urn:li:activity:{POST}", T0, None, None, "Ben Ng", None), 0
     )
 
 
@@ -175,6 +177,19 @@ def test_an_edit_keeps_a_timed_comment_s_id_not_an_untimed_one_s() -> None:
     untimed = frame(page(1, idless("one", at=0), idless("two", at=0)))
     assert untimed["comment_id"].nunique() == 2 and untimed["created_at"].isna().all()
     assert frame(page(1, idless("two", at=0)))["comment_id"][0] == untimed["comment_id"][1]
+
+
+def test_a_reply_sent_with_created_at_0_is_timed_by_its_created_at_string() -> None:
+    # As the service sends replies: createdAt 0, and the milliseconds written as seconds.
+    first = {**idless("thanks", at=0), "createdAtString": "55791-06-13 04:24:33"}
+    second = {**idless("thanks", at=0), "createdAtString": "55791-06-13 04:24:34"}
+    df = frame(page(1, first, second))
+    assert df["created_at"].isna().all()  # (no time shown: the text is no time)
+    ids = df["comment_id"].tolist()
+    # each is named by its own moment: in any order, alone, or edited
+    assert frame(page(1, second, first))["comment_id"].tolist() == ids[::-1]
+    assert frame(page(1, second))["comment_id"][0] == ids[1]
+    assert frame(page(1, {**first, "text": "thanks!", "isEdited": True}))["comment_id"][0] == ids[0]
 
 
 def test_a_derived_id_is_never_a_real_one() -> None:

@@ -8,14 +8,17 @@ more for it than for any other.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
 import socialframe as sf
+from socialframe._models import Page
 from socialframe.sandbox import (
     EXAMPLE_POSTS,
     IDLESS_POSTS,
@@ -23,6 +26,7 @@ from socialframe.sandbox import (
     PinnedClock,
     Sandbox,
     comment_total,
+    comments_body,
 )
 
 ALL, SOME = IDLESS_POSTS["all"], IDLESS_POSTS["some"]
@@ -162,3 +166,70 @@ def test_ads_without_ids_are_all_kept_and_a_refresh_pays_what_any_pays(
     assert set(latest.loc[latest["item"] == IDLESS_QUERIES["all"], "ad_archive_id"]) == set(
         after.loc[after["query"] == IDLESS_QUERIES["all"], "ad_archive_id"]
     )
+
+
+# -- one comment, sent with its permalink and without -------------------------------------------
+
+
+def _without_permalinks(body: dict[str, Any], keep: Callable[[dict[str, Any]], bool]) -> Any:
+    """A comments body as the service sends it when it leaves out some permalinks."""
+    data = [
+        c if keep(c) else {k: v for k, v in c.items() if k != "permalink"} for c in body["data"]
+    ]
+    return {**body, "data": data}
+
+
+def test_a_comment_is_one_whether_its_permalink_comes_or_goes(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    post = EXAMPLE_POSTS[50]
+    # none of its permalinks; its replies come with createdAt 0, their moment in the text
+    stripped = _without_permalinks(comments_body(post, "mostRecent"), keep=lambda c: False)
+    assert sum(c["createdAt"] == 0 for c in stripped["data"]) == 4
+    study = sf.Study(tmp_path / "study")
+    study.add_posts(post)
+    with _client(sandbox, tmp_path) as client:
+        sandbox.inject(stripped)
+        first = study.refresh(client)
+        named = study.refresh(client)  # the service sends every permalink again
+        comments = study.comments()
+        with_ids = client.post_comments(post, sort="mostRecent")
+        edited = json.loads(json.dumps(stripped))
+        edited["data"][0]["text"] += " (edited)"
+        edited["data"][0]["isEdited"] = True
+        sandbox.inject(edited)
+        unnamed = study.refresh(client)  # and leaves them out again, one text edited
+    without_ids = sf.comments_frame([Page(edited, 1, key=post)])  # (as the client hands it)
+    assert first["new"].tolist() == [50] and first["complete"].tolist() == [True]
+    assert len(study.runs()) == 3
+    # its id came: the same comment (not new, not edited), shown under its id now
+    assert named[["new", "changed", "missing"]].values.tolist() == [[0, 0, 0]]
+    assert len(comments) == 50 and not comments["id_derived"].any()
+    pd.testing.assert_frame_equal(_by_id(comments, SAME), _by_id(with_ids, SAME))
+    runs = study.runs()["at"]
+    assert (comments["first_seen"] == runs[0]).all()
+    # and went again: still the same comments; one of them edited, and said so
+    assert unnamed[["new", "changed", "missing"]].values.tolist() == [[0, 1, 0]]
+    latest = study.comments()
+    assert len(latest) == 50 and latest["id_derived"].all()
+    pd.testing.assert_frame_equal(_by_id(latest, SAME), _by_id(without_ids, SAME))
+    assert (latest["first_seen"] == runs[0]).all()
+    changes = study.changes()
+    assert changes["change"].tolist() == ["new"] * 50 + ["edited"]
+    assert changes["id"].iloc[-1] == without_ids["comment_id"][0]
+
+
+def test_a_post_whose_permalinks_went_is_still_read_newest_page_only(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    post = EXAMPLE_POSTS[82]  # two pages
+    study = sf.Study(tmp_path / "study")
+    study.add_posts(post)
+    with _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+        # page 1 now without a single permalink: its comments are known by what they are
+        sandbox.inject(_without_permalinks(comments_body(post, "mostRecent"), keep=lambda c: False))
+        charged = sandbox.charges
+        again = study.refresh(client)
+        paid = sandbox.charges - charged
+    assert again[["new", "paid_calls", "complete"]].values.tolist() == [[0, 1, True]] and paid == 1

@@ -13,12 +13,13 @@ order and dtypes come from :mod:`socialframe._schema`, by name.
 
 from __future__ import annotations
 
-from .ads import ads_frame, untyped_ads_frame
+from .ads import ads_frame, ads_with_content, untyped_ads_frame
 from .comments import comments_frame, comments_with_content
 from .values import retype_extras, strings
 
 __all__ = [
     "ads_frame",
+    "ads_with_content",
     "comments_frame",
     "comments_with_content",
     "retype_extras",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 import numpy as np
@@ -276,26 +276,46 @@ def own_ad_id(ad: Mapping[str, Any]) -> str | None:
     return _own_id(value)
 
 
-def _derived_ad_id(row: Mapping[str, Any], group: int, counts: dict[Any, int]) -> str:
-    """The derived id of an ad of ``row`` (its contract values) in collation group
-    ``group`` of its page; ``counts``: the page's ads so far, by group and key."""
-    key = tuple(row[name] for name in AD_KEY)
-    occurrence = counts.get((group, key), 0)
-    counts[group, key] = occurrence + 1
-    return derived_id("ad", key, occurrence)
+Parsed = tuple[dict[str, Any], dict[str, Any], Unfit]
+"""An ad's contract values, its extras and what of it did not fit (see :func:`_ad_row`)."""
+
+
+def _page_ads(
+    body: Mapping[str, Any], *, content: bool = False
+) -> Iterator[tuple[str | None, str | None, Mapping[str, Any], Parsed | None]]:
+    """Each ad of an ads page (checked), in order: the id the service sent (or None),
+    the id derived from it, the ad, and its row as parsed for that.
+
+    An ad is derived an id when it has none, or when ``content`` asks for every ad's
+    (the id it would have without its own). Its occurrence counts the equal ads
+    before it in its collation group, with an id or without (see .identity), so the
+    ads of a group are parsed whenever one of them needs it; the others are not
+    parsed here (the derived id and the row are then None).
+    """
+    grouped: dict[int, list[Mapping[str, Any]]] = {}
+    for number, ad in grouped_ads(body):
+        grouped.setdefault(number, []).append(ad)
+    for ads in grouped.values():
+        owns = [own_ad_id(ad) for ad in ads]
+        if not content and None not in owns:
+            for own, ad in zip(owns, ads, strict=True):
+                yield own, None, ad, None
+            continue
+        counts: dict[tuple[Any, ...], int] = {}
+        for own, ad in zip(owns, ads, strict=True):
+            its_unfit = Unfit()
+            row, extra = _ad_row(ad, its_unfit)
+            key = tuple(row[name] for name in AD_KEY)
+            occurrence = counts.get(key, 0)
+            counts[key] = occurrence + 1
+            yield own, derived_id("ad", key, occurrence), ad, (row, extra, its_unfit)
 
 
 def ad_ids(body: Mapping[str, Any]) -> list[str]:
     """The id of every ad of an ads page (checked), in order, as :func:`ads_frame`
     names them: the service's ``ad_archive_id``, else the derived one."""
-    counts: dict[Any, int] = {}
-    ids = []
-    for group, ad in grouped_ads(body):
-        own = own_ad_id(ad)
-        ids.append(
-            own if own is not None else _derived_ad_id(_ad_row(ad, Unfit())[0], group, counts)
-        )
-    return ids
+    # (an ad without an id of its own always has a derived one)
+    return [own if own is not None else str(made) for own, made, _, _ in _page_ads(body)]
 
 
 def ads_frame(payloads: Payloads) -> pd.DataFrame:
@@ -332,7 +352,19 @@ def ads_frame(payloads: Payloads) -> pd.DataFrame:
         ['1', 'Acme', 'Hi']
     """
     with paused_gc():
-        return mark(_ads_frame(payloads, typed=True), "ads")
+        return mark(_ads_frame(payloads, typed=True)[0], "ads")
+
+
+def ads_with_content(payloads: Payloads) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`ads_frame`, and each ad's content id: the id it is derived as when it
+    comes without an ``ad_archive_id`` (its ``ad_archive_id`` when it did).
+
+    What lets a study know an ad it saw under one name under the other: sent once
+    with its id and once without, an ad has one content id.
+    """
+    with paused_gc():
+        frame, content = _ads_frame(payloads, typed=True, content=True)
+    return mark(frame, "ads"), content
 
 
 def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
@@ -340,10 +372,12 @@ def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
     all the rows of a fetch (``retype_extras``): typed part by part, an extra column
     could come out differently depending on how the rows were split."""
     with paused_gc():
-        return mark(_ads_frame(payloads, typed=False), "ads")
+        return mark(_ads_frame(payloads, typed=False)[0], "ads")
 
 
-def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
+def _ads_frame(
+    payloads: Payloads, typed: bool, *, content: bool = False
+) -> tuple[pd.DataFrame, list[str]]:
     rows: list[tuple[Any, ...]] = []  # each ad's contract values, in the order of `names`
     names: tuple[str, ...] = _ROW_FIELDS  # the keys of _ad_row's row (one literal: one order)
     # Extras by the shape of their keys (ads share a few): per shape the rows and their
@@ -352,28 +386,27 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
     meta: list[tuple[str | None, int]] = []
     counted: list[tuple[Page, int]] = []
     seen: set[str] = set()
+    contents: list[str] = []  # each row's content id (when asked for)
     unfit = Unfit()
     for page in pages(payloads):
         checked("ads", page.body, page.page, paging=False)
         query = page.params.get("query") if page.params else page.key
         n = 0
-        counts: dict[Any, int] = {}  # the page's ads without an id, by group and key
-        for group_number, ad in grouped_ads(page.body):
-            ad_id = own_ad_id(ad)  # (unfit ids are counted in _ad_row)
-            if ad_id is not None:
-                if ad_id in seen:
-                    continue
-                seen.add(ad_id)
-                row, extra = _ad_row(ad, unfit)
-            else:  # an id derived from the ad, then taken as any id (see .identity)
-                its_unfit = Unfit()
-                row, extra = _ad_row(ad, its_unfit)
-                ad_id = _derived_ad_id(row, group_number, counts)
-                if ad_id in seen:
-                    continue
-                seen.add(ad_id)
+        for own, made, ad, parsed in _page_ads(page.body, content=content):
+            # an ad without an id of its own is taken by the one derived from it, as any
+            ad_id = own if own is not None else made  # (see .identity)
+            if ad_id is None or ad_id in seen:
+                continue
+            seen.add(ad_id)
+            if parsed is None:
+                row, extra = _ad_row(ad, unfit)  # (unfit ids are counted there)
+            else:
+                row, extra, its_unfit = parsed
                 unfit.add(its_unfit)
+            if own is None:
                 row["ad_archive_id"], row["id_derived"] = ad_id, True
+            if content:
+                contents.append(str(made))
             shape = tuple(extra)
             group = shapes.get(shape)
             if group is None:
@@ -418,4 +451,4 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
             added[label] = (extra_array if typed else _as_sent)(name, extras[name].tolist())
         frame = pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1)
     unfit.warn("ads")
-    return frame
+    return frame, contents

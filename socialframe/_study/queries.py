@@ -75,7 +75,7 @@ def _empty_ads() -> pd.DataFrame:
 #: Columns added to a kind's rows after its first files were written (text, missing there).
 ADDED: Final = {
     "comments": ("watch", "id_derived", "content_id"),
-    "ads": ("watch", "id_derived"),
+    "ads": ("watch", "id_derived", "content_id"),
     "changes": ("watch",),
     "items": ("watch",),
 }
@@ -126,7 +126,7 @@ NEEDED: Final = {
 _OWN_ALL: Final = ("refresh",)
 OWN: Final = {
     "comments": ("refresh", "rank_", "first_seen", "last_seen", "ident_"),
-    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id"),
+    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id", "ident_"),
 }
 #: The DuckDB types each needed column may have (by name; text where not named).
 _TYPES: Final = {
@@ -259,24 +259,40 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
         ) where rank_ = 1
         """
     )
+    # An ad, like a comment, is one whether it came with its ad_archive_id or without.
+    con.execute(
+        """
+        create view _ad_names as
+        select v.*,
+            coalesce(case when not v.id_derived then v.ad_archive_id end, named.id,
+                v.ad_archive_id) as ident_
+        from ad_versions v left join (
+            select content_id, max(ad_archive_id) as id from ad_versions
+            where not id_derived and content_id is not null group by content_id
+        ) named on v.id_derived and named.content_id = v.ad_archive_id
+        """
+    )
     con.execute(
         """
         create view ads as
         with stops as (
-            select id, min("at") as stopped_seen from changes
-            where kind = 'ad' and change = 'stopped' group by id
+            select n.ident_, min(c."at") as stopped_seen from changes c join (
+                select distinct ad_archive_id, ident_ from _ad_names
+            ) n on n.ad_archive_id = c.id
+            where c.kind = 'ad' and c.change = 'stopped' group by n.ident_
         )
-        select * exclude (rank_, id) replace (
+        select * exclude (rank_, ident_, content_id) replace (
             case when stopped_seen is not null and stopped_seen >= seen_at then false
                  else is_active end as is_active
         ) from (
             select v.*,
                 min(v.seen_at) over ids as first_seen,
                 max(v.seen_at) over ids as last_seen,
-                row_number() over (partition by v.ad_archive_id order by v.refresh desc) as rank_
-            from ad_versions v
-            window ids as (partition by v.ad_archive_id)
-        ) latest left join stops on stops.id = latest.ad_archive_id
+                row_number() over (partition by v.ident_ order by v.refresh desc, v.id_derived)
+                    as rank_
+            from _ad_names v
+            window ids as (partition by v.ident_)
+        ) latest left join stops using (ident_)
         where rank_ = 1
         """
     )

@@ -54,8 +54,9 @@ class Walked:
         reached: Whether the walk got where it had to (a known comment, the last
             page; every page of each search): if not, it was cut short.
         total: Page 1's ``total`` (posts).
-        active_ids: The ids of the running ads the search returned, when it read
-            them all (None otherwise: nothing can be said about stopped ads).
+        active: The running ads the search returned, when it read them all (None
+            otherwise: nothing can be said about stopped ads): each one's id, content
+            id and whether its id was derived.
         error: The failure that cut the walk short.
         stopped: Whether that failure is another item's (the refresh was ended for it).
         paid: The calls the service charged for, counted as they were made (a page
@@ -65,7 +66,7 @@ class Walked:
     pages: list[Page] = field(default_factory=list)
     reached: bool = False
     total: int | None = None
-    active_ids: set[str] | None = None
+    active: list[tuple[str, str, bool]] | None = None
     error: FetchError | None = None
     stopped: bool = False  # the refresh was ended by another item (or an interrupt)
     paid: int = 0  # the calls the service charged for (a charged retry too)
@@ -151,9 +152,16 @@ def walk_search(
                 got.append(page)  # cut short keeps what it paid for)
                 walked.pages.append(page)
             if active:
-                ads = frames.ads_frame(got) if got else frames.ads_frame([])
+                ads = ad_rows(got)
                 running = ads[ads["is_active"].fillna(True).astype(bool)]
-                walked.active_ids = set(running["ad_archive_id"].dropna().tolist())
+                walked.active = list(
+                    zip(
+                        running["ad_archive_id"].tolist(),
+                        running["content_id"].tolist(),
+                        running["id_derived"].tolist(),
+                        strict=True,
+                    )
+                )
         walked.reached = True
     except FetchError as exc:
         walked.error = exc
@@ -170,8 +178,9 @@ def comment_rows(pages: list[Page]) -> pd.DataFrame:
 
 
 def ad_rows(pages: list[Page]) -> pd.DataFrame:
-    """The ads of ``pages``, one row per ad."""
-    if not pages:
-        return frames.ads_frame([])
-    frame = frames.ads_frame(pages)
+    """The ads of ``pages``, one row per ad, with ``content_id``: the id each is
+    derived as without its ``ad_archive_id`` (see
+    :func:`socialframe._frames.ads.ads_with_content`)."""
+    frame, content = frames.ads_with_content(pages)
+    frame["content_id"] = pd.array(content, dtype="string")
     return frame.drop_duplicates("ad_archive_id", keep="last").reset_index(drop=True)

@@ -188,18 +188,28 @@ class Refresh:
         held = con.execute(
             "select item, count(distinct ident_) as n from _comment_names group by item"
         ).df()
+        # Ads by their name in the study (ident_, as comments: see queries), and every
+        # name each had.
+        ad_names = Names(
+            con.execute(
+                "select distinct ad_archive_id, content_id, id_derived, ident_ from _ad_names"
+            ).df(),
+            "ad_archive_id",
+        )
         ads = con.execute(
             "select item, ad_archive_id, is_active, end_date, stopped_seen,"
             f" {', '.join(AD_TEXT)} from ads"
         ).df()
+        ads.index = pd.Index([ad_names.ident.get(a, a) for a in ads["ad_archive_id"]])
         found = con.execute(
-            "select distinct watch, ad_archive_id from ad_versions where watch is not null"
+            "select distinct watch, ident_ from _ad_names where watch is not null"
         ).df()
-        ads_of = {str(k): set(g["ad_archive_id"]) for k, g in found.groupby("watch")}
+        ads_of = {str(k): set(g["ident_"]) for k, g in found.groupby("watch")}
         return {
             "comments": comments,
             "held": dict(zip(held["item"], held["n"], strict=True)),
             "ads": ads,
+            "ad_names": ad_names,
             "ads_of": ads_of,
         }
 
@@ -325,7 +335,8 @@ class Refresh:
         comment_parts, ad_parts, changes, rows = [], [], [], []
         first_error: FetchError | None = None
         skipped: list[str] = []
-        old_ads = known["ads"].drop_duplicates("ad_archive_id").set_index("ad_archive_id")
+        old_ads = known["ads"]  # the latest version of each, by its name in the study
+        ad_names = known["ad_names"]
         held = known["held"]
         names = known["texts"]  # the comments the walks brought back that the study held
         new_ads: set[str] = set()  # an ad two searches find is new once
@@ -387,42 +398,46 @@ class Refresh:
                     state["complete"] = complete  # a complete one stays so for `full`)
             else:
                 got = refresh.ad_rows(walked.pages) if walked.pages else None
-                seen: set[str] = set()
+                seen: set[str] = set()  # (by their names in the study)
                 if got is not None and len(got):
-                    got = _labelled(_ads_for_storage(got), item, key, at)
+                    content = got.pop("content_id").array
+                    got = _labelled(_ads_for_storage(got), item, key, at).assign(content_id=content)
                     ad_parts.append(got)
                     for _, row in got.iterrows():
-                        aid = row["ad_archive_id"]
-                        if pd.isna(aid):
-                            continue
-                        seen.add(aid)
-                        if aid not in old_ads.index:
-                            if aid not in new_ads:
+                        aid, derived = row["ad_archive_id"], bool(row["id_derived"])
+                        its = row["content_id"] if isinstance(row["content_id"], str) else None
+                        ident = ad_names.named(aid, its, derived)
+                        if ident is None:  # (one two searches find, or sent twice: new once)
+                            if aid not in new_ads and (derived or its not in new_ads):
                                 new += 1
-                                new_ads.add(aid)
                                 changes.append((at, "ad", item, aid, "new", key))
+                            new_ads.add(aid)
+                            if its is not None and not derived:
+                                new_ads.add(its)
                             continue
-                        old = old_ads.loc[aid]
+                        seen.add(ident)
+                        old = old_ads.loc[ident]
                         was_running = bool(old["is_active"]) and pd.isna(old["stopped_seen"])
                         # (a running ad's end_date is the last day it was shown: it moves on)
                         if was_running and _is_false(row["is_active"]):
-                            if aid not in stopped_ads:
+                            if ident not in stopped_ads:
                                 changed += 1
-                                stopped_ads.add(aid)
+                                stopped_ads.add(ident)
                                 changes.append((at, "ad", item, aid, "stopped", key))
                         elif any(_differs(old[f], row[f]) for f in AD_TEXT):
                             changed += 1
                             changes.append((at, "ad", item, aid, "edited", key))
-                if walked.active_ids is not None:
+                if walked.active is not None:
+                    running_now = {ad_names.named(*ad) or ad[0] for ad in walked.active}
                     # the ads this very search found before (another search's are not its)
                     mine = old_ads.loc[old_ads.index.isin(known["ads_of"].get(key, set()))]
                     running = mine[
                         mine["is_active"].fillna(False).astype(bool) & mine["stopped_seen"].isna()
                     ]
-                    for aid in sorted(set(running.index) - walked.active_ids - seen - stopped_ads):
+                    for ident in sorted(set(running.index) - running_now - seen - stopped_ads):
                         changed += 1
-                        stopped_ads.add(aid)
-                        changes.append((at, "ad", item, aid, "stopped", key))
+                        stopped_ads.add(ident)
+                        changes.append((at, "ad", item, ident, "stopped", key))
                 if walked.reached:
                     # as of its oldest page: a walk finished from the cache shows the
                     # search as it was then, and an ad started later that day is new next time
@@ -494,28 +509,37 @@ class Refresh:
 
 
 class Names:
-    """The comments a refresh's walks brought back that the study held, by every name
-    they had: what tells a comment seen before from a new one (see :meth:`named`).
+    """Comments (or ads) the study held, by every name they had: what tells one seen
+    before from a new one (see :meth:`named`).
+
+    Args:
+        rows: Rows of the view ``_comment_names`` (or ``_ad_names``): each one's id
+            (``id_column``), ``content_id``, ``id_derived`` and ``ident_`` (its name in
+            the study), and for comments ``text`` and ``refresh``.
+        id_column: ``comment_id`` or ``ad_archive_id``.
 
     Attributes:
-        ident: Each name (an id, or a content id of a comment sent with its id) -> the
-            comment's name in the study (``ident_`` of the view ``_comment_names``).
-        text: Each such comment's latest text.
+        ident: Each name (an id; a content id of one sent with its id) -> its name in
+            the study.
+        content: Each content id of one sent with its id -> its name in the study.
+        text: Each comment's latest text.
     """
 
-    def __init__(self, rows: pd.DataFrame | None = None) -> None:
+    def __init__(self, rows: pd.DataFrame | None = None, id_column: str = "comment_id") -> None:
         self.ident: dict[str, str] = {}
         self.content: dict[str, str] = {}
         self.text: dict[str, Any] = {}
         if rows is None or not len(rows):
             return
-        rows = rows.sort_values("refresh", kind="stable")
+        if "refresh" in rows:
+            rows = rows.sort_values("refresh", kind="stable")
+        texts = rows["text"] if "text" in rows else [None] * len(rows)
         for cid, content, derived, ident, text in zip(
-            rows["comment_id"],
+            rows[id_column],
             rows["content_id"],
             rows["id_derived"],
             rows["ident_"],
-            rows["text"],
+            texts,
             strict=True,
         ):
             if not isinstance(ident, str):

@@ -25,6 +25,7 @@ from socialframe.sandbox import (
     IDLESS_QUERIES,
     PinnedClock,
     Sandbox,
+    ads_body,
     comment_total,
     comments_body,
 )
@@ -233,3 +234,39 @@ def test_a_post_whose_permalinks_went_is_still_read_newest_page_only(
         again = study.refresh(client)
         paid = sandbox.charges - charged
     assert again[["new", "paid_calls", "complete"]].values.tolist() == [[0, 1, True]] and paid == 1
+
+
+def test_an_ad_is_one_whether_its_id_comes_or_goes(sandbox: Sandbox, tmp_path: Path) -> None:
+    params = {"query": LIKE_ALL, "activeStatus": "Active"}  # one page, then that page again
+    body = ads_body(params)
+    assert body["data"]["page_info"]["has_next_page"]
+    stripped = json.loads(json.dumps(body))
+    for group in stripped["data"]["ads"]:
+        for ad in group:
+            del ad["ad_archive_id"]
+    running = sum(map(len, body["data"]["ads"]))
+    study = sf.Study(tmp_path / "study")
+    study.add_ads(LIKE_ALL, active_status="active")
+    with _client(sandbox, tmp_path) as client:
+        sandbox.inject(stripped, stripped)  # the page, and the page again
+        first = study.refresh(client)
+        without = study.ads()
+        named = study.refresh(client)  # the service sends every id again
+        ads = study.ads()
+        with_ids = client.search_ads(LIKE_ALL, active_status="active")
+        sandbox.inject(stripped, stripped)
+        unnamed = study.refresh(client)  # and leaves them out again
+        latest = study.ads()
+    assert first[["new", "changed", "complete"]].values.tolist() == [[running, 0, True]]
+    assert len(without) == running and without["id_derived"].all()
+    # its id came: the same ads, not new, not stopped, shown under their ids
+    assert named[["new", "changed"]].values.tolist() == [[0, 0]]
+    columns = ["ad_archive_id", "id_derived", "page_id", "start_date", "body_text", "is_active"]
+    pd.testing.assert_frame_equal(_by_id(ads, columns), _by_id(with_ids, columns))
+    assert (ads["first_seen"] == without["first_seen"].iloc[0]).all()
+    assert ads["stopped_seen"].isna().all()
+    # and went again: still the same ads
+    assert unnamed[["new", "changed"]].values.tolist() == [[0, 0]]
+    assert len(latest) == running and latest["id_derived"].all()
+    assert set(latest["ad_archive_id"]) == set(without["ad_archive_id"])
+    assert study.changes()["change"].tolist() == ["new"] * running

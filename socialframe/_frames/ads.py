@@ -322,7 +322,13 @@ def ads_frame(payloads: Payloads) -> pd.DataFrame:
     """Ad search pages -> one row per distinct ad: :data:`socialframe.AD_COLUMNS`, then extras.
 
     ``data.ads`` (a list of collation groups) is flattened in order and rows are
-    de-duplicated by ``ad_archive_id`` (the first sighting wins). Every field not
+    de-duplicated by ``ad_archive_id`` (the first sighting wins). An ad sent
+    without one (or with one in the derived form, kept as ``raw_ad_archive_id``)
+    gets an id derived from it (``derived:`` + 32 hex digits: its page, start,
+    collation group, format and copy; equal ads of one group numbered in the order
+    sent) and ``id_derived`` true, and is de-duplicated by it as by any id: a
+    repeated page brings nothing new (see :mod:`socialframe._frames.identity`).
+    Every field not
     used by a contract column follows as an extra column named by its
     snake_case path (``snapshot_cards``, ``impressions_with_index_impressions_index``).
 

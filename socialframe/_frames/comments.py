@@ -89,7 +89,13 @@ def comments_frame(payloads: Payloads) -> pd.DataFrame:
     Returns:
         A DataFrame with exactly the columns of ``COMMENT_COLUMNS``, typed: ids
         and text as ``string``, flags ``boolean``, counts ``Int64``, times
-        tz-aware UTC, ``author_type`` categorical (person / organization).
+        tz-aware UTC, ``author_type`` categorical (person / organization). Every
+        comment is a row: one whose permalink is missing or unreadable gets a
+        ``comment_id`` derived from what was sent (``derived:`` + 32 hex digits:
+        its post, time, author and, without a time, its text; equal ones numbered
+        in the order sent, within a walk: pages numbered from 1 again start
+        another) and ``id_derived`` true; see :mod:`socialframe._frames.identity`.
+        Built from raw bodies (not the client's pages) such a comment has no post.
 
     Raises:
         SchemaError: a page or a comment is not the documented shape, or a raw

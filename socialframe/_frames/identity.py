@@ -32,6 +32,18 @@ start (``start_date``), collation group (``collation_id``), format
 its occurrence among the equal ads of its collation group (the inner list the
 service sends), so a repeated page, or a search that finds the ad again, gives it
 the same id (and the frame keeps its first sighting, as for any id).
+
+Occurrences count every row, with an id of its own or without, so each row also
+has a *content id*: the id it would be derived as without its own. A study keeps it
+with every version (``content_id``) and takes a comment or ad sent once with its id
+and once without for one (:mod:`socialframe._study.queries`, ``_comment_names``,
+``_ad_names``). A comment with no time at all has no content id: its derived id
+rests on its text and its place among the equal ones of a walk, which another walk
+(the newest pages only) may see otherwise.
+
+What it cannot tell apart: rows equal in everything the id is made of but a field it
+leaves out (a comment's thread, an ad's images) are one; a comment seen twice in one
+walk without its permalink (the pages moved on as new comments arrived) is two.
 """
 
 from __future__ import annotations

@@ -270,3 +270,28 @@ def test_an_ad_is_one_whether_its_id_comes_or_goes(sandbox: Sandbox, tmp_path: P
     assert len(latest) == running and latest["id_derived"].all()
     assert set(latest["ad_archive_id"]) == set(without["ad_archive_id"])
     assert study.changes()["change"].tolist() == ["new"] * running
+
+
+def test_a_study_written_before_ids_were_derived_reads_and_refreshes(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    import pyarrow.parquet as pq
+
+    study = sf.Study(tmp_path / "study")
+    study.add_posts(EXAMPLE_POSTS[82])
+    study.add_ads(LIKE_ALL)
+    with _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+        # its files as an older socialframe wrote them: without the columns added since
+        for kind in ("comments", "ads"):
+            for part in (Path(study.path) / kind).glob("*/part-0.parquet"):
+                table = pq.read_table(part)
+                pq.write_table(table.drop_columns(["id_derived", "content_id"]), part)
+        older = sf.Study(study.path)
+        comments, ads = older.comments(), older.ads()
+        assert len(comments) == 82 and not comments["id_derived"].any()
+        assert comments["id_derived"].dtype == "boolean" and len(ads) == 26
+        again = older.refresh(client)  # the new files beside the old ones
+    assert again["new"].tolist() == [0, 0] and again["changed"].tolist() == [0, 0]
+    assert len(older.comments()) == 82 and not older.comments()["id_derived"].isna().any()
+    assert len(older.ads()) == 26 and not older.ads()["id_derived"].isna().any()

@@ -2,7 +2,8 @@
 
 - :mod:`.values`: JSON values -> column values; columns -> a frame typed by the schema;
 - :mod:`.comments`: comment pages -> one row per comment;
-- :mod:`.ads`: ad search pages -> one row per distinct ad, then every other field.
+- :mod:`.ads`: ad search pages -> one row per distinct ad, then every other field;
+- :mod:`.identity`: the id of a row the service sent without one, derived from it.
 
 Both builders take an iterable of pages: raw response dicts as the service sent
 them, or :class:`~socialframe._models.Page` objects (which add the page number,

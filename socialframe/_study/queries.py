@@ -241,7 +241,9 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
                 as ident_
         from comment_versions v left join (
             select item, content_id, max(comment_id) as id from comment_versions
-            where not id_derived and content_id is not null group by item, content_id
+            where not id_derived and content_id in (
+                select comment_id from comment_versions where id_derived
+            ) group by item, content_id
         ) named on v.id_derived and named.item = v.item and named.content_id = v.comment_id
         """
     )
@@ -268,7 +270,9 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
                 v.ad_archive_id) as ident_
         from ad_versions v left join (
             select content_id, max(ad_archive_id) as id from ad_versions
-            where not id_derived and content_id is not null group by content_id
+            where not id_derived and content_id in (
+                select ad_archive_id from ad_versions where id_derived
+            ) group by content_id
         ) named on v.id_derived and named.content_id = v.ad_archive_id
         """
     )

@@ -174,14 +174,16 @@ class Refresh:
             # id derived from it), so that one sent now without its permalink, or now with
             # it, is known (see queries: _comment_names).
             comments = con.execute(
-                "select item, names, refresh from ("
-                " select item, ident_, min(refresh) as refresh, max(created_at) as created,"
-                " list_concat(list(distinct comment_id),"
-                " list(distinct content_id) filter (where content_id is not null)) as names"
+                "with newest as (select item, ident_, refresh from ("
+                " select item, ident_, min(refresh) as refresh, max(created_at) as created"
                 " from _comment_names group by item, ident_"
                 ") c join walked_through w using (item) where c.refresh <= w.walked"
                 " qualify row_number() over (partition by item order by created desc nulls"
-                f" last, ident_ desc) <= {NEWEST_KNOWN}"
+                f" last, ident_ desc) <= {NEWEST_KNOWN})"
+                " select n.item, n.refresh, list_concat(list(distinct v.comment_id),"
+                " list(distinct v.content_id) filter (where v.content_id is not null)) as names"
+                " from newest n join _comment_names v using (item, ident_)"
+                " group by n.item, n.ident_, n.refresh"
             ).df()
         finally:
             con.unregister("walked_through")

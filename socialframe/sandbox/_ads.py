@@ -25,6 +25,8 @@ Rules (all deterministic; the seed changes the content, never the counts):
   true`` and its cursor answers the same last page again, forever, each time
   with a new cursor. Otherwise the last page has ``has_next_page: false`` and
   ``end_cursor: null``. Nothing left after filters: ``ads: []``, no cursor.
+* ``IDLESS_QUERIES``: searches whose ads come without an ``ad_archive_id`` (all of
+  them, or about a third), as the service sends some.
 * Cursors are url-safe base64 of a small JSON (search fingerprint, offset, step,
   a short hash): one from another search, another seed or tampered is a 400.
 * The first groups generated show every quirk: a DCO and a DPA ad (templates in

@@ -20,6 +20,8 @@ the world before the reference date, which its comments' dates cut):
   milliseconds rendered as if they were seconds: a year in the tens of thousands).
 * Comment ids are ``(created_ms << 22) | random_22_bits``, so ``id >> 22`` gives
   the creation time, for replies too.
+* ``IDLESS_POSTS``: posts whose comments come without a readable permalink (all of
+  them, or about a quarter with an exact duplicate pair), as the service sends some.
 * The first items generated carry every text quirk (``_corpus.COMMENT_QUIRKS``) and
   the first four use one author of each shape (person v1 with ``name``, v2 with
   ``firstName``/``lastName``, v3 with ``FirstName``/``LastName``, organisation), so

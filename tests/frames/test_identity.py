@@ -212,6 +212,10 @@ COMMENT_POOL = [
     {**idless("y"), "author": None},
     {**idless("z"), "permalink": f"https://www.linkedin.com/feed/update/urn:li:activity:{POST}/"},
     {**idless("\ud800 lone", at=0), "permalink": None},
+    {**idless("s", at=0), "createdAtString": "55791-06-13 04:24:33"},
+    {**idless("s", at=0), "createdAtString": "\ud800 55791"},
+    {**idless("s", at=0), "createdAtString": {"not": "text"}},
+    {**idless("s", at=None), "createdAtString": 1760584641073},
     {
         **idless("r"),
         "permalink": f"https://x/?commentUrn=urn%3Ali%3Acomment%3A%28activity%3A{POST}"

@@ -5,6 +5,8 @@ as a refresh writes them): ``--refreshes`` refreshes of ``--rows`` comments each
 comment new in its refresh (so ``changes`` holds as many rows), with text of about 100
 characters. Then, each in a fresh child process so peak RSS is its own:
 
+- what every answer and every refresh does first: each file checked whole against what
+  ``study.json`` records of it (its SHA-256), with the views made;
 - ``study.changes(since=<the last refresh>)``: one refresh's changes as a frame;
 - ``study.sql(<a group-by over the latest versions>)``;
 - a refresh's fixed cost (loading what the study holds, committing; nothing is paid);
@@ -143,6 +145,14 @@ elif what == "refresh":  # its fixed cost: what the study holds is loaded, nothi
         except sf.BudgetExceededError:
             pass
     rows = len(study.watched())
+elif what == "check":  # what every answer and refresh does first: each file read whole
+    import duckdb, pyarrow.parquet  # (loaded before the clock starts: the check alone)
+    from socialframe._study import queries
+    from socialframe._study.dataset import Dataset
+    data = Dataset({folder!r})
+    began = time.perf_counter()
+    queries.connect(data, data.read()).close()
+    rows = sum(len(r["files"]) for r in data.read().refreshes)
 elif what == "groupby":
     frame = study.sql("select author_name, count(*) as n from comments group by 1 order by 2 desc limit 10")
     rows = len(frame)
@@ -179,6 +189,7 @@ def main() -> None:
         total = args.rows * args.refreshes
         on_disk = sum(p.stat().st_size for p in big.rglob("*") if p.is_file())
         last = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(weeks=args.refreshes - 1)
+        checked = measure(big, "check")
         changes = measure(big, "changes", last.isoformat())
         groupby = measure(big, "groupby")
         refreshed = measure(big, "refresh")
@@ -192,6 +203,7 @@ def main() -> None:
         )
         print(f"{'what':<46}{'seconds':>9}{'peak RSS MiB':>14}{'rows':>12}")
         for label, got in (
+            ("files checked whole (as every answer does)", checked),
             (f"changes(since=last refresh), {total:,} rows", changes),
             (f"sql group-by over comments, {total:,} rows", groupby),
             (f"a refresh's fixed cost, {total:,} held", refreshed),

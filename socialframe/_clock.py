@@ -115,6 +115,19 @@ class ManualClock:
         self._lock = threading.Lock()
         self.sleeps: list[float] = []
 
+    @property
+    def start(self) -> datetime:
+        """Where the clock started, whatever it has moved since (a sandbox names its
+        world by it: see :attr:`socialframe.sandbox.Sandbox.world`).
+
+        Example:
+            >>> clock = ManualClock()
+            >>> clock.advance(60)
+            >>> clock.start.isoformat()
+            '2026-01-01T00:00:00+00:00'
+        """
+        return self._start
+
     def now(self) -> datetime:
         """The start time plus the time slept and advanced.
 
@@ -216,7 +229,21 @@ class PinnedClock:
         if at is not None and at.tzinfo is None:
             raise ValueError("at must be tz-aware, e.g. datetime(2026, 1, 1, tzinfo=UTC)")
         self._at = at or START
+        self._start = self._at
         self._lock = threading.Lock()
+
+    @property
+    def start(self) -> datetime:
+        """The date it was pinned to, whatever :meth:`advance` added since (a sandbox
+        names its world by it: see :attr:`socialframe.sandbox.Sandbox.world`).
+
+        Example:
+            >>> clock = PinnedClock()
+            >>> clock.advance(3600)
+            >>> clock.start.isoformat()
+            '2026-01-01T00:00:00+00:00'
+        """
+        return self._start
 
     def now(self) -> datetime:
         """The pinned date plus what :meth:`advance` added; it does not run.

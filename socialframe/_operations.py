@@ -38,6 +38,25 @@ _COUNTRY = re.compile(r"[A-Za-z]{2}")
 _POST_HELP: Final = "a post id, urn:li:activity:<id> or a post URL"
 
 
+# A post's urn of another kind (a share, a ugcPost): its number is not the activity id.
+_OTHER_URN = re.compile(r"urn:li:(ugcPost|share|post|groupPost)[:\-][0-9]+", re.ASCII)
+
+
+def _float_post(post: numbers.Real) -> str:
+    """Why a post given as a float is refused, and what to do instead."""
+    if post != post:  # NaN: a blank cell
+        return (
+            "post is NaN, a missing value: a blank cell of a CSV or spreadsheet column read"
+            " by pandas; drop the blank rows (df['post'].dropna()) and read the column as"
+            " text: pd.read_csv(..., dtype=str)"
+        )
+    return (
+        f"post {post!r} is a float, which keeps about 16 digits: a 19-digit post id"
+        " read as one no longer names its post. pandas reads a column of ids as floats"
+        " when a cell is blank: read it as text, pd.read_csv(..., dtype=str)"
+    )
+
+
 def _too_long(digits: str, what: str) -> str | None:
     if len(digits) <= MAX_ID_DIGITS:
         return None
@@ -55,6 +74,8 @@ def post_id(post: object) -> str:
             :data:`MAX_ID_DIGITS` digits, or two different activity ids.
         TypeError: not a string or an integer.
     """
+    if isinstance(post, numbers.Real) and not isinstance(post, bool | numbers.Integral):
+        raise TypeError(_float_post(post))
     if isinstance(post, bool) or not isinstance(post, str | numbers.Integral):
         raise TypeError(f"post must be {_POST_HELP} (str), not {type(post).__name__}")
     text = post.strip() if isinstance(post, str) else str(int(post))
@@ -77,6 +98,14 @@ def post_id(post: object) -> str:
         )
     if found:
         return found[0]
+    other = _OTHER_URN.search(unquote(text))
+    if other:
+        raise ValueError(
+            f"post {text[:120]!r} names the post by its urn:li:{other.group(1)} id; the"
+            " service takes its activity id (urn:li:activity:<id>), another number. Open"
+            " the post on LinkedIn and use '...' > 'Copy link to post': that link holds"
+            " urn:li:activity:<id>"
+        )
     raise ValueError(
         f"no activity id in post {text[:120]!r}: expected digits, urn:li:activity:<id>"
         " or a URL containing 'activity:<id>' / 'activity-<id>'"

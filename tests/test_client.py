@@ -382,8 +382,8 @@ def test_per_operation_base_urls_and_marketplace_auth(sandbox: Sandbox, cache_pa
         c.search_ads("for kids", max_pages=1)
         c.post_comments(P82, max_pages=1)
     assert [r.path for r in sandbox.requests] == [
-        "/seed-0/v1/facebook/fetch_search_ads_pages",
-        "/seed-0/v1/linkedin/get-profile-posts-comments",
+        f"/{sandbox.world}/v1/facebook/fetch_search_ads_pages",
+        f"/{sandbox.world}/v1/linkedin/get-profile-posts-comments",
     ]
 
 

@@ -97,3 +97,49 @@ def test_ids_are_ascii_digits(post: str) -> None:
 @pytest.mark.parametrize("page_id", ["١٢٣", "１２３", "12３"])
 def test_ad_page_ids_are_ascii_digits(page_id: str) -> None:
     refused(lambda c: c.search_ads(ad_page_id=page_id), match="numeric page id")
+
+
+def test_a_post_read_as_a_float_is_refused_with_its_cause_and_remedy(
+    tmp_path: object,
+) -> None:
+    """Before: "post must be a post id, urn:li:activity:<id> or a post URL (str), not
+    float", for the column pandas made of a CSV with one blank cell."""
+    import io
+
+    import pandas as pd
+
+    from socialframe.sandbox import EXAMPLE_POSTS
+
+    column = pd.read_csv(
+        io.StringIO(f"post\n{EXAMPLE_POSTS[82]}\n\n{EXAMPLE_POSTS[50]}\n"), skip_blank_lines=False
+    )["post"]
+    assert column.dtype == "float64"
+    with Sandbox() as sandbox, sandbox.client(cache=False, progress=False) as client:
+        with pytest.raises(TypeError) as lost:
+            client.post_comments(column)
+        assert sandbox.charges == 0  # refused before anything was paid
+    said = str(lost.value)
+    assert "is a float" in said and "16 digits" in said and "dtype=str" in said
+    with (
+        sf.Client("key", base_url="http://127.0.0.1:9", cache=False) as nowhere,
+        pytest.raises(TypeError, match=r"NaN, a missing value: a blank cell.*dtype=str"),
+    ):
+        nowhere.post_comments(float("nan"))
+
+
+@pytest.mark.parametrize(
+    "post",
+    [
+        "urn:li:ugcPost:7384427202391592965",
+        "https://www.linkedin.com/feed/update/urn:li:ugcPost:7384427202391592965/",
+        "https://www.linkedin.com/feed/update/urn%3Ali%3Ashare%3A7384427202391592965",
+    ],
+)
+def test_a_post_urn_of_another_kind_says_what_the_service_needs(post: str) -> None:
+    with (
+        sf.Client("key", base_url="http://127.0.0.1:9", cache=False) as nowhere,
+        pytest.raises(ValueError) as refused,
+    ):
+        nowhere.post_comments(post)
+    said = str(refused.value)
+    assert "activity id (urn:li:activity:<id>)" in said and "Copy link to post" in said

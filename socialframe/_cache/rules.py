@@ -6,7 +6,8 @@ with HTTP 200 + ``success: false`` (those must be retried, not replayed), and a
 body of the wrong shape stored once would fail every re-run from the cache.
 
 Cache keys drop the port of loopback hosts, so a sandbox restarted on another
-port still finds its pages (the sandbox puts its seed in the URL path instead).
+port still finds its pages (the sandbox names its world, its seed and its clock, in the
+URL's path instead: see ``socialframe.sandbox.Sandbox.world``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .exits import EXIT_AUTH, EXIT_BUDGET, EXIT_FAILED, EXIT_OK, NoKey, Usage
-from .messages import fail, holds_key, say
+from .messages import PROG, fail, holds_key, say
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,19 +52,52 @@ def _items(given: list[str], what: str) -> list[str]:
     return items
 
 
+#: Trying the command line with no key: the sandbox prints the lines to paste.
+TRY_SANDBOX = (
+    "to try it without a key, run 'socialframe sandbox' in another terminal and paste"
+    " the two export lines it prints"
+)
+
+
+def missing_settings(args: argparse.Namespace) -> str | None:
+    """Every setting a command that calls the service lacks, named at once with the
+    shell's remedy (``None``: none is missing). The key is not needed offline; the base
+    URL is (it is part of each page's cache key)."""
+    missing = []
+    if not args.offline and not os.environ.get(args.key_env, "").strip():
+        # (--key-env's value is not repeated: it may be the key itself, pasted by mistake)
+        missing.append(
+            "SOCIALFRAME_API_KEY (your key)"
+            if args.key_env == "SOCIALFRAME_API_KEY"
+            else "the variable --key-env names (it is not set, or empty)"
+        )
+    url = {op: os.environ.get(f"SOCIALFRAME_{op}_URL", "").strip() for op in ("ADS", "COMMENTS")}
+    if not os.environ.get("SOCIALFRAME_BASE_URL", "").strip() and not all(url.values()):
+        lacking = [f"SOCIALFRAME_{op}_URL" for op, given in url.items() if not given]
+        missing.append(
+            "SOCIALFRAME_BASE_URL (the service's URL)"
+            if len(lacking) == 2
+            else f"{lacking[0]} (or SOCIALFRAME_BASE_URL for both operations)"
+        )
+    if not missing:
+        return None
+    return (
+        f"not set: {' and '.join(missing)}; export "
+        + ("it" if len(missing) == 1 else "them")
+        + f" in the shell ('{PROG} --help' lists the settings), or, {TRY_SANDBOX}"
+    )
+
+
 def _client(args: argparse.Namespace) -> Client:
-    """The Client the options describe; :class:`NoKey` without a key (unless offline)."""
+    """The Client the options describe; :class:`NoKey` without a key (unless offline),
+    :class:`Usage` without a base URL: every missing setting named at once."""
     from .._client import Client
 
+    missing = missing_settings(args)
+    if missing is not None:
+        no_key = not args.offline and not os.environ.get(args.key_env, "").strip()
+        raise (NoKey if no_key else Usage)(missing)
     key = os.environ.get(args.key_env, "").strip() or None
-    if key is None and not args.offline:
-        if args.key_env == "SOCIALFRAME_API_KEY":
-            raise NoKey(
-                "no API key: set SOCIALFRAME_API_KEY in the environment"
-                " (or name the variable holding it with --key-env NAME)"
-            )
-        # Not repeated: what was given may be the key itself, pasted by mistake.
-        raise NoKey("no API key: the variable named by --key-env is not set (or is empty)")
     return Client(
         key,
         cache=args.cache or True,

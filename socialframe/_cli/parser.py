@@ -41,8 +41,15 @@ environment:
 OUTPUT_HELP: Final = (
     "write to FILE; its suffix picks the format: .csv (ids as text, lists as JSON),"
     " .jsonl (one row per line), .parquet, .xlsx (if openpyxl is installed);"
-    " without it (or -), CSV to standard output; /dev/null discards the rows"
+    " /dev/null discards the rows; default (or -): CSV to standard output"
 )
+
+EXCEL_HELP: Final = (
+    "CSV for a spreadsheet: a BOM, ids kept as text, text that would be a formula kept as"
+    " text (default: exact data, for programs)"
+)
+COUNTRY_HELP: Final = "ISO-3166 code such as US, or ALL (default: the service's, no filter)"
+STATUS_HELP: Final = "running, stopped or both (default: the service's, no filter)"
 
 #: The most --max-cost takes: more is no budget (leave the option out).
 MAX_COST_USD: Final = Decimal(1_000_000)
@@ -66,38 +73,88 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """
     _refuse_key_options(argv)
     _refuse_bytes(argv)
-    return build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.unrecognized(unknown, _chosen(parser, args))
+    return args
+
+
+def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)parser of the command ``args`` ran: ``study refresh``'s, say."""
+    chosen = parser
+    while True:
+        sub = next((a for a in chosen._actions if isinstance(a, argparse._SubParsersAction)), None)
+        name = getattr(args, sub.dest, None) if sub is not None and sub.dest else None
+        if sub is None or name not in sub.choices:
+            return chosen
+        chosen = sub.choices[name]
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    """The long options ``parser`` itself takes (not its commands')."""
+    return {
+        o
+        for action in parser._actions
+        if action.help != argparse.SUPPRESS
+        for o in action.option_strings
+        if o.startswith("--")
+    }
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    """Every command under ``parser``, by its words (``study refresh``), depth first."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found.append((name, sub))
+                found += [(f"{name} {deeper}", p) for deeper, p in _commands(sub)]
+    return found
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: the message and where to read more."""
 
     def error(self, message: str) -> NoReturn:
-        if message.startswith("unrecognized arguments:"):
-            # Only the option names: a value may be a key typed after a wrong option.
-            tokens = message.split(":", 1)[1].split()
-            names = [token.split("=", 1)[0] for token in tokens if token.startswith("-")]
-            message = "unrecognized arguments: " + (" ".join(names) or "(values not shown)")
-            hints = [hint for name in names if (hint := self._closest(name))]
-            if hints:
-                message += "; did you mean " + ", ".join(hints) + "?"
+        wrong = re.match(r"argument (\S+): invalid choice: '(.*)' \(choose from (.*)\)$", message)
+        if wrong:
+            # A mistyped command (or choice) gets the closest, as a mistyped option does.
+            import difflib
+
+            # (Python 3.12 stopped quoting the choices)
+            choices = [c.strip().strip("'") for c in wrong.group(3).split(",")]
+            close = difflib.get_close_matches(wrong.group(2), choices, n=1, cutoff=0.6)
+            given = wrong.group(2) if len(wrong.group(2)) <= 40 else wrong.group(2)[:39] + "…"
+            message = f"{wrong.group(1)} {given!r} is not one of {', '.join(choices)}"
+            if close:
+                message += f"; did you mean {close[0]}?"
         say(f"error: {message} (see '{self.prog} --help')")
         raise SystemExit(EXIT_USAGE)
 
-    def _closest(self, name: str) -> str | None:
-        """The known option most like ``name`` (of this parser and its commands')."""
+    def unrecognized(self, tokens: Sequence[str], command: argparse.ArgumentParser) -> NoReturn:
+        """Exit 2 for arguments ``command`` does not take: their option names (a value may
+        be a key typed after a wrong option), each with the closest option ``command``
+        takes, or the commands that take it."""
         import difflib
 
-        known: set[str] = set()
-        parsers = [self]
-        while parsers:
-            parser = parsers.pop()
-            for action in parser._actions:
-                known.update(o for o in action.option_strings if o.startswith("--"))
-                if isinstance(action, argparse._SubParsersAction):
-                    parsers += list(action.choices.values())
-        found = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-        return found[0] if found else None
+        names = [token.split("=", 1)[0] for token in tokens if token.startswith("-")]
+        message = "unrecognized arguments: " + (" ".join(names) or "(values not shown)")
+        known = _options(command)
+        hints = []
+        for name in names:
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+            elsewhere = [words for words, sub in _commands(self) if name in _options(sub)]
+            if elsewhere:
+                hints.append(
+                    f"{name} is an option of '{self.prog} {elsewhere[0]}', not of '{command.prog}'"
+                )
+            elif close:
+                hints.append(f"did you mean {close[0]}?")
+        if hints:
+            message += "; " + "; ".join(hints)
+        say(f"error: {message} (see '{command.prog} --help')")
+        raise SystemExit(EXIT_USAGE)
 
 
 # Options that would carry a secret: refused before parsing, never repeated.
@@ -200,7 +257,7 @@ def _env_name(text: str) -> str:
     return text
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     """The ``socialframe`` parser with every command."""
     from .._version import __version__
 
@@ -221,20 +278,24 @@ def build_parser() -> argparse.ArgumentParser:
     fetching = _Parser(add_help=False, allow_abbrev=False)
     out = fetching.add_argument_group("output")
     out.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
-    out.add_argument("--excel", action="store_true", help="CSV for Excel: a BOM, ids kept as text")
+    out.add_argument("--excel", action="store_true", help=EXCEL_HELP)
     spend = fetching.add_argument_group("spending and the cache")
     spend.add_argument(
         "--max-cost",
         type=_usd,
         metavar="USD",
         help="USD this run may spend, not a total over runs (cached pages are free): it"
-        " stops before the call that would spend more (exit 3, rows so far written)",
+        " stops before the call that would spend more (exit 3, rows so far written);"
+        " default: no limit",
     )
     spend.add_argument(
         "--workers", type=_count, default=4, metavar="N", help="items fetched at once (default 4)"
     )
     spend.add_argument(
-        "--offline", action="store_true", help="answer from the cache only; send nothing"
+        "--offline",
+        action="store_true",
+        help="answer from the cache only; send nothing (default: ask the service for what"
+        " the cache lacks)",
     )
     spend.add_argument(
         "--on-error",
@@ -275,7 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="mostRelevant",
         help="the service's order of the comments (default mostRelevant)",
     )
-    comments.add_argument("--max-pages", type=_count, metavar="N", help="pages per post (50 each)")
+    comments.add_argument(
+        "--max-pages", type=_count, metavar="N", help="pages per post, 50 each (default: all)"
+    )
 
     ads = commands.add_parser(
         "ads",
@@ -293,14 +356,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="QUERY",
         help="search text; '-' reads one per line from stdin (or give --page-id)",
     )
-    ads.add_argument("--page-id", metavar="ID", help="numeric id of an advertiser page")
-    ads.add_argument("--country", metavar="CC", help="ISO-3166 code such as US, or ALL")
-    ads.add_argument("--status", choices=("active", "inactive", "all"), help="active status")
-    ads.add_argument("--after", metavar="DATE", help="ads started on or after this day")
-    ads.add_argument("--before", metavar="DATE", help="ads started on or before this day")
-    ads.add_argument("--max-ads", type=_count, metavar="N", help="stop at N ads per query")
     ads.add_argument(
-        "--max-pages", type=_count, metavar="N", help="pages per query (up to 26 ads each)"
+        "--page-id", metavar="ID", help="numeric id of an advertiser page (instead of a QUERY)"
+    )
+    ads.add_argument("--country", metavar="CC", help=COUNTRY_HELP)
+    ads.add_argument("--status", choices=("active", "inactive", "all"), help=STATUS_HELP)
+    ads.add_argument(
+        "--after", metavar="DATE", help="ads started on or after this day (default: any day)"
+    )
+    ads.add_argument(
+        "--before", metavar="DATE", help="ads started on or before this day (default: any day)"
+    )
+    ads.add_argument(
+        "--max-ads", type=_count, metavar="N", help="stop at N ads per query (default: all)"
+    )
+    ads.add_argument(
+        "--max-pages",
+        type=_count,
+        metavar="N",
+        help="pages per query, up to 26 ads each (default: all)",
     )
 
     cache = commands.add_parser(
@@ -314,26 +388,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     actions = cache.add_subparsers(dest="action", required=True, metavar="ACTION")
     info = actions.add_parser(
-        "info", help="where it is, its size, pages and their paid value", allow_abbrev=False
+        "info",
+        help="where it is, its size, pages and their paid value",
+        description="Where the cache is, its size, how many pages it holds and what they\n"
+        "were paid (each once, $0.01).\n\n  socialframe cache info\n"
+        "  socialframe cache info --cache redis://localhost:6379/0",
+        formatter_class=formatter,
+        allow_abbrev=False,
     )
     _cache_option(info)
     report = actions.add_parser(
         "report",
         help="one row per cached post or search: pages, rows, when fetched, paid value",
+        description="One row per post or search the cache holds: its pages, rows, when\n"
+        "they were fetched and what they were paid.\n\n"
+        "  socialframe cache report -o cache.csv",
+        formatter_class=formatter,
         allow_abbrev=False,
     )
     report.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
-    report.add_argument("--excel", action="store_true", help="CSV for Excel")
+    report.add_argument("--excel", action="store_true", help=EXCEL_HELP)
     _cache_option(report)
     clear = actions.add_parser(
-        "clear", help="remove every page, or the expired ones", allow_abbrev=False
+        "clear",
+        help="remove every page, or the expired ones",
+        description="Remove every page from the cache (after asking, on a terminal), or\n"
+        "only the expired ones. Pages removed are paid again when fetched again.",
+        formatter_class=formatter,
+        allow_abbrev=False,
     )
     clear.add_argument(
         "--expired",
         action="store_true",
-        help="only the pages past their expiry (SOCIALFRAME_CACHE_EXPIRE when they were stored)",
+        help="only the pages past their expiry (SOCIALFRAME_CACHE_EXPIRE when they were"
+        " stored); default: every page",
     )
-    clear.add_argument("--yes", action="store_true", help="do not ask (needed without a terminal)")
+    clear.add_argument(
+        "--yes",
+        action="store_true",
+        help="do not ask (needed without a terminal); default: ask on a terminal",
+    )
     _cache_option(clear)
 
     _study_commands(commands, fetching, formatter)
@@ -349,20 +443,70 @@ def build_parser() -> argparse.ArgumentParser:
     )
     made.add_argument("file", metavar="FILE", help="a .csv or .parquet file, or - for stdin")
     made.add_argument("-o", "--output", metavar="FILE", required=True, help="the .html to write")
-    made.add_argument("--title", default=None, help="the page's title")
+    made.add_argument(
+        "--title", default=None, help="the page's title (default: what the file holds)"
+    )
     made.add_argument("--tz", default="UTC", help="time zone of the times shown (default UTC)")
 
-    demo = commands.add_parser("demo", help="fetch comments and ads from the embedded sandbox")
-    demo.add_argument(
-        "--out", type=Path, default=Path("socialframe-demo"), help="folder of the charts"
+    demo = commands.add_parser(
+        "demo",
+        help="fetch comments and ads from the embedded sandbox",
+        description="A tour against the embedded sandbox (no key, no network): six posts'\n"
+        "comments and an ad search into typed frames, a summary, the ledger and three\n"
+        "charts. Run it again: the cache answers, $0.00.\n\n"
+        "  socialframe demo --out socialframe-demo",
+        formatter_class=formatter,
+        allow_abbrev=False,
     )
-    demo.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
-    serve = commands.add_parser("sandbox", help="serve the sandbox for other tools")
-    serve.add_argument("--port", type=int, default=8750, help="0 picks a free port")
-    serve.add_argument("--seed", type=int, default=0)
-    serve.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
-    serve.add_argument("--fault-rate", type=float, default=0.0, help="share of 5xx / success:false")
-    serve.add_argument("--rate-limit", type=float, default=None, help="requests per second")
+    demo.add_argument(
+        "--out",
+        type=Path,
+        default=Path("socialframe-demo"),
+        help="folder of the charts (default socialframe-demo)",
+    )
+    demo.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not use the on-disk cache (default: use it, so a second run is free)",
+    )
+    serve = commands.add_parser(
+        "sandbox",
+        help="serve the sandbox for other tools",
+        description="Serve the sandbox, a local stand-in for the service, until Ctrl-C. It\n"
+        "prints two export lines: paste them into another terminal, and every command\n"
+        "there talks to the sandbox.\n\n"
+        "  socialframe sandbox\n"
+        "  socialframe sandbox --at 2026-01-01   # the world every example shows",
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=8750,
+        help="port on 127.0.0.1; 0 picks a free one (default 8750)",
+    )
+    serve.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="which data: the same seed, the same answers (default 0)",
+    )
+    serve.add_argument(
+        "--latency", type=float, default=0.0, help="seconds before each answer (default 0)"
+    )
+    serve.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        help="share of requests answered 5xx or success:false, from 0 to 1 (default 0)",
+    )
+    serve.add_argument(
+        "--rate-limit",
+        type=float,
+        default=None,
+        help="requests per second; more get 429 (default: no limit)",
+    )
     serve.add_argument("--api-key", default=None, help="key to accept (default: a random one)")
     serve.add_argument(
         "--at",
@@ -400,7 +544,16 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
     )
     actions = study.add_subparsers(dest="action", required=True, metavar="ACTION")
     folder = {"metavar": "STUDY", "help": "the study's folder (created on the first add)"}
-    posts = actions.add_parser("add-posts", help="watch posts", allow_abbrev=False)
+    posts = actions.add_parser(
+        "add-posts",
+        help="watch posts",
+        description="Watch posts: the next refresh reads their comments. A post already\n"
+        "watched (in any form: id, urn or URL) is not added twice.\n\n"
+        "  socialframe study add-posts brand-watch 7384427202391592960\n"
+        "  socialframe study add-posts brand-watch - < posts.txt",
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
     posts.add_argument("study", **folder)
     posts.add_argument(
         "posts",
@@ -409,13 +562,21 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
         help="a post id, urn:li:activity:<id> or post URL; '-' reads one per line from stdin",
     )
     searches = actions.add_parser(
-        "add-ads", help="watch an ad search or an advertiser", allow_abbrev=False
+        "add-ads",
+        help="watch an ad search or an advertiser",
+        description="Watch an ad search (a QUERY and its filters) or an advertiser's page:\n"
+        "the next refresh asks for what started, stopped or changed.\n\n"
+        "  socialframe study add-ads brand-watch 'running shoes' --country US",
+        formatter_class=formatter,
+        allow_abbrev=False,
     )
     searches.add_argument("study", **folder)
     searches.add_argument("query", nargs="?", metavar="QUERY", help="search text (or --page-id)")
-    searches.add_argument("--page-id", metavar="ID", help="numeric id of an advertiser page")
-    searches.add_argument("--country", metavar="CC", help="ISO-3166 code such as US, or ALL")
-    searches.add_argument("--status", choices=("active", "inactive", "all"), help="active status")
+    searches.add_argument(
+        "--page-id", metavar="ID", help="numeric id of an advertiser page (instead of a QUERY)"
+    )
+    searches.add_argument("--country", metavar="CC", help=COUNTRY_HELP)
+    searches.add_argument("--status", choices=("active", "inactive", "all"), help=STATUS_HELP)
     refresh = actions.add_parser(
         "refresh",
         parents=[fetching],
@@ -430,23 +591,36 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
     refresh.add_argument(
         "--full",
         action="store_true",
-        help="read every page of the posts not complete (new replies under old threads)",
+        help="read every page of the posts not complete (new replies under old threads);"
+        " default: only the pages that may hold what is new",
     )
     changes = actions.add_parser(
-        "changes", help="what changed: new, stopped, edited", allow_abbrev=False
+        "changes",
+        help="what changed: new, stopped, edited",
+        description="What the refreshes found changed, one row per change, newest last.\n\n"
+        "  socialframe study changes brand-watch --since 7d -o changes.csv",
+        formatter_class=formatter,
+        allow_abbrev=False,
     )
     changes.add_argument("study", **folder)
     changes.add_argument(
-        "--since", metavar="WHEN", help="a time (2026-11-01) or a span back from now (7d, 12h)"
+        "--since",
+        metavar="WHEN",
+        help="a time (2026-11-01) or a span back from now (7d, 12h); default: every change",
     )
     changes.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
-    changes.add_argument("--excel", action="store_true", help="CSV for Excel")
+    changes.add_argument("--excel", action="store_true", help=EXCEL_HELP)
     runs = actions.add_parser(
-        "runs", help="one row per refresh: what it paid and found", allow_abbrev=False
+        "runs",
+        help="one row per refresh: what it paid and found",
+        description="One row per refresh of the study: when, what it paid and what it found.\n\n"
+        "  socialframe study runs brand-watch",
+        formatter_class=formatter,
+        allow_abbrev=False,
     )
     runs.add_argument("study", **folder)
     runs.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
-    runs.add_argument("--excel", action="store_true", help="CSV for Excel")
+    runs.add_argument("--excel", action="store_true", help=EXCEL_HELP)
 
 
 def _cache_option(group: Any) -> None:

@@ -20,9 +20,15 @@ appears whole or not at all), then rewrites the manifest (a new file moved over
 the old one) naming the refresh: the study changes at that one step. A refresh
 killed before it (``kill -9``, power loss) leaves partitions the manifest does not
 name: socialframe reads only the files the manifest lists, and the next write
-removes them. Tools reading the folder by themselves see every refresh the
-manifest names through ``runs`` (a refresh's row there is written last of
-its files).
+removes them: the files of the refresh the manifest names as ``pending`` (written
+before its first paid call), by their exact names, and the folders they leave empty.
+Nothing else is ever removed: a folder or file of the user's inside the study stays.
+Tools reading the folder by themselves see every refresh the manifest names through
+``runs`` (a refresh's row there is written last of its files).
+
+Every file written is recorded in the manifest (its size and SHA-256), and checked
+before it is read (:mod:`.integrity`). No link inside the folder is ever followed
+(:mod:`.folder`).
 
 One process writes at a time: :meth:`Dataset.writing` takes ``.lock`` (``flock``,
 released by the kernel when the process dies, so a killed writer never leaves it
@@ -38,7 +44,6 @@ import fcntl
 import json
 import os
 import re
-import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -51,6 +56,7 @@ import pandas as pd
 
 from .._display.export import new_file_mode
 from .._errors import StudyError
+from . import folder, integrity
 
 #: What ``study.json`` says it is; a newer number is refused, never half-read.
 FORMAT: Final = "socialframe-study"
@@ -72,13 +78,18 @@ class Manifest:
             ``files`` (kind -> path relative to the folder).
         state: Per watched item (by its key), what the next refresh needs.
         pending: The refresh under way (``id``, ``at``), if one started and did not
-            finish: the next one reads the pages it paid for from the HTTP cache.
+            finish: the next one reads the pages it paid for from the HTTP cache,
+            and the next write removes the files it left.
+        checks: Per file (its path relative to the folder), what the study wrote:
+            ``size`` and ``sha256`` (see :mod:`.integrity`). A file written before
+            these were kept has none.
     """
 
     watched: list[dict[str, Any]] = field(default_factory=list)
     refreshes: list[dict[str, Any]] = field(default_factory=list)
     state: dict[str, dict[str, Any]] = field(default_factory=dict)
     pending: dict[str, Any] | None = None
+    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def files(self, kind: str) -> list[str]:
         """The files of ``kind`` of every committed refresh, oldest first."""
@@ -105,6 +116,8 @@ class Dataset:
         self.path = Path(path).expanduser()
         if self.path.exists() and not self.path.is_dir():
             raise StudyError(f"{self.path} is a file, not a study folder")
+        # What this process wrote and no manifest names yet: each file's record.
+        self._written: dict[str, dict[str, Any]] = {}
 
     # -- the manifest ----------------------------------------------------------------------
 
@@ -120,7 +133,7 @@ class Dataset:
         """
         target = self.path / MANIFEST
         try:
-            raw = target.read_bytes()
+            raw = self._manifest_bytes()
         except FileNotFoundError:
             if self.path.is_dir():
                 found = [p for p in self.path.iterdir() if not _scaffolding(p.name)]
@@ -159,10 +172,25 @@ class Dataset:
             refreshes=list(value["refreshes"]),
             state=dict(value["state"]),
             pending=value.get("pending"),
+            checks=dict(value.get("checks") or {}),
         )
 
+    def _manifest_bytes(self) -> bytes:
+        """``study.json``'s bytes, never read through a link."""
+        with folder.opened(self.path) as root:
+            fd = folder.open_file(self.path, root, MANIFEST)
+            with os.fdopen(fd, "rb") as source:
+                return source.read()
+
     def write(self, manifest: Manifest) -> None:
-        """Replace the manifest whole (a new file moved over the old; flushed first)."""
+        """Replace the manifest whole (a new file moved over the old; flushed first),
+        with the record of every file it names that this process wrote."""
+        named = {path for entry in manifest.refreshes for path in entry["files"].values()}
+        manifest.checks = {
+            path: record
+            for path in sorted(named)
+            if (record := manifest.checks.get(path) or self._written.get(path)) is not None
+        }
         value = {
             "format": FORMAT,
             "version": VERSION,
@@ -170,6 +198,7 @@ class Dataset:
             "refreshes": manifest.refreshes,
             "state": manifest.state,
             "pending": manifest.pending,
+            "checks": manifest.checks,
         }
         data = json.dumps(value, indent=1, sort_keys=True).encode()
         self._atomic(self.path / MANIFEST, data)
@@ -186,7 +215,15 @@ class Dataset:
         """
         self._make_folder()
         try:
-            fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+            with folder.opened(self.path) as root:
+                try:
+                    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                    fd = os.open(".lock", flags, 0o644, dir_fd=root)
+                except OSError:  # a link (even dangling) is never followed nor created
+                    linked = folder.link_error(self.path, ".lock", root, ".lock")
+                    if linked is not None:
+                        raise linked from None
+                    raise
         except OSError as exc:
             raise self._unwritable(exc) from None
         try:
@@ -203,59 +240,96 @@ class Dataset:
                             " it is done"
                         ) from None
                     time.sleep(0.05)
+            self._written.clear()  # (records of this session only, made under the lock)
             manifest = self.read()
             self._remove_orphans(manifest)
             yield manifest
         finally:
+            self._written.clear()
             os.close(fd)  # releases the lock
+
+    def check_folders(self) -> None:
+        """Before a refresh pays: each folder it will write into, where it exists, is
+        a folder of the study's own, not a link out of it.
+
+        Raises:
+            StudyError: naming the link (or the file where a folder belongs).
+        """
+        try:
+            with folder.opened(self.path) as root:
+                for name in (*KINDS, STAGING):
+                    folder.check_folder(self.path, root, name)
+        except OSError as exc:
+            raise StudyError(f"{self.path} cannot be opened ({exc.strerror})") from None
 
     def write_partition(self, kind: str, refresh: str, frame: pd.DataFrame) -> str:
         """Write ``frame`` as the partition ``<kind>/refresh=<refresh>``, whole or not
-        at all; the path of its file, relative to the folder."""
+        at all; the path of its file, relative to the folder (its record is kept for
+        the next manifest written)."""
         pa, pq = _pyarrow()
 
-        staging = self.path / ".staging" / refresh / kind
-        final = self.path / kind / f"refresh={refresh}"
         name = "part-0.parquet"
+        relative = f"{kind}/refresh={refresh}/{name}"
+        table = _no_null_types(pa.Table.from_pandas(frame, preserve_index=False))
         try:
-            staging.mkdir(parents=True, exist_ok=True)
-            table = _no_null_types(pa.Table.from_pandas(frame, preserve_index=False))
-            with open(staging / name, "wb") as out:
+            with folder.opened(self.path) as root:
+                staged = folder.open_dir(self.path, root, f"{STAGING}/{refresh}", create=True)
+                try:
+                    self._stage(staged, kind, name, table, pq, relative)
+                    into = folder.open_dir(self.path, root, kind, create=True)
+                    try:
+                        part = f"refresh={refresh}"
+                        folder.refuse_existing(self.path, f"{kind}/{part}", into, part)
+                        # One rename between two folders held open: the partition appears
+                        # whole, and a link swapped in meanwhile redirects nothing.
+                        os.rename(kind, part, src_dir_fd=staged, dst_dir_fd=into)
+                        folder.fsync_dir(into)
+                    finally:
+                        os.close(into)
+                finally:
+                    os.close(staged)
+                folder.remove_empty_dirs(root, f"{STAGING}/{refresh}", 2)  # once all moved
+        except OSError as exc:
+            raise self._unwritable(exc) from None
+        return relative
+
+    def _stage(self, staged: int, kind: str, name: str, table: Any, pq: Any, relative: str) -> None:
+        """Write ``table`` into ``<staged>/<kind>/<name>``, flushed, and keep its record."""
+        at = folder.open_dir(self.path, staged, kind, create=True)
+        try:
+            fd = folder.create_file(self.path, at, name, relative, new_file_mode())
+            # (read back, to record what reached the file)
+            with os.fdopen(fd, "w+b") as out:
                 pq.write_table(table, out, compression="zstd")
                 out.flush()
                 os.fsync(out.fileno())
-            final.parent.mkdir(exist_ok=True)
-            os.rename(staging, final)
-            _fsync_dir(final.parent)
-        except OSError as exc:
-            raise self._unwritable(exc) from None
-        for empty in (staging.parent, staging.parent.parent):  # once the last kind moved
-            with contextlib.suppress(OSError):
-                empty.rmdir()
-        return f"{kind}/refresh={refresh}/{name}"
+                self._written[relative] = integrity.record(out)
+        finally:
+            os.close(at)
 
     def _remove_orphans(self, manifest: Manifest) -> None:
-        """Remove what a refresh that never finished left (under the write lock)."""
-        named = {str(Path(path).parent) for r in manifest.refreshes for path in r["files"].values()}
-        staging = self.path / ".staging"
-        if staging.is_symlink():
-            staging.unlink()
-        else:
-            shutil.rmtree(staging, ignore_errors=True)
-        for leftover in self.path.glob(f".{MANIFEST}.*"):  # a manifest never moved in
-            with contextlib.suppress(OSError):
-                leftover.unlink()
-        for kind in KINDS:
-            folder = self.path / kind
-            if folder.is_symlink() or not folder.is_dir():
-                continue  # a link is not ours to follow
-            for part in folder.iterdir():
-                if f"{kind}/{part.name}" in named or not part.name.startswith("refresh="):
-                    continue
-                if part.is_symlink():
-                    part.unlink()
-                else:
-                    shutil.rmtree(part, ignore_errors=True)
+        """Remove what the refresh the manifest names as pending left (under the write
+        lock): its files by their exact names, then the folders they leave empty.
+        Nothing else: a link is never followed, a file of the user's never removed."""
+        pending = manifest.pending
+        named = {path for entry in manifest.refreshes for path in entry["files"].values()}
+        try:
+            with folder.opened(self.path) as root:
+                if pending is not None and _REFRESH_ID.fullmatch(str(pending.get("id"))):
+                    refresh = pending["id"]
+                    for kind in KINDS:
+                        staged = f"{STAGING}/{refresh}/{kind}"
+                        folder.remove_file(root, f"{staged}/part-0.parquet")
+                        folder.remove_empty_dirs(root, staged, 3)
+                        placed = f"{kind}/refresh={refresh}"
+                        if f"{placed}/part-0.parquet" not in named:
+                            folder.remove_file(root, f"{placed}/part-0.parquet")
+                            folder.remove_empty_dirs(root, placed, 1)
+                for leftover in os.listdir(root):  # a manifest never moved in (mkstemp's)
+                    if _MANIFEST_TEMPORARY.fullmatch(leftover):
+                        folder.remove_file(root, leftover)
+        except OSError:
+            pass  # tidying up only: what is left is never read
 
     def _make_folder(self) -> None:
         try:
@@ -265,7 +339,9 @@ class Dataset:
 
     def _atomic(self, target: Path, data: bytes) -> None:
         try:
-            fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+            fd, temporary = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=_ON_ITS_WAY
+            )
             try:
                 os.fchmod(fd, new_file_mode())  # as the Parquet files (mkstemp makes 0600)
                 with os.fdopen(fd, "wb") as out:
@@ -294,8 +370,16 @@ class Dataset:
         )
 
 
+#: Where a refresh writes its files before each partition is moved into place.
+STAGING: Final = ".staging"
 _PART = re.compile(r"(comments|ads|changes|runs|items)/refresh=[0-9TZ-]{1,40}/part-0\.parquet")
 _REFRESH_ID = re.compile(r"[0-9]{8}T[0-9]{9}Z(-[0-9]{6})?")
+#: A manifest on its way in: ``tempfile.mkstemp``'s names, with a suffix of the study's
+#: own (``.study.json.original`` is a name a user may give a copy of their own).
+_ON_ITS_WAY: Final = ".socialframe-partial"
+_MANIFEST_TEMPORARY = re.compile(
+    rf"\.{re.escape(MANIFEST)}\.[a-z0-9_]{{8}}{re.escape(_ON_ITS_WAY)}"
+)
 
 
 def _manifest_problem(value: Any) -> str | None:
@@ -336,13 +420,21 @@ def _manifest_problem(value: Any) -> str | None:
                 or not path.startswith(f"{kind}/refresh={entry['id']}/")
             ):
                 return f"a file that is not one of the study's partitions: {path!r:.80}"
+    checks = value.get("checks", {})
+    if not isinstance(checks, dict):
+        return "checks must be an object"
+    for path, record in checks.items():
+        problem = integrity.record_problem(record)
+        if problem:
+            return f"the record of {path!r:.80}: {problem}"
     pending = value.get("pending")
     if pending is not None and not (
         isinstance(pending, dict)
         and isinstance(pending.get("id"), str)
+        and _REFRESH_ID.fullmatch(pending["id"])  # (its files' names are made of it)
         and isinstance(pending.get("at"), str)
     ):
-        return "pending must be null or an object with id and at"
+        return "pending must be null or an object with a refresh id and at"
     return None if pending is None else _time_problem(pending["at"], "pending's at")
 
 
@@ -381,7 +473,7 @@ def _state_problem(state: object) -> str | None:
 
 def _scaffolding(name: str) -> bool:
     """What a study folder holds besides data: its lock, staging, a manifest on its way."""
-    return name in (".lock", ".staging") or name.startswith(f".{MANIFEST}.")
+    return name in (".lock", STAGING) or name.startswith(f".{MANIFEST}.")
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -411,10 +503,10 @@ def _no_null_types(table: Any) -> Any:
     return table if schema.equals(table.schema) else table.cast(schema)
 
 
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (where the system allows it)."""
+def _fsync_dir(path: Path) -> None:
+    """Make a rename in the folder ``path`` durable (where the system allows it)."""
     with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:

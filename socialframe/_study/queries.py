@@ -18,7 +18,8 @@ import pandas as pd
 
 from .._errors import StudyError
 from .._schema import AD_DTYPES, COMMENT_DTYPES
-from .dataset import Dataset, Manifest
+from . import integrity
+from .dataset import KINDS, Dataset, Manifest
 
 if TYPE_CHECKING:
     import duckdb
@@ -92,14 +93,32 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
 }
 
 
+#: What each kind's files hold: their columns and dtypes (``object``: lists of text).
+STORED: Final = {
+    "comments": {**COMMENT_DTYPES, **SEEN},
+    "ads": {**AD_DTYPES, "extra": "string", **SEEN},
+    "changes": {**CHANGE_DTYPES, "watch": "string"},
+    "runs": RUN_DTYPES,
+    "items": {**ITEM_DTYPES, "watch": "string"},
+}
+
+
 def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the study's views (times in UTC)."""
+    """An in-memory DuckDB connection with the study's views (times in UTC), once every
+    file the manifest names is checked whole (:mod:`.integrity`).
+
+    Raises:
+        StudyError: a file is not as the study wrote it (named), or is reached
+            through a link.
+    """
     try:
         import duckdb
     except ImportError:
         raise StudyError(
             'studies need DuckDB and pyarrow: pip install "socialframe[study]"'
         ) from None
+    files = [(kind, path) for kind in KINDS for path in manifest.files(kind)]
+    integrity.check(dataset.path, files, manifest.checks, stored=STORED, optional=ADDED)
 
     con = duckdb.connect(":memory:")
     try:

@@ -185,9 +185,15 @@ class Study:
             apart; none for a post).
 
         Raises:
-            StudyError: another refresh holds the study, or it cannot be written.
+            StudyError: another refresh holds the study, or it cannot be written; a
+                file of it is damaged or not the study's, or a link is in the way
+                (named; all checked before the first paid call).
             BudgetExceededError, FetchError: after what was fetched is kept;
                 ``.partial`` is the frame above.
+
+        Warns:
+            CacheWarning: pages paid for that the client's HTTP cache could not store
+                (its disk full, its file read-only); the study keeps their rows.
 
         Example:
             >>> import tempfile
@@ -225,7 +231,10 @@ class Study:
             from .._config import budget_cents
 
             budget = budget_cents(max_cost)
-        with self._data.writing() as manifest:
+        # Paid pages the HTTP cache could not store (a full disk): one CacheWarning, as
+        # every fetch of the client says it.
+        with self._data.writing() as manifest, client._storing():
+            self._data.check_folders()  # before anything is paid: no link to write through
             return Refresh(self._data, manifest, client, full, budget, on_error).run()
 
     # -- reading ---------------------------------------------------------------------------

@@ -27,11 +27,12 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from .._client import Client
-from .._clock import SYSTEM_CLOCK, Clock
+from .._clock import SYSTEM_CLOCK, Clock, ManualClock, SystemClock
 from .._http.transport import MockTransport
 from . import _routes as routes
 from ._routes import Answer, Fault
@@ -144,6 +145,7 @@ class Sandbox:
         self.rate_limit = rate_limit
         self.api_key = api_key or "sf-sandbox-" + secrets.token_hex(8)
         self.clock: Clock = clock or SYSTEM_CLOCK
+        self._timeline = _timeline(self.clock)
         self._port = port
         self._lock = threading.Lock()
         self._charges = 0
@@ -164,13 +166,40 @@ class Sandbox:
         return self._port
 
     @property
-    def url(self) -> str:
-        """The base URL, ``http://127.0.0.1:<port>/seed-<seed>``.
+    def world(self) -> str:
+        """Which world this sandbox serves, as its URLs' path names it: ``seed-<seed>``,
+        and for a clock that is not the system's, where that clock started.
 
-        The seed sits in the path so that caches of different seeds never share
-        keys; the server routes on the last path segment and ignores the rest.
+        - ``seed-0``: the live world, dated by the system clock. It behaves as the real
+          service does: a cached page is served until it expires, while the world
+          moves on.
+        - ``seed-0/at-20260101T000000Z``: the world of a :class:`PinnedClock` pinned
+          to that date (``socialframe sandbox --at``, the demo, the notebooks).
+        - ``seed-0/manual-20260101T000000Z``: the world of a :class:`ManualClock`
+          that started then.
+
+        Cache keys are made of URLs, so the pages of one world are never served to
+        another: a notebook pinned to 2026-01-01 shows that date whatever ran before
+        it. A clock's whole timeline is one world (a refresh a simulated week later
+        finds the pages of the week before in the cache, as it would with the real
+        service).
+
+        Example:
+            >>> from socialframe.sandbox import PinnedClock
+            >>> Sandbox(seed=3).world, Sandbox(clock=PinnedClock()).world
+            ('seed-3', 'seed-0/at-20260101T000000Z')
         """
-        return f"http://127.0.0.1:{self.port}/seed-{self.seed}"
+        return f"seed-{self.seed}" + self._timeline
+
+    @property
+    def url(self) -> str:
+        """The base URL, ``http://127.0.0.1:<port>/<world>`` (see :attr:`world`).
+
+        The seed and the clock sit in the path so that caches of different worlds
+        never share keys; the server routes on the last path segment and ignores
+        the rest.
+        """
+        return f"http://127.0.0.1:{self.port}/{self.world}"
 
     @property
     def charges(self) -> int:
@@ -194,8 +223,12 @@ class Sandbox:
                 ``"success_false"`` / ``"bad_gateway"`` (the HTTP-200 envelopes),
                 faults in transit (``"truncated"``, ``"bad_chunk"``,
                 ``"bad_gzip"``, ``"drip"``, ``"vary_star"``: see
-                ``socialframe.sandbox._routes.WIRE``), or a JSON object to serve
-                as a charged HTTP 200 body (a body of the wrong shape).
+                ``socialframe.sandbox._routes.WIRE``: they break the answer the
+                request would get otherwise), a JSON object to serve
+                as a charged HTTP 200 body (a body of the wrong shape), or a pair
+                ``(wire, fault)``: the fault's answer broken in transit, such as
+                ``("truncated", "success_false")`` (a failure envelope cut short:
+                not charged, as the envelope is not).
 
         Raises:
             ValueError: A fault is neither.
@@ -210,7 +243,15 @@ class Sandbox:
             [(503, False), (200, False), (200, True)]
         """
         for kind in faults:
-            if not (isinstance(kind, str) and kind in routes.WIRE):
+            if isinstance(kind, tuple):
+                wire, inner = kind if len(kind) == 2 else ("", None)
+                if wire not in routes.WIRE or isinstance(inner, tuple):
+                    raise ValueError(
+                        f"a pair of faults is (wire, fault), with wire one of"
+                        f" {sorted(routes.WIRE)}, got {kind!r}"
+                    )
+                routes.fault(inner)
+            elif not (isinstance(kind, str) and kind in routes.WIRE):
                 routes.fault(kind)  # validates now rather than mid-request
         with self._lock:
             self._injected.extend(faults)
@@ -246,12 +287,12 @@ class Sandbox:
 
     @property
     def in_process_url(self) -> str:
-        """The base URL of :meth:`transport`: ``http://sandbox.invalid/seed-<seed>``.
+        """The base URL of :meth:`transport`: ``http://sandbox.invalid/<world>``.
 
         ``.invalid`` never resolves (RFC 2606): a client pointed there without the
         in-process transport fails rather than reaching some other host.
         """
-        return f"http://sandbox.invalid/seed-{self.seed}"
+        return f"http://sandbox.invalid/{self.world}"
 
     def transport(self) -> MockTransport:
         """This sandbox as an in-process transport, for ``sf.Client(transport=...)``.
@@ -437,6 +478,8 @@ class Sandbox:
             # Two draws for every GET, used or not: request n's fate depends only on n.
             draw, kind = self._fault_rng.random(), self._fault_rng.random()
             limited = injected is None and self._over_limit()
+        if isinstance(injected, tuple):  # (wire, fault): the fault's answer, broken
+            return replace(routes.fault(injected[1]), wire=injected[0])
         if isinstance(injected, str) and injected in routes.WIRE:
             answer = self._decide(method, path, params, authorised, wire=True)
             if injected == "vary_star":
@@ -478,3 +521,17 @@ class Sandbox:
             if hmac.compare_digest(value.encode("utf-8", "surrogateescape"), key):
                 return f"{name}: Bearer" if bearer else name
         return None
+
+
+def _timeline(clock: Clock) -> str:
+    """The part of a world's name that says which clock dates it (``""`` for the system's):
+    its kind and where it started, fixed when the sandbox is made."""
+    if clock is SYSTEM_CLOCK or isinstance(clock, SystemClock):
+        return ""
+    kind = "manual" if isinstance(clock, ManualClock) else "at"
+    start = getattr(clock, "start", None)
+    if not isinstance(start, datetime):  # a clock of the user's: where it stands now
+        start = clock.now()
+    start = start.astimezone(UTC)
+    stamp = start.strftime("%Y%m%dT%H%M%S") + (f".{start:%f}" if start.microsecond else "")
+    return f"/{kind}-{stamp}Z"

@@ -50,7 +50,11 @@ def test_ctrl_c_with_workers_stops_paying(tmp_path: Path) -> None:
             text=True,
             preexec_fn=as_at_a_terminal,
         )
-        time.sleep(2.0)
+        # once it pays (not after a fixed time: on a busy machine the import alone may
+        # take longer, and Ctrl-C there is Python's own)
+        deadline = time.monotonic() + 60
+        while sandbox.charges < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
         at_interrupt = sandbox.charges
         started = time.monotonic()
@@ -294,4 +298,6 @@ def test_an_unreachable_host_is_one_plain_line_after_the_retries(
     assert f"could not reach {host}: {why}" in last
     for raw in ("Max retries", "Caused by", "HTTPConnection", "_Pool", "[Errno"):
         assert raw not in done.stderr
-    assert "failed 5 (free)" in done.stderr  # after the retries
+    # after the retries; a name that does not exist is not a passing fault: one try
+    tries = 1 if "name was not found" in why else 5
+    assert f"failed {tries} (free)" in done.stderr

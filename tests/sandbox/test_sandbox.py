@@ -127,7 +127,8 @@ def test_url_key_and_repr() -> None:
     with pytest.raises(RuntimeError):
         _ = sandbox.url  # port 0 is only known once bound
     with sandbox:
-        assert sandbox.url == f"http://127.0.0.1:{sandbox.port}/seed-7"
+        # the seed and the pinned clock's date in the path: its own world, in any cache
+        assert sandbox.url == f"http://127.0.0.1:{sandbox.port}/seed-7/at-20260101T000000Z"
         assert re.fullmatch(r"sf-sandbox-[0-9a-f]{16}", sandbox.api_key)
         assert sandbox.api_key not in repr(sandbox) and "running" in repr(sandbox)
         with pytest.raises(RuntimeError):
@@ -203,8 +204,8 @@ def test_records_never_hold_the_key(sb: Sandbox, http: requests.Session) -> None
     call(sb, http, ADS, query="running shoes")
     call(sb, http, ADS, headers={"Authorization": "Bearer wrong"})
     assert [(r.path, r.params, r.status, r.charged) for r in sb.requests] == [
-        (f"/seed-0/{ADS}", {"query": "running shoes"}, 200, True),
-        (f"/seed-0/{ADS}", {}, 401, False),
+        (f"/{sb.world}/{ADS}", {"query": "running shoes"}, 200, True),
+        (f"/{sb.world}/{ADS}", {}, 401, False),
     ]
     assert sb.api_key not in repr(sb.requests) and sb.api_key not in repr(sb)
 

@@ -567,3 +567,84 @@ def test_each_walk_has_its_own_tokens_and_a_walk_goes_on_with_its_own(
             timeout=30,
         )
         assert refused.status_code == 400
+
+
+# -- worlds: one cache, never a page of another world ---------------------------------------
+
+
+def test_a_pinned_world_never_gets_the_live_worlds_pages_from_a_shared_cache(
+    tmp_path: Path,
+) -> None:
+    """Before: every sandbox of seed 0 was cached under ``/seed-0`` whatever its clock,
+    so a notebook pinned to 2026-01-01 read the pages a live sandbox had left in the
+    cache (295 ads where its world has 94; the CLI got 2,427 comments where the live
+    world has 5,824), without a word."""
+    cache = tmp_path / "shared.sqlite"
+    with (
+        Sandbox(seed=0) as live,  # the system clock: the world grown since 2026-01-01
+        live.client(cache=cache, progress=False) as client,
+    ):
+        live_ads = client.search_ads("running shoes", country="US")
+        live_comments = client.post_comments(BIG)
+        assert live.charges > 0
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as pinned,
+        pinned.client(cache=cache, progress=False) as client,
+    ):
+        ads = client.search_ads("running shoes", country="US")
+        comments = client.post_comments(BIG)
+        paid = pinned.charges
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as fresh,
+        fresh.client(cache=False, progress=False) as client,
+    ):
+        truth_ads = client.search_ads("running shoes", country="US")
+    assert len(comments) == 2345 < len(live_comments)
+    assert set(ads["ad_archive_id"]) == set(truth_ads["ad_archive_id"])
+    assert len(ads) < len(live_ads)
+    assert paid > 0  # its own pages, paid for once...
+    with (
+        Sandbox(seed=0) as live,
+        live.client(cache=cache, progress=False) as client,
+    ):
+        again = client.post_comments(BIG)  # ...and the live world still finds its own
+        assert live.charges == 0
+    assert len(again) == len(live_comments)
+
+
+def test_worlds_are_named_by_seed_and_by_where_their_clock_started() -> None:
+    start = datetime(2026, 3, 1, 12, 30, tzinfo=UTC)
+    pinned, manual = PinnedClock(start), ManualClock(start)
+    assert Sandbox(seed=2).world == "seed-2"  # the live world: as the real service
+    assert Sandbox(seed=2, clock=pinned).world == "seed-2/at-20260301T123000Z"
+    assert Sandbox(seed=2, clock=manual).world == "seed-2/manual-20260301T123000Z"
+    # a clock's whole timeline is one world: moving it does not rename it
+    pinned.advance(WEEK.total_seconds())
+    manual.sleep(5)
+    assert Sandbox(seed=2, clock=pinned).world == "seed-2/at-20260301T123000Z"
+    assert Sandbox(seed=2, clock=manual).world == "seed-2/manual-20260301T123000Z"
+    assert Sandbox(clock=PinnedClock(start + timedelta(microseconds=5))).world == (
+        "seed-0/at-20260301T123000.000005Z"
+    )
+    assert Sandbox(clock=manual).in_process_url == (
+        "http://sandbox.invalid/seed-0/manual-20260301T123000Z"
+    )
+
+
+def test_the_command_line_sandbox_pinned_to_a_date_prints_its_own_world() -> None:
+    """``socialframe sandbox --at`` prints the base URL of its world, so the CLI's cache
+    keeps its pages apart from the live sandbox's and the demo's."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "socialframe", "sandbox", "--at", "2026-02-01", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as process:
+        try:
+            assert process.stdout is not None
+            lines = [process.stdout.readline() for _ in range(3)]
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    exported = next(line for line in lines if "SOCIALFRAME_BASE_URL" in line)
+    assert re.search(r"/seed-0/at-20260201T000000Z$", exported.strip()), lines

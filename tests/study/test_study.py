@@ -481,6 +481,49 @@ def test_a_read_only_study_is_one_clear_error_and_still_reads(
         shutil.rmtree(folder)
 
 
+CACHE_FULL_CHILD = textwrap.dedent(
+    """
+    import json, sys, warnings, socialframe as sf
+    study = sf.Study(sys.argv[1])
+    with (
+        sf.Client(sys.argv[3], base_url=sys.argv[2], cache=sys.argv[4], progress=False) as client,
+        warnings.catch_warnings(record=True) as caught,
+    ):
+        warnings.simplefilter("always")
+        run = study.refresh(client)
+    print(json.dumps({"new": run["new"].tolist(), "paid": client.ledger.paid_calls,
+                      "warnings": [f"{w.category.__name__}: {w.message}" for w in caught]}))
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_refresh_whose_cache_disk_is_full_warns_and_keeps_what_it_paid_for(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path
+) -> None:
+    """Before: ``Study.refresh`` said nothing when the HTTP cache could not store the
+    pages it paid for (a full disk), as ``post_comments`` does (a CacheWarning)."""
+    from disks import new_cache, on_a_full_disk
+
+    study.add_posts([P50])
+    cache = tmp_path / "cache"
+    done = on_a_full_disk(
+        cache,
+        [sys.executable, "-c", CACHE_FULL_CHILD, str(study.path), sandbox.url, sandbox.api_key]
+        + [str(cache)],
+        prepare=new_cache(cache),
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["new"] == [50] and out["paid"] == 1
+    (warning,) = out["warnings"]
+    assert warning.startswith(
+        f"CacheWarning: 1 paid page could not be stored in the cache at {cache}/http_cache.sqlite:"
+        " the disk is full"
+    ), warning
+    assert len(study.comments()) == 50  # the study kept what was paid for
+
+
 # -- the change rules, with a service whose answers a test changes -------------------------
 
 

@@ -145,3 +145,51 @@ def test_sigterm_mid_refresh_keeps_what_was_fetched(tmp_path: Path) -> None:
         assert again.returncode == 0, again.stderr
         assert slow.charges - paid in (47 - paid + 2, 47 - paid + 3)
     assert len(study.comments()) == 2345 + 82
+
+
+# -- a cache whose disk is full ----------------------------------------------------------------
+
+NEW_CACHE = "import sys, socialframe as sf; sf.Client('k-0123456789', cache=sys.argv[1]).close()"
+
+
+def _cache_warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "CacheWarning" in line]
+
+
+def test_a_refresh_whose_cache_disk_is_full_warns_as_comments_does(tmp_path: Path) -> None:
+    """Before: ``study refresh`` said nothing (exit 0) when the HTTP cache's disk was
+    full, and the next run paid for those pages again; ``comments`` warns."""
+    from disks import on_a_full_disk
+
+    cache = tmp_path / "cache"
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        run("add-posts", "bw", P50, sandbox=sandbox, cwd=tmp_path)  # one page of 50
+        env = dict(
+            os.environ, SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key
+        )
+        module = [sys.executable, "-m", "socialframe"]
+        prepare = [sys.executable, "-c", NEW_CACHE, str(cache)]
+        fetched = on_a_full_disk(
+            cache,
+            [*module, "comments", P50, "--cache", str(cache)],  # the CSV to stdout
+            prepare=prepare,
+            env=env,
+        )
+        refreshed = on_a_full_disk(
+            cache,
+            [*module, "study", "refresh", str(tmp_path / "bw"), "--cache", str(cache)],
+            prepare=prepare,
+            env=env,
+        )
+        assert sandbox.charges == 2, (fetched.stderr, refreshed.stderr)  # one page each
+    assert fetched.returncode == refreshed.returncode == 0, refreshed.stderr
+    said = _cache_warnings(refreshed.stderr)
+    assert said == _cache_warnings(fetched.stderr), (said, fetched.stderr)
+    (line,) = said
+    assert line.startswith(
+        "socialframe: warning: CacheWarning: 1 paid page could not be stored in the cache"
+        f" at {cache / 'http_cache.sqlite'}: the disk is full"  # (EFBIG: "... or failing")
+    )
+    assert "a re-run would pay for them again" in line
+    assert "50 new, 0 changed in 1 item(s)" in refreshed.stderr
+    assert len(sf.Study(tmp_path / "bw").comments()) == 50  # the study kept them

@@ -1,0 +1,435 @@
+"""A study's files checked before they are read or a refresh pays (``_study/integrity.py``):
+real Parquet files damaged the ways a disk, a hand or another program damages them,
+against every answer of the study and a refresh through the sandbox over HTTP."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
+
+P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
+KINDS = ("comments", "ads", "changes", "runs", "items")
+ANSWERS = ("comments", "ads", "changes", "runs", "sql")
+
+
+def _answers(study: sf.Study) -> dict[str, pd.DataFrame]:
+    return {
+        "comments": study.comments(),
+        "ads": study.ads(),
+        "changes": study.changes(),
+        "runs": study.runs(),
+        "sql": study.sql(
+            "select (select count(*) from comment_versions) as c,"
+            " (select count(*) from ad_versions) as a, (select count(*) from changes) as ch,"
+            " (select count(*) from runs) as r, (select count(*) from items) as i"
+        ),
+    }
+
+
+def _ask(study: sf.Study, answer: str) -> pd.DataFrame:
+    if answer == "sql":
+        return study.sql("select count(*) as n from comment_versions")
+    return getattr(study, answer)()  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[Sandbox]:
+    with Sandbox(seed=0, clock=PinnedClock(REFERENCE + timedelta(days=7))) as server:
+        yield server
+
+
+def _study(base: Path, posts: list[str], search: str) -> Path:
+    """A study of ``posts`` and an ad search, refreshed twice a week apart."""
+    clock = PinnedClock()
+    study = sf.Study(base / "s")
+    study.add_posts(posts)
+    study.add_ads(search, country="US")
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=False, progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        clock.advance(7 * 86400)
+        study.refresh(client)
+    return base / "s"
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, pd.DataFrame]]:
+    """The study every test damages a copy of, and its answers while sound."""
+    path = _study(tmp_path_factory.mktemp("pristine"), [P82, P50], "coffee")
+    for kind in KINDS:  # the columns the tests damage are the files' own
+        assert pq.read_schema(_file(path, kind)).names == COLUMNS_OF[kind]
+    return path, _answers(sf.Study(path))
+
+
+@pytest.fixture(scope="module")
+def foreign(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Another study, whose files are sound Parquet of the right columns."""
+    return _study(tmp_path_factory.mktemp("foreign"), [EXAMPLE_POSTS[1]], "running shoes")
+
+
+def _file(study: Path, kind: str) -> Path:
+    """``kind``'s file of the study's first refresh."""
+    manifest = json.loads((study / "study.json").read_text())
+    return study / manifest["refreshes"][0]["files"][kind]
+
+
+def _rewrite(path: Path, change: Callable[[pa.Table], pa.Table]) -> None:
+    table = pq.read_table(path).replace_schema_metadata(None)
+    pq.write_table(change(table), path)
+
+
+def _other_type(table: pa.Table, name: str) -> pa.Table:
+    """``table`` with column ``name`` of another type (text for text's, else numbers)."""
+    at = table.schema.get_field_index(name)
+    kind = table.schema.field(name).type
+    textual = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    if textual or pa.types.is_dictionary(kind):
+        values = pa.array(range(len(table)), pa.int64())
+    else:
+        values = pa.array([f"not {name}"] * len(table), pa.string())
+    return table.set_column(at, name, values)
+
+
+def _flip_a_byte_in_a_data_page(path: Path) -> None:
+    """One bit of one byte in the middle of the data of the file's largest column."""
+    meta = pq.read_metadata(path)
+    chunks = [meta.row_group(0).column(i) for i in range(meta.num_columns)]
+    chunk = max(chunks, key=lambda c: c.total_compressed_size)
+    start = chunk.data_page_offset
+    where = start + (chunk.total_compressed_size - (start - chunk.file_offset)) // 2
+    where = min(where, start + chunk.total_compressed_size - 1)
+    data = bytearray(path.read_bytes())
+    data[where] ^= 0x10
+    path.write_bytes(bytes(data))
+
+
+#: The columns of each kind's files (the frames' own, and what a refresh adds).
+SEEN = ["item", "watch", "seen_at"]
+COLUMNS_OF = {
+    "comments": [*sf.COMMENT_COLUMNS, *SEEN],
+    "ads": [*sf.AD_COLUMNS, "extra", *SEEN],
+    "changes": ["at", "kind", "item", "id", "change", "watch"],
+    "runs": ["at", "paid_calls", "cost_usd", "new", "changed", "items", "complete"],
+    "items": ["kind", "item", "new", "changed", "paid_calls", "cost_usd", "complete"]
+    + ["missing", "at", "watch"],
+}
+COLUMNS = [(kind, name) for kind in KINDS for name in COLUMNS_OF[kind]]
+
+
+def _copy(pristine: tuple[Path, dict[str, pd.DataFrame]], tmp_path: Path) -> Path:
+    study = tmp_path / "s"
+    shutil.copytree(pristine[0], study)
+    return study
+
+
+def _refused_everywhere(
+    study_path: Path, damaged: Path, service: Sandbox, tmp_path: Path, said: str = ""
+) -> list[str]:
+    """Every answer and a refresh refuse the study naming ``damaged``; the refresh before
+    any paid call, leaving the manifest as it was. The messages, for more checks."""
+    before = (study_path / "study.json").read_bytes()
+    study = sf.Study(study_path)  # opening reads the manifest only: it is sound
+    assert len(study.watched()) == 3
+    messages = []
+    for answer in ANSWERS:
+        with pytest.raises(sf.StudyError, match="cannot be read") as raised:
+            _ask(study, answer)
+        message = str(raised.value)
+        assert f"{damaged} " in message and said in message, message
+        messages.append(message)
+    charged = service.charges
+    with service.client(cache=False, progress=False, clock=service.clock) as client:
+        with pytest.raises(sf.StudyError, match="cannot be read") as raised:
+            study.refresh(client)
+        assert client.ledger.paid_calls == 0
+    assert f"{damaged} " in str(raised.value) and said in str(raised.value)
+    assert service.charges == charged  # not one paid call
+    assert (study_path / "study.json").read_bytes() == before
+    return messages
+
+
+# -- the study's files, as the study wrote them ----------------------------------------------
+
+
+def test_each_file_is_recorded_with_its_size_and_sha256(
+    pristine: tuple[Path, dict[str, pd.DataFrame]],
+) -> None:
+    study = pristine[0]
+    manifest = json.loads((study / "study.json").read_text())
+    named = [p for entry in manifest["refreshes"] for p in entry["files"].values()]
+    assert len(named) == 10 and sorted(manifest["checks"]) == sorted(named)
+    for path in named:
+        data = (study / path).read_bytes()  # what sha256sum checks by hand
+        assert manifest["checks"][path] == {
+            "size": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+
+
+# -- damaged files: one StudyError naming the file, before anything is read or paid ---------
+
+
+@pytest.mark.parametrize(("kind", "column"), COLUMNS, ids=[f"{k}.{c}" for k, c in COLUMNS])
+def test_a_column_of_another_type_is_refused_naming_the_file(
+    pristine: tuple[Path, dict[str, pd.DataFrame]],
+    service: Sandbox,
+    tmp_path: Path,
+    kind: str,
+    column: str,
+) -> None:
+    """Before: a file of the right column names and other types was read as sound (in the
+    review: 100 of 202 comments vanished); or the error came once the refresh had paid."""
+    study = _copy(pristine, tmp_path)
+    damaged = _file(study, kind)
+    _rewrite(damaged, lambda table: _other_type(table, column))
+    for message in _refused_everywhere(study, damaged, service, tmp_path):
+        assert f"its column {column!r} holds" in message, message
+
+
+@pytest.mark.parametrize(("kind", "column"), COLUMNS, ids=[f"{k}.{c}" for k, c in COLUMNS])
+def test_a_missing_column_is_refused_naming_the_file(
+    pristine: tuple[Path, dict[str, pd.DataFrame]],
+    service: Sandbox,
+    tmp_path: Path,
+    kind: str,
+    column: str,
+) -> None:
+    """Before: a file without ``item`` beside the others gave rows with no item (the
+    views read the files as one, by name), and ones without a column the views do not
+    need were read as sound."""
+    study = _copy(pristine, tmp_path)
+    damaged = _file(study, kind)
+    _rewrite(damaged, lambda table: table.drop_columns([column]))
+    _refused_everywhere(study, damaged, service, tmp_path, said=f"it has no column {column!r}")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_extra_column_is_refused_naming_the_file(
+    pristine: tuple[Path, dict[str, pd.DataFrame]], service: Sandbox, tmp_path: Path, kind: str
+) -> None:
+    study = _copy(pristine, tmp_path)
+    damaged = _file(study, kind)
+    _rewrite(damaged, lambda t: t.append_column("note", pa.array(["x"] * len(t), pa.string())))
+    said = "it has a column 'note' the study does not write"
+    _refused_everywhere(study, damaged, service, tmp_path, said=said)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_file_cut_short_is_refused_naming_the_file(
+    pristine: tuple[Path, dict[str, pd.DataFrame]], service: Sandbox, tmp_path: Path, kind: str
+) -> None:
+    study = _copy(pristine, tmp_path)
+    damaged = _file(study, kind)
+    damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    said = "it is not a Parquet file: damaged or cut short"
+    _refused_everywhere(study, damaged, service, tmp_path, said=said)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_file_of_another_study_is_refused_naming_the_file(
+    pristine: tuple[Path, dict[str, pd.DataFrame]],
+    foreign: Path,
+    service: Sandbox,
+    tmp_path: Path,
+    kind: str,
+) -> None:
+    """Its columns are the study's own, perhaps even its size (a refresh's one row of
+    figures): only what the study recorded of its bytes tells it apart."""
+    study = _copy(pristine, tmp_path)
+    damaged = _file(study, kind)
+    shutil.copyfile(_file(foreign, kind), damaged)
+    for message in _refused_everywhere(study, damaged, service, tmp_path):
+        assert "where the study wrote" in message or "is damaged: its bytes" in message
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_byte_flipped_in_a_data_page_is_refused_before_anything_is_read_or_paid(
+    pristine: tuple[Path, dict[str, pd.DataFrame]], service: Sandbox, tmp_path: Path, kind: str
+) -> None:
+    """Before: a refresh of a study with one byte flipped in a file paid (7 calls) and
+    committed, and ``comments()`` failed afterwards; DuckDB returns the rows of such a
+    page as if they were sound (no error at all: a few texts changed)."""
+    study = _copy(pristine, tmp_path)
+    damaged = _file(study, kind)
+    size = damaged.stat().st_size
+    _flip_a_byte_in_a_data_page(damaged)
+    assert damaged.stat().st_size == size
+    said = "is damaged: its bytes are not those the study wrote"
+    _refused_everywhere(study, damaged, service, tmp_path, said=said)
+
+
+def test_a_sound_study_answers_as_before(
+    pristine: tuple[Path, dict[str, pd.DataFrame]], tmp_path: Path
+) -> None:
+    """The checks refuse nothing sound: a copy answers exactly as the study did."""
+    study = sf.Study(_copy(pristine, tmp_path))
+    for answer, frame in _answers(study).items():
+        pd.testing.assert_frame_equal(frame, pristine[1][answer])
+
+
+# -- a study written before the records: its files are checked by their columns --------------
+
+
+def _without_records(study: Path) -> None:
+    manifest = study / "study.json"
+    value = json.loads(manifest.read_text())
+    del value["checks"]
+    manifest.write_text(json.dumps(value))
+
+
+LEGACY: list[tuple[str, str, Callable[[pa.Table], pa.Table], str]] = [
+    (
+        "comments",
+        "created_at",
+        lambda t: _other_type(t, "created_at"),
+        "column 'created_at' holds text",
+    ),
+    (
+        "comments",
+        "comment_id",
+        lambda t: _other_type(t, "comment_id"),
+        "column 'comment_id' holds whole numbers",
+    ),
+    ("comments", "item", lambda t: t.drop_columns(["item"]), "it has no column 'item'"),
+    (
+        "ads",
+        "countries",
+        lambda t: _other_type(t, "countries"),
+        "column 'countries' holds text; the study writes lists of text",
+    ),
+    (
+        "ads",
+        "note",
+        lambda t: t.append_column("note", pa.array([1] * len(t))),
+        "a column 'note' the study does not write",
+    ),
+    (
+        "runs",
+        "paid_calls",
+        lambda t: _other_type(t, "paid_calls"),
+        "column 'paid_calls' holds text; the study writes whole numbers",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "column", "change", "said"), LEGACY, ids=[f"{k}.{c}" for k, c, _, _ in LEGACY]
+)
+def test_a_file_without_a_record_is_checked_by_its_columns(
+    pristine: tuple[Path, dict[str, pd.DataFrame]],
+    service: Sandbox,
+    tmp_path: Path,
+    kind: str,
+    column: str,
+    change: Callable[[pa.Table], pa.Table],
+    said: str,
+) -> None:
+    """Before (the review's case): the second refresh's comments without ``item`` beside
+    the first's were read as one, and their rows came back with no item."""
+    study = _copy(pristine, tmp_path)
+    _without_records(study)
+    manifest = json.loads((study / "study.json").read_text())
+    damaged = study / manifest["refreshes"][1]["files"][kind]
+    _rewrite(damaged, change)
+    _refused_everywhere(study, damaged, service, tmp_path, said=said)
+
+
+def test_a_study_without_records_still_reads_and_its_next_refresh_records_its_own(
+    pristine: tuple[Path, dict[str, pd.DataFrame]], service: Sandbox, tmp_path: Path
+) -> None:
+    study_path = _copy(pristine, tmp_path)
+    _without_records(study_path)
+    study = sf.Study(study_path)
+    for answer, frame in _answers(study).items():
+        pd.testing.assert_frame_equal(frame, pristine[1][answer])
+    with service.client(cache=False, progress=False, clock=service.clock) as client:
+        study.refresh(client)
+    manifest = json.loads((study_path / "study.json").read_text())
+    assert sorted(manifest["checks"]) == sorted(manifest["refreshes"][2]["files"].values())
+
+
+def _records(study: Path) -> dict[str, Any]:
+    return dict(json.loads((study / "study.json").read_text())["checks"])
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"size": -1, "sha256": "0" * 64},
+        {"size": True, "sha256": "0" * 64},
+        {"size": 10, "sha256": "ABC"},
+        {"size": 10},
+        "not a record",
+    ],
+)
+def test_a_hand_edited_record_is_refused_as_the_manifest_is_read(
+    pristine: tuple[Path, dict[str, pd.DataFrame]], tmp_path: Path, record: object
+) -> None:
+    study = _copy(pristine, tmp_path)
+    manifest = study / "study.json"
+    value = json.loads(manifest.read_text())
+    value["checks"][next(iter(value["checks"]))] = record
+    manifest.write_text(json.dumps(value))
+    with pytest.raises(sf.StudyError, match="not a study manifest as written.*the record of"):
+        sf.Study(study)
+
+
+# -- under concurrent writers ----------------------------------------------------------------
+
+WRITER = """
+import sys, socialframe as sf
+study = sf.Study(sys.argv[1])
+with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=False, progress=False) as client:
+    for _ in range(int(sys.argv[4])):
+        try:
+            study.refresh(client)
+            print("ok", flush=True)
+        except sf.StudyError as exc:
+            print("busy" if "being written by another process" in str(exc) else f"ERROR {exc}")
+"""
+
+
+@pytest.mark.slow
+def test_readers_never_see_a_refresh_half_written_by_other_processes(tmp_path: Path) -> None:
+    """Every answer checks every file the manifest it read names: files a refresh of
+    another process is writing (or leaves behind, killed) are never among them."""
+    import subprocess
+    import sys
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82, P50])
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        args = [str(tmp_path / "s"), sandbox.url, sandbox.api_key, "6"]
+        writers = [
+            subprocess.Popen(
+                [sys.executable, "-c", WRITER, *args], stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        seen = []
+        while any(w.poll() is None for w in writers):
+            seen.append((len(study.runs()), len(study.comments())))
+            latest = study.sql("select count(distinct comment_id) as n from comment_versions")
+            assert int(latest["n"].iloc[0]) in (0, 132)
+        said = [line for w in writers for line in w.communicate()[0].split()]
+    assert all(w.returncode == 0 for w in writers)
+    # each waited for the other's lock (or, past 10 s of it on a busy machine, said so)
+    assert set(said) <= {"ok", "busy"} and said.count("ok") >= 6, said
+    assert all(comments in (0, 132) for _, comments in seen), seen
+    assert [runs for runs, _ in seen] == sorted(runs for runs, _ in seen)
+    assert len(study.runs()) == said.count("ok") and len(study.comments()) == 132

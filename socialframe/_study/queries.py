@@ -95,8 +95,8 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
 
 #: What each kind's files hold: their columns and dtypes (``object``: lists of text).
 STORED: Final = {
-    "comments": {**COMMENT_DTYPES, **SEEN},
-    "ads": {**AD_DTYPES, "extra": "string", **SEEN},
+    "comments": {**COMMENT_DTYPES, "content_id": "string", **SEEN},
+    "ads": {**AD_DTYPES, "extra": "string", "content_id": "string", **SEEN},
     "changes": {**CHANGE_DTYPES, "watch": "string"},
     "runs": RUN_DTYPES,
     "items": {**ITEM_DTYPES, "watch": "string"},

@@ -403,7 +403,7 @@ class Refresh:
                 seen: set[str] = set()  # (by their names in the study)
                 if got is not None and len(got):
                     content = got.pop("content_id").array
-                    got = _labelled(_ads_for_storage(got), item, key, at).assign(content_id=content)
+                    got = _labelled(_ads_for_storage(got).assign(content_id=content), item, key, at)
                     ad_parts.append(got)
                     for _, row in got.iterrows():
                         aid, derived = row["ad_archive_id"], bool(row["id_derived"])

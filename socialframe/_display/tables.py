@@ -65,6 +65,7 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
+from .._frames.identity import is_derived
 from .._time import check_zone, duration
 from .export import CELL_BOUNDARIES, FORMULA_STARTS, INSIDE_MARK, spreadsheet_text
 
@@ -117,7 +118,7 @@ EXPORT_NAME: Final = (
     ".replace(/\\u001c/g, '\\r');"
     f" name = name.replace(/([{_BOUNDARY_CLASS}])(?={_MARK}*'*[{_FORMULA_CLASS}])/g,"
     f" '$1{_MARK}');"
-    f' return /^\'*[{_FORMULA_CLASS}]/.test(name) ? "\'" + name : name; }}'
+    f" return /^'*[{_FORMULA_CLASS}]/.test(name) ? \"'\" + name : name; }}"
 )
 """A column's name in the CSV: the header's text (read as text, never as HTML), as
 :func:`~socialframe._display.export.spreadsheet_text` makes it (as the cells' export
@@ -140,7 +141,8 @@ BREAKS: Final = {"\n": "\x1e", "\t": "\x1d", "\r": "\x1c"}
 """Line breaks and tabs, as they travel in a cell."""
 
 AD_LIBRARY: Final = "https://www.facebook.com/ads/library/?id="
-"""An ad's public page, by its ``ad_archive_id``."""
+"""An ad's public page, by its ``ad_archive_id`` (never by an id socialframe derived:
+an ad sent without one has no page there to link to)."""
 
 MAX_BYTES: Final = 16 * 2**20
 """Beyond this much data, itables shows a sample of the rows and says so."""
@@ -329,8 +331,11 @@ Formatter = Callable[[Any], str]
 _TYPES: Final = {"num": "num", "time": "num", "word": "string", "text": "string"}
 
 
-def _column(name: str, column: pd.Series, tz: str) -> tuple[list[Any], str]:
-    """The cells of one column, and its look (``num``, ``time``, ``word``, ``text``)."""
+def _column(
+    name: str, column: pd.Series, tz: str, derived: Sequence[bool] = ()
+) -> tuple[list[Any], str]:
+    """The cells of one column, and its look (``num``, ``time``, ``word``, ``text``);
+    ``derived``: which rows' ids are derived (the frame's ``id_derived``), if known."""
     dtype = column.dtype
     if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
         stamps = column if isinstance(dtype, pd.DatetimeTZDtype) else column.dt.tz_localize("UTC")
@@ -367,9 +372,15 @@ def _column(name: str, column: pd.Series, tz: str) -> tuple[list[Any], str]:
             for v in column
         ], "num"
     values = column.astype(object).tolist()
-    if name == "ad_archive_id":
+    if name == "ad_archive_id":  # linked to its Ad Library page; a derived id to none
+        unlinked = list(derived) or [False] * len(values)
         return [
-            _cell(_link(AD_LIBRARY + str(v), str(v)), v, v) if _present(v) else "" for v in values
+            ""
+            if not _present(v)
+            else _text(v)
+            if no or is_derived(v)
+            else _cell(_link(AD_LIBRARY + str(v), str(v)), v, v)
+            for v, no in zip(values, unlinked, strict=True)
         ], "word"
     if name in POST_COLUMNS:
         return [
@@ -450,10 +461,14 @@ def cells(frame: pd.DataFrame, *, tz: str = "UTC") -> tuple[pd.DataFrame, list[d
     if _same_post(data):
         data = data.drop(columns="post_urn")
     names = [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in data.columns]
+    flags = data["id_derived"] if names.count("id_derived") == 1 else None
+    derived: list[bool] = []
+    if flags is not None and pd.api.types.is_bool_dtype(flags.dtype):
+        derived = flags.fillna(False).astype(bool).tolist()
     columns: dict[str, list[Any]] = {}
     looks: dict[str, list[int]] = {"num": [], "time": [], "word": [], "text": []}
     for i, (name, (_, column)) in enumerate(zip(names, data.items(), strict=True)):
-        shown, look = _column(name, column, tz)
+        shown, look = _column(name, column, tz, derived)
         key = _escape(name)
         while key in columns:  # two columns of one name stay two
             key += " "

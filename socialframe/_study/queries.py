@@ -76,11 +76,14 @@ def _empty_ads() -> pd.DataFrame:
 
 #: Columns added to a kind's rows after its first files were written (text, missing there).
 ADDED: Final = {
-    "comments": ("watch",),
-    "ads": ("watch",),
+    "comments": ("watch", "id_derived", "content_id"),
+    "ads": ("watch", "id_derived", "content_id"),
     "changes": ("watch",),
     "items": ("watch",),
 }
+#: What older files hold in an added column that is not text (an id was never derived
+#: before ``id_derived`` was written).
+ADDED_AS: Final = {"id_derived": "false"}
 #: A study's kinds with no file yet: every column, typed, and no row.
 EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
     "comments": _empty_comments,
@@ -93,8 +96,8 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
 
 #: What each kind's files hold: their columns and dtypes (``object``: lists of text).
 STORED: Final = {
-    "comments": {**COMMENT_DTYPES, **SEEN},
-    "ads": {**AD_DTYPES, "extra": "string", **SEEN},
+    "comments": {**COMMENT_DTYPES, "content_id": "string", **SEEN},
+    "ads": {**AD_DTYPES, "extra": "string", "content_id": "string", **SEEN},
     "changes": {**CHANGE_DTYPES, "watch": "string"},
     "runs": RUN_DTYPES,
     "items": {**ITEM_DTYPES, "watch": "string"},
@@ -224,8 +227,8 @@ NEEDED: Final = {
 #: Columns the views add to each kind's rows: never a file's own.
 _OWN_ALL: Final = ("refresh",)
 OWN: Final = {
-    "comments": ("refresh", "rank_", "first_seen", "last_seen"),
-    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id"),
+    "comments": ("refresh", "rank_", "first_seen", "last_seen", "ident_"),
+    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id", "ident_"),
 }
 #: The DuckDB types each needed column may have (by name; text where not named).
 _TYPES: Final = {
@@ -310,41 +313,85 @@ def _views(
                 f"{dataset.path}: the study's files cannot be read (its {kind} files have"
                 f" {what}); a file the manifest names is not one socialframe wrote"
             )
+        later = ADDED.get(kind, ())
         added = "".join(
-            f", null::varchar as {column}" for column in ADDED.get(kind, ()) if column not in have
+            f", {ADDED_AS.get(column, 'null::varchar')} as {column}"
+            for column in later
+            if column not in have
         )
-        con.execute(f"create view {name} as select *{added} from _files_{name}")
+        # (files of both ages read together: the older ones' rows are null there)
+        older = [
+            f"coalesce({c}, {ADDED_AS[c]}) as {c}" for c in later if c in have and c in ADDED_AS
+        ]
+        replaced = f" replace ({', '.join(older)})" if older else ""
+        con.execute(f"create view {name} as select *{replaced}{added} from _files_{name}")
+    # One comment, two names: sent once with its permalink (its id) and once without (the
+    # id derived from it, its content_id), a comment is one. Its name in the study
+    # (ident_) is its id where any sighting had one, else the derived id.
+    con.execute(
+        """
+        create view _comment_names as
+        select v.*,
+            coalesce(case when not v.id_derived then v.comment_id end, named.id, v.comment_id)
+                as ident_
+        from comment_versions v left join (
+            select item, content_id, max(comment_id) as id from comment_versions
+            where not id_derived and content_id in (
+                select comment_id from comment_versions where id_derived
+            ) group by item, content_id
+        ) named on v.id_derived and named.item = v.item and named.content_id = v.comment_id
+        """
+    )
     con.execute(
         """
         create view comments as
-        select * exclude (rank_) from (
+        select * exclude (rank_, ident_, content_id) from (
             select *,
                 min(seen_at) over ids as first_seen,
                 max(seen_at) over ids as last_seen,
-                row_number() over (partition by comment_id order by refresh desc) as rank_
-            from comment_versions
-            window ids as (partition by comment_id)
+                row_number() over (partition by ident_ order by refresh desc, id_derived)
+                    as rank_
+            from _comment_names
+            window ids as (partition by ident_)
         ) where rank_ = 1
+        """
+    )
+    # An ad, like a comment, is one whether it came with its ad_archive_id or without.
+    con.execute(
+        """
+        create view _ad_names as
+        select v.*,
+            coalesce(case when not v.id_derived then v.ad_archive_id end, named.id,
+                v.ad_archive_id) as ident_
+        from ad_versions v left join (
+            select content_id, max(ad_archive_id) as id from ad_versions
+            where not id_derived and content_id in (
+                select ad_archive_id from ad_versions where id_derived
+            ) group by content_id
+        ) named on v.id_derived and named.content_id = v.ad_archive_id
         """
     )
     con.execute(
         """
         create view ads as
         with stops as (
-            select id, min("at") as stopped_seen from changes
-            where kind = 'ad' and change = 'stopped' group by id
+            select n.ident_, min(c."at") as stopped_seen from changes c join (
+                select distinct ad_archive_id, ident_ from _ad_names
+            ) n on n.ad_archive_id = c.id
+            where c.kind = 'ad' and c.change = 'stopped' group by n.ident_
         )
-        select * exclude (rank_, id) replace (
+        select * exclude (rank_, ident_, content_id) replace (
             case when stopped_seen is not null and stopped_seen >= seen_at then false
                  else is_active end as is_active
         ) from (
             select v.*,
                 min(v.seen_at) over ids as first_seen,
                 max(v.seen_at) over ids as last_seen,
-                row_number() over (partition by v.ad_archive_id order by v.refresh desc) as rank_
-            from ad_versions v
-            window ids as (partition by v.ad_archive_id)
-        ) latest left join stops on stops.id = latest.ad_archive_id
+                row_number() over (partition by v.ident_ order by v.refresh desc, v.id_derived)
+                    as rank_
+            from _ad_names v
+            window ids as (partition by v.ident_)
+        ) latest left join stops using (ident_)
         where rank_ = 1
         """
     )

@@ -243,10 +243,12 @@ class Study:
         """Every comment the study has seen.
 
         Returns:
-            One row per ``comment_id`` (its latest version), newest first: the comments
+            One row per comment (its latest version), newest first: the comments
             frame's columns (``sf.COMMENT_COLUMNS``, typed alike), then ``item`` (the
             watched post), ``first_seen`` and ``last_seen`` (the refreshes that first
-            and last saw it).
+            and last saw it). A comment sent without a readable permalink is kept
+            under its derived id (``id_derived``); one seen with its permalink and
+            without is one comment, shown under its id whenever a sighting had it.
 
         Example:
             >>> import tempfile
@@ -264,7 +266,8 @@ class Study:
         """Every ad the study has seen.
 
         Returns:
-            One row per ``ad_archive_id`` (its latest version): the ads frame's columns
+            One row per ad (its latest version; one sent without ``ad_archive_id``
+            under its derived id, as comments): the ads frame's columns
             (``sf.AD_COLUMNS``), ``extra`` (every other field, as JSON text), then
             ``item`` (the watched search), ``first_seen``, ``last_seen`` and
             ``stopped_seen`` (the first refresh that saw it stopped; ``is_active`` is

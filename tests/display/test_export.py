@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from socialframe._display import export
-from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, IDLESS_POSTS, PinnedClock, Sandbox
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +66,22 @@ def test_csv_for_excel(frames: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path
     assert rows[0]["comment_id"] == f'="{comments["comment_id"].iloc[0]}"'
     assert [r["text"] for r in rows] == comments["text"].tolist()
     assert rows[0]["author_name"] == comments["author_name"].iloc[0]  # non-ASCII kept
+
+
+def test_derived_ids_are_exported_as_the_text_they_are(tmp_path: Path) -> None:
+    with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=False) as client:
+        comments = client.post_comments(IDLESS_POSTS["some"])
+    derived = comments[comments["id_derived"]]
+    assert len(derived) == 25
+    plain = comments.social.to_csv(tmp_path / "plain.csv")
+    back = pd.read_csv(plain, dtype={"comment_id": str})
+    assert back["comment_id"].tolist() == comments["comment_id"].tolist()
+    assert back["id_derived"].tolist() == comments["id_derived"].tolist()  # a flag, read back
+    excel = comments.social.to_csv(tmp_path / "excel.csv", excel=True)
+    rows = list(csv.DictReader(io.StringIO(excel.read_text("utf-8-sig"), newline="")))
+    shown = {r["comment_id"]: r["id_derived"] for r in rows}
+    for cid in derived["comment_id"]:  # text, as every id: "derived:" shows what it is
+        assert shown[f'="{cid}"'] == "True"
 
 
 def _as_lists(value: object) -> object:

@@ -192,6 +192,25 @@ def test_an_ad_links_to_its_library_page_and_its_image_shows() -> None:
     assert "javascript" not in thumb and plain == "https://cdn.example/a.jpg"
 
 
+def test_an_ad_id_socialframe_derived_links_nowhere() -> None:
+    derived = "derived:41f9654f9c0e08950fceb7f84d232275"
+    ads = sf.ads_frame([{"data": {"ads": [[{"page_id": "1"}], [{"ad_archive_id": "123"}]]}}])
+    assert ads["id_derived"].tolist() == [True, False]
+    shown, _ = tables.cells(ads)
+    assert (
+        "href" not in shown.loc[0, "ad_archive_id"]
+        and "library" not in shown.loc[0, "ad_archive_id"]
+    )
+    assert f"{tables.AD_LIBRARY}123'" in shown.loc[1, "ad_archive_id"]
+    # the flag decides where it is shown; the derived form, where it is not
+    flagged = pd.DataFrame({"ad_archive_id": ["777"], "id_derived": pd.array([True])})
+    assert "href" not in tables.cells(flagged)[0].loc[0, "ad_archive_id"]
+    alone = pd.DataFrame({"ad_archive_id": [derived, "9"]})
+    links = tables.cells(alone)[0]["ad_archive_id"].tolist()
+    assert "href" not in links[0] and parts(links[0])[0] == derived
+    assert "href" in links[1]
+
+
 def test_a_named_index_is_shown_and_the_frame_is_left_as_it_was() -> None:
     comments = example_comments()
     before = comments.copy()

@@ -122,8 +122,8 @@ def _flip_a_byte_in_a_data_page(path: Path) -> None:
 #: The columns of each kind's files (the frames' own, and what a refresh adds).
 SEEN = ["item", "watch", "seen_at"]
 COLUMNS_OF = {
-    "comments": [*sf.COMMENT_COLUMNS, *SEEN],
-    "ads": [*sf.AD_COLUMNS, "extra", *SEEN],
+    "comments": [*sf.COMMENT_COLUMNS, "content_id", *SEEN],
+    "ads": [*sf.AD_COLUMNS, "extra", "content_id", *SEEN],
     "changes": ["at", "kind", "item", "id", "change", "watch"],
     "runs": ["at", "paid_calls", "cost_usd", "new", "changed", "items", "complete"],
     "items": ["kind", "item", "new", "changed", "paid_calls", "cost_usd", "complete"]

@@ -39,6 +39,8 @@ from .. import _frames as frames
 from .. import _operations as endpoints
 from .._errors import FetchError
 from .._fetch import pages as pager
+from .._frames.ads import ad_ids
+from .._frames.shape import ad_groups
 from .._models import Fetched, Page
 from . import watch
 
@@ -57,6 +59,9 @@ class Walked:
         active: The running ads the search returned, when it read them all (None
             otherwise: nothing can be said about stopped ads): each one's id, content
             id and whether its id was derived.
+        looped: Whether a search's paging was stopped by the loop guard on a page
+            that was not its last one repeated (a page of ads seen before, mid-walk):
+            the walk may have missed ads, so its absences prove nothing.
         error: The failure that cut the walk short.
         stopped: Whether that failure is another item's (the refresh was ended for it).
         paid: The calls the service charged for, counted as they were made (a page
@@ -67,6 +72,7 @@ class Walked:
     reached: bool = False
     total: int | None = None
     active: list[tuple[str, str, bool]] | None = None
+    looped: bool = False
     error: FetchError | None = None
     stopped: bool = False  # the refresh was ended by another item (or an interrupt)
     paid: int = 0  # the calls the service charged for (a charged retry too)
@@ -151,7 +157,9 @@ def walk_search(
             for page in pager.iter_ad_pages(fetch, params):  # (kept page by page: a walk
                 got.append(page)  # cut short keeps what it paid for)
                 walked.pages.append(page)
-            if active:
+            if not ended(got):
+                walked.looped = True
+            if active and not walked.looped:
                 ads = ad_rows(got)
                 running = ads[ads["is_active"].fillna(True).astype(bool)]
                 walked.active = list(
@@ -166,6 +174,23 @@ def walk_search(
     except FetchError as exc:
         walked.error = exc
     return walked
+
+
+def ended(pages: list[Page]) -> bool:
+    """Whether a search's pages end where the search does: its last page says so (no
+    next page, no cursor), or is the page before it again (the service's quirk of a
+    last page that says there is a next one, answered by itself).
+
+    The pager's loop guard also stops on a page holding only ads seen before that is
+    not the last one repeated: the service repeated an earlier page mid-walk, and what
+    lay beyond it was never read, so the walk is not a complete one.
+    """
+    if not pages:
+        return True
+    _, info = ad_groups(pages[-1].body)
+    if not info.get("has_next_page") or not info.get("end_cursor"):
+        return True
+    return len(pages) >= 2 and set(ad_ids(pages[-1].body)) == set(ad_ids(pages[-2].body))
 
 
 def comment_rows(pages: list[Page]) -> pd.DataFrame:

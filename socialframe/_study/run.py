@@ -28,7 +28,7 @@ from .. import _operations as endpoints
 from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning, StudyError
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Fetched
-from . import queries, refresh, watch
+from . import normal, queries, refresh, searches, watch
 from .dataset import Dataset, Manifest, refresh_id
 
 if TYPE_CHECKING:
@@ -59,8 +59,8 @@ NEWEST_KNOWN = 500
 RESUME_WITHIN = timedelta(days=1)
 #: Failures that end a refresh whatever ``on_error`` says.
 _ENDS: Final = (BudgetExceededError, AuthError)
-#: Fields whose change makes an ad "edited".
-AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
+#: Fields whose change makes an ad "edited" (compared as :mod:`.normal` says).
+AD_TEXT = normal.AD_FIELDS
 
 
 class Refresh:
@@ -74,8 +74,10 @@ class Refresh:
         full: bool,
         budget_cents: int | None,
         on_error: OnError,
+        stopped_after: timedelta = searches.STOPPED_AFTER,
     ) -> None:
         self.data, self.manifest, self.client = data, manifest, client
+        self.stopped_after = stopped_after
         self.full, self.on_error = full, on_error
         self.budget = None if budget_cents is None else Ledger(budget_cents)
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
@@ -200,8 +202,11 @@ class Refresh:
             "ad_archive_id",
         )
         ads = con.df(
-            "select item, ad_archive_id, is_active, end_date, stopped_seen,"
-            f" {', '.join(AD_TEXT)} from ads"
+            "select a.item, a.ad_archive_id, a.is_active, a.end_date, a.extra, l.state,"
+            f" l.missing_at, l.missing_refresh, {', '.join('a.' + f for f in AD_TEXT)}"
+            " from ads a join _ad_names n on n.ad_archive_id = a.ad_archive_id"
+            " and n.refresh = a.refresh join _ad_life l on l.ident_ = n.ident_"
+            " qualify row_number() over (partition by a.ad_archive_id) = 1"
         )
         ads.index = pd.Index([ad_names.ident.get(a, a) for a in ads["ad_archive_id"]])
         found = con.df("select distinct watch, ident_ from _ad_names where watch is not null")
@@ -333,7 +338,10 @@ class Refresh:
         self, results: list[tuple[dict[str, Any], refresh.Walked]], known: dict[str, Any]
     ) -> tuple[pd.DataFrame, FetchError | None]:
         at = pd.Timestamp(self.at).as_unit("us")
-        comment_parts, ad_parts, changes, rows = [], [], [], []
+        comment_parts: list[pd.DataFrame] = []
+        ad_parts: list[pd.DataFrame] = []
+        changes: list[tuple[Any, ...]] = []
+        rows: list[dict[str, Any]] = []
         first_error: FetchError | None = None
         skipped: list[str] = []
         old_ads = known["ads"]  # the latest version of each, by its name in the study
@@ -341,7 +349,9 @@ class Refresh:
         held = known["held"]
         names = known["texts"]  # the comments the walks brought back that the study held
         new_ads: set[str] = set()  # an ad two searches find is new once
-        stopped_ads: set[str] = set()  # and stopped once
+        life = searches.Life(old_ads, at, self.id, self.stopped_after)
+        ad_rows: dict[str, int] = {}  # each search's row in `rows`, by its key
+        change = searches.change
         for watched, walked in results:
             key, item = watch.key(watched), watched["item"]
             state = dict(self.manifest.state.get(key, {}))
@@ -357,6 +367,12 @@ class Refresh:
             if watched["kind"] == "post":
                 got = walked.comments if walked.pages else None
                 fresh: set[str] = set()  # the names of the comments new in this walk
+                proof = {
+                    "refresh": self.id,
+                    "pages": len(walked.pages),
+                    "paid_calls": int(walked.paid),
+                    "complete": bool(walked.reached),
+                }
                 if got is not None and len(got):
                     got = _labelled(got, item, key, at)
                     comment_parts.append(got)
@@ -374,13 +390,28 @@ class Refresh:
                             # (sent twice in one walk, with and without its permalink: once)
                             if cid not in fresh and (derived or content not in fresh):
                                 new += 1
-                                changes.append((at, "comment", item, cid, "new", key))
+                                changes.append(
+                                    change(at, "comment", item, cid, "new", key, evidence=proof)
+                                )
                             fresh.add(cid)
                             if content is not None and not derived:
                                 fresh.add(content)
                         elif ident not in checked and _differs(names.text[ident], text):
                             changed += 1
-                            changes.append((at, "comment", item, cid, "edited", key))
+                            changes.append(
+                                change(
+                                    at,
+                                    "comment",
+                                    item,
+                                    cid,
+                                    "edited",
+                                    key,
+                                    fields=["text"],
+                                    previous={"text": names.text[ident]},
+                                    current={"text": text},
+                                    evidence=proof,
+                                )
+                            )
                         if ident is not None:
                             checked.add(ident)
                 have = held.get(item, 0) + new
@@ -399,6 +430,8 @@ class Refresh:
                     state["complete"] = complete  # a complete one stays so for `full`)
             else:
                 got = refresh.ad_rows(walked.pages) if walked.pages else None
+                whole = bool(walked.reached and not walked.looped)
+                proof = searches.evidence_of(self.id, walked, whole)
                 seen: set[str] = set()  # (by their names in the study)
                 if got is not None and len(got):
                     content = got.pop("content_id").array
@@ -411,44 +444,33 @@ class Refresh:
                         if ident is None:  # (one two searches find, or sent twice: new once)
                             if aid not in new_ads and (derived or its not in new_ads):
                                 new += 1
-                                changes.append((at, "ad", item, aid, "new", key))
+                                changes.append(
+                                    change(at, "ad", item, aid, "new", key, evidence=proof)
+                                )
                             new_ads.add(aid)
                             if its is not None and not derived:
                                 new_ads.add(its)
                             continue
                         seen.add(ident)
-                        old = old_ads.loc[ident]
-                        was_running = bool(old["is_active"]) and pd.isna(old["stopped_seen"])
-                        # (a running ad's end_date is the last day it was shown: it moves on)
-                        if was_running and _is_false(row["is_active"]):
-                            if ident not in stopped_ads:
-                                changed += 1
-                                stopped_ads.add(ident)
-                                changes.append((at, "ad", item, aid, "stopped", key))
-                        elif any(_differs(old[f], row[f]) for f in AD_TEXT):
-                            changed += 1
-                            changes.append((at, "ad", item, aid, "edited", key))
-                if walked.active is not None:
+                        changed += life.seen(ident, aid, row, item, key, proof)
+                if walked.active is not None and whole:
                     running_now = {ad_names.named(*ad) or ad[0] for ad in walked.active}
                     # the ads this very search found before (another search's are not its)
-                    mine = old_ads.loc[old_ads.index.isin(known["ads_of"].get(key, set()))]
-                    running = mine[
-                        mine["is_active"].fillna(False).astype(bool) & mine["stopped_seen"].isna()
-                    ]
-                    for ident in sorted(set(running.index) - running_now - seen - stopped_ads):
-                        changed += 1
-                        stopped_ads.add(ident)
-                        changes.append((at, "ad", item, ident, "stopped", key))
-                if walked.reached:
+                    mine = set(old_ads.index[old_ads.index.isin(known["ads_of"].get(key, set()))])
+                    life.walked_whole(key, item, mine, running_now | seen, proof)
+                if whole:
                     # as of its oldest page: a walk finished from the cache shows the
                     # search as it was then, and an ad started later that day is new next time
                     seen_at = [p.fetched_at for p in walked.pages if p.fetched_at is not None]
                     state["checked"] = min([self.at, *seen_at]).astimezone(UTC).date().isoformat()
                     state.pop("resume_after", None)
-                elif walked.pages:
+                elif walked.pages and not walked.reached:
                     state["resume_after"] = self._walk_start(state).isoformat()
-                complete = bool(walked.reached)
+                else:  # (the loop guard cut it: its pages would loop again, read afresh)
+                    state.pop("resume_after", None)
+                complete = whole
                 missing = None
+                ad_rows[key] = len(rows)
             self.manifest.state[key] = state
             rows.append(
                 {
@@ -463,6 +485,9 @@ class Refresh:
                     "filters": watch.filters_text(watched),
                 }
             )
+        for key, count in life.absences().items():
+            rows[ad_rows[key]]["changed"] += count
+        changes.extend(life.changes)
         frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
         frame = queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"})
         files: dict[str, str] = {}
@@ -474,12 +499,9 @@ class Refresh:
         if ad_parts:
             files["ads"] = write("ads", self.id, pd.concat(ad_parts, ignore_index=True))
         if changes:
-            change_frame = pd.DataFrame(
-                changes, columns=["at", "kind", "item", "id", "change", "watch"]
-            )
-            files["changes"] = write(
-                "changes", self.id, queries.typed(change_frame, queries.CHANGE_DTYPES | WATCH)
-            )
+            change_frame = pd.DataFrame(changes, columns=list(searches.CHANGE_COLUMNS))
+            dtypes = queries.CHANGE_DTYPES | WATCH | queries.CHANGE_DETAIL
+            files["changes"] = write("changes", self.id, queries.typed(change_frame, dtypes))
         items = frame.drop(columns="filters").assign(
             at=at, watch=[watch.key(w) for w, _ in results]
         )
@@ -603,10 +625,6 @@ def _labelled(rows: pd.DataFrame, item: str, key: str, at: pd.Timestamp) -> pd.D
         watch=pd.array([key] * len(rows), "string"),
         seen_at=at,
     )
-
-
-def _is_false(value: Any) -> bool:
-    return not _missing(value) and not bool(value)
 
 
 def _differs(old: Any, new: Any) -> bool:

@@ -56,6 +56,10 @@ class Walked:
         reached: Whether the walk got where it had to (a known comment, the last
             page; every page of each search): if not, it was cut short.
         total: Page 1's ``total`` (posts).
+        whole: Whether a post's walk read every page, to the last (``full``, or a post
+            read whole: it never stopped at a known comment).
+        stop_page: The page a walk newest first stops at (the first holding a known
+            comment), if it met one: the pages after it are beyond its normal walk.
         active: The running ads the search returned, when it read them all (None
             otherwise: nothing can be said about stopped ads): each one's id, content
             id and whether its id was derived.
@@ -71,6 +75,8 @@ class Walked:
     pages: list[Page] = field(default_factory=list)
     reached: bool = False
     total: int | None = None
+    whole: bool = False
+    stop_page: int | None = None
     active: list[tuple[str, str, bool]] | None = None
     looped: bool = False
     error: FetchError | None = None
@@ -100,22 +106,46 @@ def _holds_known(pages: list[Page], known: set[str]) -> bool:
     return bool((set(alone["comment_id"]) | (set(content) - {None})) & known)
 
 
-def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: bool) -> Walked:
-    """Comment pages of a post, newest first, until one holds a comment in ``known``."""
+def walk_post(
+    fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: bool, recheck: int = 0
+) -> Walked:
+    """Comment pages of a post, newest first, until one holds a comment in ``known``
+    (and ``recheck`` pages more: edits and deletions in recent threads), or all of
+    them (``full``)."""
     walked = Walked()
     params = endpoints.comment_params(watched["item"], "mostRecent")
+    more: int | None = None  # pages still to re-read past the first known one
     try:
         for page in pager.iter_comment_pages(fetch, params):
             walked.pages.append(page)
             total = page.body.get("total")
             if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
                 walked.total = max(total, 0)  # (kept in the manifest: a count)
-            if not full and known and _holds_known(walked.pages, known):  # older from here
-                break
+            if more is not None:
+                more -= 1
+                if more <= 0 and not full:
+                    walked.whole = _last(page)  # (re-read to the last page: whole)
+                    break
+                continue
+            if known and walked.stop_page is None and _holds_known(walked.pages, known):
+                walked.stop_page = page.page  # older from here
+                more = recheck
+                if recheck <= 0 and not full:
+                    walked.whole = _last(page)  # (a post of one page: read whole)
+                    break
+        else:
+            walked.whole = True  # (every page, to the last)
         walked.reached = True
     except FetchError as exc:
         walked.error = exc
     return walked
+
+
+def _last(page: Page) -> bool:
+    """Whether a comments page is its post's last (as the pager stops on it)."""
+    pages = page.body.get("totalPage")
+    last = isinstance(pages, int) and not isinstance(pages, bool) and page.page >= pages
+    return bool(last or not page.body.get("data"))
 
 
 def joined(resumed: Walked, since: Walked) -> Walked:
@@ -124,6 +154,7 @@ def joined(resumed: Walked, since: Walked) -> Walked:
     return Walked(
         pages=resumed.pages + since.pages,
         reached=since.reached,
+        stop_page=None,
         total=since.total if since.total is not None else resumed.total,
         error=since.error,
     )

@@ -75,9 +75,11 @@ class Refresh:
         budget_cents: int | None,
         on_error: OnError,
         stopped_after: timedelta = searches.STOPPED_AFTER,
+        recheck_pages: int = 0,
     ) -> None:
         self.data, self.manifest, self.client = data, manifest, client
         self.stopped_after = stopped_after
+        self.recheck_pages = recheck_pages
         self.full, self.on_error = full, on_error
         self.budget = None if budget_cents is None else Ledger(budget_cents)
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
@@ -123,7 +125,12 @@ class Refresh:
                 self._commit(self.interrupted, {**known, "texts": texts})
             raise
         frame, first_error = self._commit(
-            results, {**known, "texts": self._old_texts(con, results)}
+            results,
+            {
+                **known,
+                "texts": self._old_texts(con, results),
+                "held_of": self._held_of(con, results),
+            },
         )
         if first_error is not None:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
@@ -149,6 +156,36 @@ class Refresh:
             " the client's HTTP cache (if it keeps one), for the next refresh once the"
             " files are put back"
         )
+
+    def _read_whole(self, walked: refresh.Walked) -> bool:
+        """Whether a post's walk proves what is no longer there: it read every page of
+        the post, all of them fresh (of this refresh), and brought back as many
+        comments as page 1's ``total`` (fewer: the pages moved under it as it read)."""
+        return bool(
+            walked.whole
+            and walked.reached
+            and walked.error is None
+            and walked.total is not None
+            and all(p.fetched_at is None or p.fetched_at >= self.fresh_after for p in walked.pages)
+            and len(walked.comments) >= walked.total
+        )
+
+    def _held_of(
+        self, con: queries.Reader, results: list[tuple[dict[str, Any], refresh.Walked]]
+    ) -> dict[str, set[str]]:
+        """The comments (their names in the study) each post read whole holds, but
+        those proven deleted before."""
+        held: dict[str, set[str]] = {}
+        for watched, walked in results:
+            if watched["kind"] != "post" or not self._read_whole(walked):
+                continue
+            found = con.df(
+                "select distinct ident_ from _comment_names where item = ? and ident_ not in"
+                " (select id from changes where kind = 'comment' and change = 'deleted')",
+                [watched["item"]],
+            )
+            held[watched["item"]] = {str(i) for i in found["ident_"] if isinstance(i, str)}
+        return held
 
     def _known(self, con: queries.Reader) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
@@ -194,7 +231,12 @@ class Refresh:
             )
         finally:
             con.unregister("walked_through")
-        held = con.df("select item, count(distinct ident_) as n from _comment_names group by item")
+        # (a comment proven deleted is no longer held: the post's total no longer counts it)
+        held = con.df(
+            "select item, count(distinct ident_) as n from _comment_names where ident_ not in"
+            " (select id from changes where kind = 'comment' and change = 'deleted')"
+            " group by item"
+        )
         # Ads by their name in the study (ident_, as comments: see queries), and every
         # name each had.
         ad_names = Names(
@@ -286,7 +328,9 @@ class Refresh:
                     names = rows.loc[rows["refresh"] <= walked_through, "names"]
                     base = {str(name) for each in names for name in each}
                 full = self.full and not state.get("complete", False)
-                walked = refresh.walk_post(resumed(state, paid), watched, base, full=full)
+                walked = refresh.walk_post(
+                    resumed(state, paid), watched, base, full=full, recheck=self.recheck_pages
+                )
                 first = walked.pages[0].fetched_at if walked.pages else None
                 if walked.reached and first is not None and first < self.fresh_after:
                     # A cut walk finished from the cache: its pages are of when it began,
@@ -367,25 +411,41 @@ class Refresh:
             if watched["kind"] == "post":
                 got = walked.comments if walked.pages else None
                 fresh: set[str] = set()  # the names of the comments new in this walk
+                whole = self._read_whole(walked)
                 proof = {
                     "refresh": self.id,
                     "pages": len(walked.pages),
                     "paid_calls": int(walked.paid),
                     "complete": bool(walked.reached),
+                    "read_whole": whole,
                 }
+                # What the pages past the normal walk's cost (re-read pages, a full walk):
+                # the price of the edits found there and of the deletions, shared.
+                beyond = [
+                    p
+                    for p in walked.pages
+                    if walked.stop_page is not None and p.page > walked.stop_page
+                ]
+                extra_usd = sum(not p.from_cache for p in beyond) * PRICE_CENTS / 100
+                costly: list[int] = []  # (indexes in `changes` of those it paid for)
+                returned: set[str] = set()  # the names in the study of what it brought
                 if got is not None and len(got):
                     got = _labelled(got, item, key, at)
                     comment_parts.append(got)
                     checked: set[str] = set()
-                    for cid, content, derived, text in zip(
+                    for cid, content, derived, text, number in zip(
                         got["comment_id"],
                         got["content_id"],
                         got["id_derived"],
                         got["text"],
+                        got["page"],
                         strict=True,
                     ):
                         content = content if isinstance(content, str) else None
                         ident = names.named(cid, content, bool(derived))
+                        returned.add(cid if ident is None else ident)
+                        if content is not None:
+                            returned.add(content)
                         if ident is None:
                             # (sent twice in one walk, with and without its permalink: once)
                             if cid not in fresh and (derived or content not in fresh):
@@ -398,6 +458,8 @@ class Refresh:
                                 fresh.add(content)
                         elif ident not in checked and _differs(names.text[ident], text):
                             changed += 1
+                            if walked.stop_page is not None and number > walked.stop_page:
+                                costly.append(len(changes))
                             changes.append(
                                 change(
                                     at,
@@ -414,9 +476,38 @@ class Refresh:
                             )
                         if ident is not None:
                             checked.add(ident)
-                have = held.get(item, 0) + new
+                gone: list[str] = []
+                if whole:  # every page read, as many comments as the post counts
+                    gone = sorted(known["held_of"].get(item, set()) - returned)
+                for ident in gone:
+                    changed += 1
+                    costly.append(len(changes))
+                    changes.append(
+                        change(
+                            at,
+                            "comment",
+                            item,
+                            ident,
+                            "deleted",
+                            key,
+                            evidence={
+                                **proof,
+                                "total": walked.total,
+                                "returned": len(walked.comments),
+                            },
+                        )
+                    )
+                for index in costly:  # (each the same share of what it cost)
+                    changes[index] = (
+                        *changes[index][:-1],
+                        round(extra_usd / len(costly), 9),
+                    )
+                have = held.get(item, 0) + new - len(gone)
                 total = walked.total if walked.total is not None else state.get("total")
                 missing = None if total is None else max(int(total) - have, 0)
+                # a post whose total is below what the study holds lost comments: not
+                # complete (`full` reads it whole, and proves which)
+                lost = total is not None and int(total) < have
                 if walked.reached:
                     state["walked"] = self.id
                     state.pop("resume_after", None)
@@ -425,7 +516,7 @@ class Refresh:
                     # too long ago, is the one to go on with)
                     state["resume_after"] = self._walk_start(state).isoformat()
                 state["total"] = total
-                complete: bool | None = bool(walked.reached and missing == 0)
+                complete: bool | None = bool(walked.reached and missing == 0 and not lost)
                 if walked.pages:  # (a walk that fetched nothing learned nothing of the post:
                     state["complete"] = complete  # a complete one stays so for `full`)
             else:

@@ -166,6 +166,7 @@ class Study:
         max_cost: float | None = None,
         on_error: OnError = "raise",
         stopped_after: timedelta = STOPPED_AFTER,
+        recheck_pages: int = 0,
     ) -> pd.DataFrame:
         """Look at every watched item again, paying only for pages that may hold
         what is new (see :mod:`socialframe._study.refresh`), and keep what is found.
@@ -184,6 +185,11 @@ class Study:
                 the first walk only makes it ``missing`` (the service's paging drops
                 ads now and then), the second, this long after, ``stopped``. A
                 sighting running in between makes it running again.
+            recheck_pages: Pages of each post to read again past the first holding a
+                known comment (0 by default): edits in recent threads are found there
+                (and deletions, where that reaches the post's last page), at up to this
+                many calls more a post, each refresh. Their price is in the rows'
+                ``paid_calls`` / ``cost_usd`` and in each change's ``cost_usd``.
 
         Returns:
             One row per watched item: ``kind``, ``item``, ``new``, ``changed``,
@@ -235,6 +241,10 @@ class Study:
             )
         if not isinstance(stopped_after, timedelta) or stopped_after < timedelta(0):
             raise ValueError(f"stopped_after must be a timedelta >= 0, got {stopped_after!r:.40}")
+        if isinstance(recheck_pages, bool) or not isinstance(recheck_pages, int):
+            raise TypeError(f"recheck_pages must be a whole number, not {recheck_pages!r:.40}")
+        if recheck_pages < 0:
+            raise ValueError(f"recheck_pages must be >= 0, got {recheck_pages}")
         budget = None
         if max_cost is not None:
             from .._config import budget_cents
@@ -245,7 +255,7 @@ class Study:
         with self._data.writing() as manifest, client._storing():
             self._data.check_folders()  # before anything is paid: no link to write through
             return Refresh(
-                self._data, manifest, client, full, budget, on_error, stopped_after
+                self._data, manifest, client, full, budget, on_error, stopped_after, recheck_pages
             ).run()
 
     # -- reading ---------------------------------------------------------------------------

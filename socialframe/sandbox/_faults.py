@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Final
 
 from ._common import REFERENCE_S, digest
@@ -77,12 +78,14 @@ def ad_edit_day(seed: int, ad_id: str) -> int | None:
     return None if draw % 100 >= EDIT_PERCENT else 1 + (draw // 100) % 56
 
 
+@lru_cache(maxsize=65536)
 def comment_edit_week(seed: int, permalink: str) -> int | None:
     """The week a comment of the reference world is edited in, if it is."""
     draw = _draw(seed, "comment-edit", permalink)
     return None if draw % 100 >= COMMENT_EDIT_PERCENT else 1 + (draw // 100) % 8
 
 
+@lru_cache(maxsize=65536)
 def comment_deleted_week(seed: int, permalink: str) -> int | None:
     """The week a comment of the reference world is deleted in, if it is."""
     draw = _draw(seed, "comment-delete", permalink)
@@ -181,17 +184,36 @@ def _tracked(link: str, token: str) -> str:
     return f"{link}{joiner}utm_content={token}&fbclid=IwAR{token}#ref-{token[:4]}"
 
 
-def comments(
-    items: list[dict[str, Any]], *, seed: int, at_ms: int
-) -> tuple[list[dict[str, Any]], None]:
-    """Unused placeholder kept for symmetry (comments are filtered before paging)."""
-    return items, None
-
-
 def week_of(at_ms: int) -> int:
     """The week after the reference date ``at_ms`` falls in (0: the first)."""
     return (at_ms // 1000 - REFERENCE_S) // (7 * 86_400)
 
 
 def call_of(params: Mapping[str, str]) -> str:
+    """What tells one request from another: its parameters."""
     return json.dumps(sorted(params.items()))
+
+
+def comments_kept(items: tuple[Any, ...], *, seed: int, at_ms: int) -> tuple[Any, ...]:
+    """A post's comments (as ordered) without those deleted by ``at_ms``."""
+    week = week_of(at_ms)
+    if at_ms // 1000 < REFERENCE_S or week < 1:
+        return items
+    return tuple(
+        item
+        for item in items
+        if not isinstance(item, dict)
+        or (deleted := comment_deleted_week(seed, str(item.get("permalink")))) is None
+        or deleted > week
+    )
+
+
+def comment_as_of(comment: dict[str, Any], *, seed: int, at_ms: int) -> dict[str, Any]:
+    """A comment of the reference world as of ``at_ms``: with its new text once edited."""
+    week = week_of(at_ms)
+    if at_ms // 1000 < REFERENCE_S or week < 1:
+        return comment
+    edited = comment_edit_week(seed, str(comment.get("permalink")))
+    if edited is None or edited > week:
+        return comment
+    return {**comment, "text": f"{comment.get('text') or ''}{EDITED_COMMENT}", "isEdited": True}

@@ -21,6 +21,7 @@ from .._checks import flag
 from .._schema import mark
 from . import queries, watch
 from .dataset import Dataset
+from .notify import checked as notify_checked
 from .run import OnError, Refresh
 from .searches import STOPPED_AFTER
 
@@ -167,6 +168,7 @@ class Study:
         on_error: OnError = "raise",
         stopped_after: timedelta = STOPPED_AFTER,
         recheck_pages: int = 0,
+        notify: str | None = None,
     ) -> pd.DataFrame:
         """Look at every watched item again, paying only for pages that may hold
         what is new (see :mod:`socialframe._study.refresh`), and keep what is found.
@@ -190,6 +192,10 @@ class Study:
                 (and deletions, where that reaches the post's last page), at up to this
                 many calls more a post, each refresh. Their price is in the rows'
                 ``paid_calls`` / ``cost_usd`` and in each change's ``cost_usd``.
+            notify: An ``http(s)://`` webhook URL: once the refresh is kept, a JSON POST
+                of its digest (what it paid, the counts by change, the first changes;
+                see :mod:`socialframe._study.notify`). A failure to send it is a
+                :class:`~socialframe.NotifyWarning`, never an error.
 
         Returns:
             One row per watched item: ``kind``, ``item``, ``new``, ``changed``,
@@ -241,6 +247,7 @@ class Study:
             )
         if not isinstance(stopped_after, timedelta) or stopped_after < timedelta(0):
             raise ValueError(f"stopped_after must be a timedelta >= 0, got {stopped_after!r:.40}")
+        webhook = notify_checked(notify)
         if isinstance(recheck_pages, bool) or not isinstance(recheck_pages, int):
             raise TypeError(f"recheck_pages must be a whole number, not {recheck_pages!r:.40}")
         if recheck_pages < 0:
@@ -254,9 +261,22 @@ class Study:
         # every fetch of the client says it.
         with self._data.writing() as manifest, client._storing():
             self._data.check_folders()  # before anything is paid: no link to write through
-            return Refresh(
+            frame = Refresh(
                 self._data, manifest, client, full, budget, on_error, stopped_after, recheck_pages
             ).run()
+        if webhook is not None:
+            self._notify(webhook, frame)
+        return frame
+
+    def _notify(self, url: str, frame: pd.DataFrame) -> None:
+        """Send the digest of the refresh just kept (see :mod:`.notify`)."""
+        from . import notify
+
+        run = self._data.read().refreshes[-1]
+        changes = self.changes()
+        changes = changes[changes["at"] == pd.Timestamp(run["at"])]
+        payload = notify.digest(self._data.path.name, run, frame, changes)
+        notify.send(url, {**payload, "at": str(run["at"])})
 
     # -- reading ---------------------------------------------------------------------------
 

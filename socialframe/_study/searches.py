@@ -6,7 +6,9 @@ An ad the study holds is in one of three states (``study.ads()["state"]``):
 - ``missing``: a *complete* walk of a search that had found it running did not return
   it (and no other search of the refresh did). The service's paging drops and repeats
   ads, so this alone proves nothing: it still counts as running everywhere;
-- ``stopped``: proven stopped, by the service (``is_active`` false) or by its absence
+- ``stopped``: proven stopped, by the service (``is_active`` false; or, where it
+  sends no ``is_active``, an ``end_date`` more than :data:`END_PAST` before the
+  refresh: a running ad's ``end_date`` is the last day it was shown) or by its absence
   from two complete walks of its search at least ``stopped_after`` apart (and from
   every complete walk between them: one sighting running makes it running again).
 
@@ -35,6 +37,10 @@ from . import normal
 #: How far apart two complete walks without an ad must be to prove it stopped: the
 #: default of ``Study.refresh(stopped_after=...)``.
 STOPPED_AFTER: Final = timedelta(days=3)
+#: How long before a refresh an ad's ``end_date`` must be to say it stopped, where the
+#: service sent no ``is_active`` (a running ad's ``end_date`` is its last day shown,
+#: which may lag a day behind).
+END_PAST: Final = timedelta(days=2)
 #: The columns of a change row, as a refresh writes them (``watch`` names the item).
 CHANGE_COLUMNS: Final = (
     "at",
@@ -135,14 +141,15 @@ class Life:
         old = self.old.loc[ident]
         state = str(old["state"]) if isinstance(old["state"], str) else "running"
         active = row["is_active"]
-        stopped_now = _is_false(active)
+        ended = _ended(row["end_date"], self.at) if _missing(active) else False
+        stopped_now = _is_false(active) or ended
         counted = 0
         if not stopped_now:
             self.running.add(ident)
         if ident not in self.moved:
             if stopped_now and state != "stopped":
                 self.moved.add(ident)
-                said = {"is_active": False, "end_date": row["end_date"]}
+                said = {"is_active": None if ended else False, "end_date": row["end_date"]}
                 self.changes.append(
                     change(
                         self.at,
@@ -235,6 +242,19 @@ def _missing(value: Any) -> bool:
         return bool(pd.isna(value))
     except (TypeError, ValueError):
         return False
+
+
+def _ended(end: Any, at: pd.Timestamp) -> bool:
+    """Whether an ``end_date`` is more than :data:`END_PAST` before ``at``."""
+    if _missing(end):
+        return False
+    try:
+        stamp = pd.Timestamp(end)
+    except (TypeError, ValueError):
+        return False
+    if stamp.tzinfo is None:
+        stamp = stamp.tz_localize("UTC")
+    return bool(stamp < at - pd.Timedelta(END_PAST))
 
 
 def _is_false(value: Any) -> bool:

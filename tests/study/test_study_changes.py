@@ -6,6 +6,7 @@ in process, as :class:`Service` says)."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -224,6 +225,34 @@ def test_a_stopped_ad_seen_running_again_is_resumed_and_keeps_its_history(
     ads = study.ads().set_index("ad_archive_id")
     assert ads.at[aid, "state"] == "running" and ads.at[aid, "is_active"]
     assert pd.isna(ads.at[aid, "stopped_seen"])
+
+
+def test_an_end_date_in_the_past_says_stopped_where_is_active_is_not_sent(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        running = study.ads().query("is_active")["ad_archive_id"].tolist()
+        ended, today = running[0], running[1]
+
+        def long_ago(ad: Ad) -> None:
+            del ad["is_active"]
+            ad["end_date"] = ad["start_date"]  # (it ran for a day, long ago)
+
+        def no_flag(ad: Ad) -> None:
+            del ad["is_active"]  # (its end_date is today's: the last day it was shown)
+            ad["end_date"] = int(time.time()) // 86400 * 86400
+
+        service.edits[ended], service.edits[today] = long_ago, no_flag
+        study.refresh(client)
+    stopped = _changes(study, "stopped")
+    # Before: only is_active false (or absence) said stopped
+    assert set(stopped.index) == {ended}
+    said = json.loads(stopped.at[ended, "evidence"])["service"]
+    assert said["is_active"] is None and said["end_date"]
+    state = study.ads().set_index("ad_archive_id")["state"]
+    assert state[ended] == "stopped" and state[today] == "running"
 
 
 def test_a_walk_cut_short_proves_nothing(study: sf.Study, tmp_path: Path) -> None:

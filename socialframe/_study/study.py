@@ -273,8 +273,9 @@ class Study:
         from . import notify
 
         run = self._data.read().refreshes[-1]
-        changes = self.changes()
-        changes = changes[changes["at"] == pd.Timestamp(run["at"])]
+        at = pd.Timestamp(run["at"])
+        changes = self.changes(since=at.to_pydatetime())  # (not the whole history)
+        changes = changes[changes["at"] == at]
         payload = notify.digest(self._data.path.name, run, frame, changes)
         notify.send(url, {**payload, "at": str(run["at"])})
 

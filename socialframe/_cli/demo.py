@@ -1,8 +1,8 @@
 """The main job: the sandbox, six posts' comments, one ad search, the ledger, three charts.
 
 Run it twice: the second run is answered from the on-disk cache and pays nothing.
-The charts of the README (``docs/``) are this demo's: ``python -m socialframe demo
---out docs`` redraws them.
+The charts of the README and ``docs/analysis.md`` (``docs/*.png``) are this demo's:
+``python -m socialframe demo --out docs`` redraws them.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def run(out: Path, *, cache: object = True, guard: Iterable[Guarded] = ()) -> di
     import matplotlib.pyplot as plt
 
     # The world as of the sandbox's reference date (2026-01-01), whatever the day:
-    # the demo's figures ($0.57, 2,345 comments) and the README's charts stay put.
+    # the demo's figures ($0.57, 2,345 comments) and the charts in docs/ stay put.
     with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         client: Client
         with sandbox.client(cache=cache) as client:

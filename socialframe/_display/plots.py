@@ -53,7 +53,7 @@ def families() -> list[str]:
 
     matplotlib (3.6+) takes each glyph from the first family that has it, so a
     page called ``ユニクロ`` shows in Noto Sans CJK rather than as boxes, when
-    ``fonts-noto-cjk`` is installed (Debian; the README says how). The default is
+    ``fonts-noto-cjk`` is installed (Debian; docs/development.md says how). The default is
     read on each call (``rcParams``, ``rc_context``); only the fonts found are kept.
     """
     import matplotlib

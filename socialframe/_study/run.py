@@ -94,7 +94,7 @@ class Refresh:
         self.fresh_after = started if recent and started is not None else self.at
 
     def run(self) -> pd.DataFrame:
-        import duckdb
+        duckdb = queries.duckdb_module()  # (before anything is marked or paid for)
 
         manifest = self.manifest
         # What the study holds is read before anything is marked or paid for: a study

@@ -23,7 +23,7 @@ from socialframe.sandbox import (
 )
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
-# The report's columns, as the README documents them.
+# The report's columns, as docs/cache-and-ledger.md documents them.
 REPORT_COLUMNS = (
     "operation",
     "item",

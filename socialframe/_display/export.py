@@ -17,10 +17,11 @@ Two kinds of CSV, for two readers:
   than a rounded 7.38E+18) and any other text that a spreadsheet would run as a
   formula (its first character ``=``, ``+``, ``-``, ``@``, a tab, a CR or a NUL,
   after any ``'``) given a leading ``'`` (OWASP's rule for CSV injection); such a
-  character after a comma, a semicolon, a tab or a line break inside a text (where a
-  spreadsheet reading the file with another separator starts a cell) gets a
-  zero-width space before it: no cell from the service becomes a formula, whatever
-  separator the spreadsheet takes. :func:`read_frame` takes them off again.
+  character after a comma, a semicolon, a space, a tab or a line break inside a text
+  (where a spreadsheet reading the file with another separator starts a cell, or
+  trimming spaces, ends them) gets a zero-width space before it: no cell from the
+  service becomes a formula, whatever separator the spreadsheet takes, spaces trimmed
+  or not. :func:`read_frame` takes them off again.
 
 Why over 400 lines: one job, a frame into a file and back, for four formats; the
 rules of where a file may go live in :mod:`.files`.
@@ -69,10 +70,13 @@ def _json(value: Any) -> Any:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\x00")
 #: Where a spreadsheet may start a cell inside a text: after a comma, a semicolon (the
 #: separator of a CSV where the comma is the decimal sign: Excel in much of Europe), a
-#: tab, a line break. Read with another separator than the file's, the quotes around a
-#: text are text too, a line break in it ends the row, and ``hi;=1+1`` was two cells,
-#: the second a live formula (LibreOffice, separator ``;``).
-CELL_BOUNDARIES = (",", ";", "\t", "\r", "\n")
+#: space, a tab, a line break. Read with another separator than the file's, the quotes
+#: around a text are text too, a line break in it ends the row, and ``hi;=1+1`` was two
+#: cells, the second a live formula (LibreOffice, separator ``;``); so was ``see =1+1``
+#: with a space as the separator (a box of LibreOffice's import, and of Excel's, that
+#: stays ticked for the next file), and `` =1+1`` with spaces trimmed (LibreOffice's
+#: "Trim spaces"), which ends the spaces before a formula.
+CELL_BOUNDARIES = (",", ";", " ", "\t", "\r", "\n")
 #: Put after such a boundary when a formula would start there: a zero-width space,
 #: which no spreadsheet runs (nor shows); :func:`read_frame` takes it off again.
 INSIDE_MARK: Final = "\u200b"

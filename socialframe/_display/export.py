@@ -438,7 +438,9 @@ def _installed(*modules: str) -> str | None:
 def write(
     df: pd.DataFrame, path: str | os.PathLike[str] | Target | None, *, excel: bool = False
 ) -> Path | None:
-    """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout.
+    """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout
+    (exact to a pipe or a file; on a terminal, what it would obey rather than show, the
+    escapes a comment may hold, is written out: see :func:`on_terminal`).
 
     ``.csv`` follows :func:`to_csv` (``excel=True``: for spreadsheets); ``.jsonl`` is
     one JSON object per row (lists as arrays, times ISO 8601 UTC, missing as
@@ -477,7 +479,13 @@ def write(
     if target.path is None:
         if sys.stdout is None:
             raise OSError("standard output is closed: nothing could be written")
-        _csv_into(df, sys.stdout.buffer, excel=excel)
+        if _terminal(sys.stdout):  # read by a person: escapes shown, never obeyed
+            held = io.BytesIO()
+            _csv_into(df, held, excel=excel)
+            shown = on_terminal(held.getvalue().decode("utf-8"))
+            sys.stdout.buffer.write(shown.encode("utf-8"))
+        else:  # a pipe or a file: the data exact
+            _csv_into(df, sys.stdout.buffer, excel=excel)
         sys.stdout.buffer.flush()
         return None
     suffix = target.suffix
@@ -486,6 +494,40 @@ def write(
         _into(df, into, suffix, excel=excel)
 
     return files.write_whole(target.path, fill, guard=target.guard, inputs=target.inputs)
+
+
+#: What a terminal would act on rather than show: C0 and C1 controls (ESC starts the
+#: sequences that clear the screen, set the window's title or the clipboard; a lone CR
+#: writes over the line) and the marks that reorder text on screen. A line feed and a
+#: tab are layout, and a CR before a line feed a line's end: kept.
+TERMINAL_CONTROLS: Final = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+    "|\r(?!\n)"
+)
+
+
+def on_terminal(text: str) -> str:
+    """``text`` as a terminal may be given it: each of :data:`TERMINAL_CONTROLS` written
+    out (``\\x1b``, ``\\u202e``), so that it is shown, never obeyed.
+
+    Example:
+        >>> print(on_terminal("red \\x1b[31m, line\\nnext"))
+        red \\x1b[31m, line
+        next
+    """
+    return TERMINAL_CONTROLS.sub(_written_out, text)
+
+
+def _written_out(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):  # (closed)
+        return False
 
 
 def _into(df: pd.DataFrame, into: BinaryIO, suffix: str, *, excel: bool) -> None:

@@ -501,8 +501,7 @@ def write(
 #: writes over the line) and the marks that reorder text on screen. A line feed and a
 #: tab are layout, and a CR before a line feed a line's end: kept.
 TERMINAL_CONTROLS: Final = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-    "|\r(?!\n)"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
 )
 
 

@@ -17,10 +17,11 @@ Two kinds of CSV, for two readers:
   than a rounded 7.38E+18) and any other text that a spreadsheet would run as a
   formula (its first character ``=``, ``+``, ``-``, ``@``, a tab, a CR or a NUL,
   after any ``'``) given a leading ``'`` (OWASP's rule for CSV injection); such a
-  character after a comma, a semicolon, a tab or a line break inside a text (where a
-  spreadsheet reading the file with another separator starts a cell) gets a
-  zero-width space before it: no cell from the service becomes a formula, whatever
-  separator the spreadsheet takes. :func:`read_frame` takes them off again.
+  character after a comma, a semicolon, a space, a tab or a line break inside a text
+  (where a spreadsheet reading the file with another separator starts a cell, or
+  trimming spaces, ends them) gets a zero-width space before it: no cell from the
+  service becomes a formula, whatever separator the spreadsheet takes, spaces trimmed
+  or not. :func:`read_frame` takes them off again.
 
 Why over 400 lines: one job, a frame into a file and back, for four formats; the
 rules of where a file may go live in :mod:`.files`.
@@ -69,10 +70,13 @@ def _json(value: Any) -> Any:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\x00")
 #: Where a spreadsheet may start a cell inside a text: after a comma, a semicolon (the
 #: separator of a CSV where the comma is the decimal sign: Excel in much of Europe), a
-#: tab, a line break. Read with another separator than the file's, the quotes around a
-#: text are text too, a line break in it ends the row, and ``hi;=1+1`` was two cells,
-#: the second a live formula (LibreOffice, separator ``;``).
-CELL_BOUNDARIES = (",", ";", "\t", "\r", "\n")
+#: space, a tab, a line break. Read with another separator than the file's, the quotes
+#: around a text are text too, a line break in it ends the row, and ``hi;=1+1`` was two
+#: cells, the second a live formula (LibreOffice, separator ``;``); so was ``see =1+1``
+#: with a space as the separator (a box of LibreOffice's import, and of Excel's, that
+#: stays ticked for the next file), and `` =1+1`` with spaces trimmed (LibreOffice's
+#: "Trim spaces"), which ends the spaces before a formula.
+CELL_BOUNDARIES = (",", ";", " ", "\t", "\r", "\n")
 #: Put after such a boundary when a formula would start there: a zero-width space,
 #: which no spreadsheet runs (nor shows); :func:`read_frame` takes it off again.
 INSIDE_MARK: Final = "\u200b"
@@ -434,7 +438,9 @@ def _installed(*modules: str) -> str | None:
 def write(
     df: pd.DataFrame, path: str | os.PathLike[str] | Target | None, *, excel: bool = False
 ) -> Path | None:
-    """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout.
+    """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout
+    (exact to a pipe or a file; on a terminal, what it would obey rather than show, the
+    escapes a comment may hold, is written out: see :func:`on_terminal`).
 
     ``.csv`` follows :func:`to_csv` (``excel=True``: for spreadsheets); ``.jsonl`` is
     one JSON object per row (lists as arrays, times ISO 8601 UTC, missing as
@@ -473,7 +479,13 @@ def write(
     if target.path is None:
         if sys.stdout is None:
             raise OSError("standard output is closed: nothing could be written")
-        _csv_into(df, sys.stdout.buffer, excel=excel)
+        if _terminal(sys.stdout):  # read by a person: escapes shown, never obeyed
+            held = io.BytesIO()
+            _csv_into(df, held, excel=excel)
+            shown = on_terminal(held.getvalue().decode("utf-8"))
+            sys.stdout.buffer.write(shown.encode("utf-8"))
+        else:  # a pipe or a file: the data exact
+            _csv_into(df, sys.stdout.buffer, excel=excel)
         sys.stdout.buffer.flush()
         return None
     suffix = target.suffix
@@ -482,6 +494,39 @@ def write(
         _into(df, into, suffix, excel=excel)
 
     return files.write_whole(target.path, fill, guard=target.guard, inputs=target.inputs)
+
+
+#: What a terminal would act on rather than show: C0 and C1 controls (ESC starts the
+#: sequences that clear the screen, set the window's title or the clipboard; a lone CR
+#: writes over the line) and the marks that reorder text on screen. A line feed and a
+#: tab are layout, and a CR before a line feed a line's end: kept.
+TERMINAL_CONTROLS: Final = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+)
+
+
+def on_terminal(text: str) -> str:
+    """``text`` as a terminal may be given it: each of :data:`TERMINAL_CONTROLS` written
+    out (``\\x1b``, ``\\u202e``), so that it is shown, never obeyed.
+
+    Example:
+        >>> print(on_terminal("red \\x1b[31m, line\\nnext"))
+        red \\x1b[31m, line
+        next
+    """
+    return TERMINAL_CONTROLS.sub(_written_out, text)
+
+
+def _written_out(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):  # (closed)
+        return False
 
 
 def _into(df: pd.DataFrame, into: BinaryIO, suffix: str, *, excel: bool) -> None:

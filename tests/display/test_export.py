@@ -80,8 +80,9 @@ def test_derived_ids_are_exported_as_the_text_they_are(tmp_path: Path) -> None:
     excel = comments.social.to_csv(tmp_path / "excel.csv", excel=True)
     rows = list(csv.DictReader(io.StringIO(excel.read_text("utf-8-sig"), newline="")))
     shown = {r["comment_id"]: r["id_derived"] for r in rows}
-    for cid in derived["comment_id"]:  # text as it is ("derived:" shows what it is):
-        assert shown[cid] == "True"  # ="..." is for ids of digits alone
+    for cid in derived["comment_id"]:  # text as it is: ="..." is for ids of digits only
+        assert shown[cid] == "True"
+    assert export.read_frame(excel)["comment_id"].tolist() == comments["comment_id"].tolist()
 
 
 def _as_lists(value: object) -> object:

@@ -115,7 +115,7 @@ def test_the_download_keeps_what_a_spreadsheet_would_run_as_text_and_numbers_as_
     assert export["n"] == ["-5", "-5000", "5", "", "-1", "0", "1", "2"]
     assert export["x"] == ["-1.5", "-2500.25", "1.0", "2.0", "3.0", "", "-0.001", "4.0"]
     assert export["ad_archive_id"][0] == "'=1" and export["post"][0] == "'-1"
-    assert export["wait"][0] == "'-1 days +23:00:00" and export["tags"][0] == "'=x, y"
+    assert export["wait"][0] == "'-1 days \u200b+23:00:00" and export["tags"][0] == "'=x, y"
     # what a search finds and the sort are the text itself
     first = tables.split(shown.iloc[0, 0])
     assert first.plain == first.sort == "=1+2" and first.display == "=1+2"

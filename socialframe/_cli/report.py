@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import _words as words
 from .exits import EXIT_OK, Usage
 from .messages import say
 
@@ -32,5 +33,5 @@ def report(args: argparse.Namespace) -> int:
         frame = export.read_frame(source)
     kind = frame.attrs["socialframe"]
     path = write_report(frame, target, kind=kind, title=args.title, tz=args.tz)
-    say(f"wrote the report of {len(frame):,} {kind} to {path}")
+    say(f"wrote the report of {words.count(len(frame), kind.removesuffix('s'))} to {path}")
     return EXIT_OK

@@ -292,6 +292,19 @@ AD_SPEND: Final = (
 #: its own choosing), so every display shows these as days, in UTC.
 AD_DAYS: Final = frozenset({"start_date", "end_date", "first_start", "last_end"})
 
+
+def is_instant(name: object) -> bool:
+    """Whether a column of this name holds moments (``created_at``, ``fetched_at``,
+    ``at``, ``first_seen``, ``last_fetched``...): shown to the minute, even when one
+    falls on a midnight.
+
+    Example:
+        >>> is_instant("created_at"), is_instant("first_seen"), is_instant("period")
+        (True, True, False)
+    """
+    return isinstance(name, str) and (name == "at" or name.endswith(("_at", "_seen", "_fetched")))
+
+
 #: The mark (:data:`MARK`) of a frame whose every number is a share (``share_of_voice``
 #: with ``share=True``).
 SHARES_MARK: Final = "ads.share_of_voice.shares"

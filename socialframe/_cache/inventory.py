@@ -294,12 +294,14 @@ def report(backend: Any) -> pd.DataFrame:
         frame[name] = frame[name].astype("string")
     for name in ("pages", "rows", "expired_pages"):
         frame[name] = frame[name].astype("Int64")
-    for name in ("first_fetched", "last_fetched"):  # (to the second: when, not how fast)
-        stamps = pd.to_datetime(frame[name], utc=True).astype("datetime64[us, UTC]")
-        frame[name] = stamps.dt.floor("s")
+    for name in ("first_fetched", "last_fetched"):
+        frame[name] = pd.to_datetime(frame[name], utc=True).astype("datetime64[us, UTC]")
     frame["paid_usd"] = frame["paid_usd"].astype("float64")
     order = frame.sort_values(["first_fetched", "operation", "item"], kind="stable").index
-    return mark(frame.loc[order].reset_index(drop=True), "cache.report")
+    frame = frame.loc[order].reset_index(drop=True)
+    for name in ("first_fetched", "last_fetched"):  # (to the second: when, not how fast)
+        frame[name] = frame[name].dt.floor("s")
+    return mark(frame, "cache.report")
 
 
 @dataclass(frozen=True)

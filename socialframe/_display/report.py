@@ -173,6 +173,7 @@ HEADERS: Final = {
     "author_name": "Author",
     "author_type": "Type",
     "author_followers": "Followers",
+    "organization_share": "Org share",
     "created_at": "Written",
     "first_start": "First start",
     "last_end": "Last end",

@@ -129,15 +129,9 @@ def _per_post(comments: pd.DataFrame, tz: str) -> Section | None:
     if comments.empty:
         return None
     summary = audience.post_summary(comments, tz=tz)
-    table = summary.drop(columns=["post"], errors="ignore").rename(  # post_urn names it
-        columns={
-            "organization_share": "org_share",  # (a share: a percentage)
-            "first_comment_at": "first",
-            "last_comment_at": "last",
-            "busiest_hour": "busiest hour",
-            "median_first_reply": "median first reply",
-        }
-    )
+    # post_urn names the post; the columns keep their names, which say how they show
+    # (a share as a percentage, a moment to the minute): the report words the headers
+    table = summary.drop(columns=["post"], errors="ignore")
     return Section(
         "Per post",
         table=table.head(TOP * 2),

@@ -32,7 +32,7 @@ from typing import Final
 
 import pandas as pd
 
-from .._schema import AD_DAYS
+from .._schema import AD_DAYS, is_instant
 from .._time import duration
 
 DAY: Final = "%Y-%m-%d"
@@ -105,9 +105,11 @@ def when(name: object, column: pd.Series, tz: str) -> tuple[pd.Series, str]:
     """How a column of times shows: its instants in the zone they show in, and their
     ``strftime`` format.
 
-    An ad's dates (:data:`~socialframe._schema.AD_DAYS`) are days in UTC; a column whose
-    every time is a midnight in its own zone (periods of days, weeks, months) shows
-    days; any other shows minutes in ``tz``. Naive times are taken as UTC.
+    An ad's dates (:data:`~socialframe._schema.AD_DAYS`) are days in UTC; a column of
+    moments (:func:`~socialframe._schema.is_instant`: ``created_at``...) shows minutes
+    in ``tz``; any other whose every time is a midnight in its own zone (periods of
+    days, weeks, months) shows days; the rest minutes in ``tz``. Naive times are
+    taken as UTC.
 
     Example:
         >>> starts = pd.Series(pd.to_datetime(["2024-01-11 16:00"], utc=True))
@@ -123,7 +125,8 @@ def when(name: object, column: pd.Series, tz: str) -> tuple[pd.Series, str]:
     if name in AD_DAYS:
         return stamps.dt.tz_convert("UTC"), DAY
     present = stamps.dropna()
-    if len(present) and bool((present == present.dt.floor("D")).all()):
+    days = len(present) and not is_instant(name)
+    if days and bool((present == present.dt.floor("D")).all()):
         return stamps, DAY  # (days of the zone they were cut in)
     return stamps.dt.tz_convert(tz), MINUTE
 

@@ -342,7 +342,7 @@ def test_skipping_failed_items(sandbox: Sandbox) -> None:
     )
     assert run.lines[-1] == (
         "socialframe: wrote 82 comments of 2 posts to standard output;"
-        " 1 item(s) skipped after failing"
+        " 1 item skipped after failing"
     )
 
 

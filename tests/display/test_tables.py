@@ -66,7 +66,7 @@ def test_times_days_durations_numbers_and_lists() -> None:
             "start_date": pd.to_datetime(["2025-11-20 16:00", "2025-11-21 16:00"], utc=True),
             "reply_after": pd.to_timedelta(["20:14:59", "3 days 01:00:00"]),
             "author_followers": pd.array([1234567, None], dtype="Int64"),
-            "spend": pd.array([0.125, 2500.5], dtype="Float64"),
+            "spend": pd.array([0.25, 2500.5], dtype="Float64"),
             "is_reply": pd.array([True, None], dtype="boolean"),
             "publisher_platforms": [["FACEBOOK", "INSTAGRAM"], []],
         }
@@ -79,7 +79,8 @@ def test_times_days_durations_numbers_and_lists() -> None:
     assert row[2][:2] == ["20h 14m", "72899.0"]
     assert parts(shown.iloc[1, 2])[0] == "3d 1h"
     assert row[3][:2] == ["1,234,567", "1234567"] and shown.iloc[1, 3] == ""
-    assert row[4][0] == "0.125" and parts(shown.iloc[1, 4])[0] == "2,500"
+    # one format for the column: two decimals on every row
+    assert row[4][0] == "0.25" and parts(shown.iloc[1, 4])[0] == "2,500.50"
     assert row[5][0] == "yes" and shown.iloc[1, 5] == ""
     assert row[6][0] == "FACEBOOK, INSTAGRAM"
     types = {t: d["type"] for d in defs for t in d["targets"]}

@@ -68,10 +68,8 @@ def test_searches_are_checked_and_kept_with_their_filters(study: sf.Study) -> No
     study.add_ads("running shoes", country="us", active_status="all")  # the same search
     watched = study.watched()
     assert watched["item"].tolist() == ["running shoes", "page 123456"]
-    assert watched["filters"].tolist() == [
-        {"country": "US", "activeStatus": "ALL"},
-        {"ad_page_id": "123456"},
-    ]
+    # as search_ads names them (the advertiser's page is the item)
+    assert watched["filters"].tolist() == ["active_status=all country=US", pd.NA]
 
 
 @pytest.mark.parametrize(
@@ -701,7 +699,7 @@ def test_two_searches_of_one_text_are_two_items_and_stop_nothing_of_each_other(
     new = study.changes().query("change == 'new'")
     assert new["id"].is_unique  # an ad both find is new once
     # which of the two searches found it: their filters tell them apart
-    us, de = '{"activeStatus":"ALL","country":"US"}', '{"activeStatus":"ALL","country":"DE"}'
+    us, de = "active_status=all country=US", "active_status=all country=DE"
     assert set(study.changes()["filters"]) == {us, de}
     assert first["item"].tolist() == ["running shoes"] * 2  # and each refresh's rows
     assert first["filters"].tolist() == [us, de]

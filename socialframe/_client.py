@@ -156,6 +156,9 @@ class Client:
         key, named = config.Hidden(api_key), config.Hidden(auth_header)
         extra = config.Hidden(headers)
         del api_key, auth_header, headers
+        from ._cache.setting import hidden  # (a team cache's URL may hold a password)
+
+        cache = hidden(cache)
         flag("offline", offline)
         flag("progress", progress, none=True)
         if offline and (cache is False or cache is None):

@@ -11,7 +11,7 @@
            ├─ NotCachedError        offline and the page is not cached; nothing sent
            ├─ BudgetExceededError   the next paid call would pass max_cost
            ├─ SchemaError           a 200 body that is not the documented shape
-           ├─ NetworkError          the service could not be reached, after the retries
+           ├─ NetworkError          the service (or the team cache) could not be reached
            └─ APIError              .status_code .message .operation
                 ├─ BadRequestError  400
                 ├─ AuthError        401
@@ -186,8 +186,8 @@ class SkippedWarning(UserWarning):
 
 
 class NetworkError(FetchError):
-    """The service could not be reached (refused, DNS, timeout), after the retries, or
-    its body broke (cut short, or over the size cap).
+    """The service, or the team cache's Redis, could not be reached (refused, DNS,
+    timeout), after the retries, or a body broke (cut short, or over the size cap).
 
     Args:
         message: What happened.

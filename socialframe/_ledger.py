@@ -4,6 +4,13 @@ Counts are taken where a request really goes out (see ``transport``): a sent
 call that succeeded is paid, one answered from the cache is saved, a failed one
 is counted but free. Money is kept in whole cents so that ``max_cost=0.03``
 means exactly three calls.
+
+One answer cannot always be told: a body cut short on the way before it said
+whether it succeeded (see ``socialframe._http.charges``), or no answer within the
+deadline to a request that was sent. Such a call is
+*unsure*: counted as paid (the budget must count it, and the service charges most
+such answers) and counted apart as well, so the ledger says what it knows: the
+service charged between ``paid_calls - unsure_calls`` and ``paid_calls`` calls.
 """
 
 from __future__ import annotations
@@ -23,8 +30,9 @@ from ._errors import BudgetExceededError
 
 PRICE_CENTS: Final = 1  # 0.01 USD per successful call
 
-Outcome = Literal["paid", "cached", "failed"]
-"""Where a call went: sent and charged, answered from the cache, or sent and failed."""
+Outcome = Literal["paid", "cached", "failed", "unsure"]
+"""Where a call went: sent and charged, answered from the cache, sent and failed, or
+sent with an answer that broke before it said which (paid, as far as anyone knows)."""
 
 
 def usd(cents: int) -> str:
@@ -73,10 +81,14 @@ class Ledger:
     """Running account of one client's calls.
 
     Attributes:
-        paid_calls: Calls sent to the service that succeeded (charged).
+        paid_calls: Calls sent to the service that succeeded (charged), and the
+            unsure ones.
         cached_calls: Calls answered from the cache (not sent, not charged).
         failed_calls: Calls sent that failed (429, 5xx, ``success: false``,
             connection errors): not charged.
+        unsure_calls: Of ``paid_calls``, those whose answer broke on the way before
+            it said whether it succeeded, or did not come in time: maybe not charged
+            (see the module doc).
 
     Example:
         >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
@@ -97,6 +109,7 @@ class Ledger:
         self.paid_calls = 0
         self.cached_calls = 0
         self.failed_calls = 0
+        self.unsure_calls = 0
         self._held = 0  # cents reserved by calls in flight
 
     @property
@@ -223,7 +236,9 @@ class Ledger:
             self._settled.notify_all()
 
     def record(self, outcome: Outcome, hold: Hold | None = None) -> None:
-        """Count one call: ``"paid"``, ``"cached"`` or ``"failed"``.
+        """Count one call: ``"paid"``, ``"cached"``, ``"failed"`` or ``"unsure"`` (a
+        paid call that may not have been charged: in ``paid_calls`` and in
+        ``unsure_calls``).
 
         Args:
             outcome: Where the call went.
@@ -234,24 +249,28 @@ class Ledger:
 
         Example:
             >>> ledger = Ledger()
-            >>> ledger.record("paid"); ledger.record("cached")
-            >>> ledger.paid_calls, ledger.cached_calls, ledger.failed_calls
-            (1, 1, 0)
+            >>> ledger.record("paid"); ledger.record("cached"); ledger.record("unsure")
+            >>> ledger.paid_calls, ledger.cached_calls, ledger.failed_calls, ledger.unsure_calls
+            (2, 1, 0, 1)
         """
         with self._lock:
             self._settle(hold)
-            if outcome == "paid":
+            if outcome in ("paid", "unsure"):
                 self.paid_calls += 1
+                self.unsure_calls += outcome == "unsure"
             elif outcome == "cached":
                 self.cached_calls += 1
             elif outcome == "failed":
                 self.failed_calls += 1
             else:
-                raise ValueError(f"outcome must be 'paid', 'cached' or 'failed', got {outcome!r}")
+                raise ValueError(
+                    f"outcome must be 'paid', 'cached', 'failed' or 'unsure', got {outcome!r}"
+                )
 
     @property
     def spent_usd(self) -> float:
-        """USD charged by the service for this client's calls."""
+        """USD charged by the service for this client's calls (at most: the unsure
+        calls count, see :attr:`unsure_calls`)."""
         return self.paid_calls * PRICE_CENTS / 100
 
     @property
@@ -353,42 +372,49 @@ class Ledger:
             0
         """
         with self._lock:
-            self.paid_calls = self.cached_calls = self.failed_calls = 0
+            self.paid_calls = self.cached_calls = self.failed_calls = self.unsure_calls = 0
 
     def as_dict(self) -> dict[str, float | int]:
         """The figures as a plain dict.
 
         Returns:
-            ``paid_calls``, ``cached_calls``, ``failed_calls``, ``spent_usd``,
-            ``saved_usd``.
+            ``paid_calls``, ``cached_calls``, ``failed_calls``, ``unsure_calls``,
+            ``spent_usd``, ``saved_usd``.
 
         Example:
             >>> ledger = Ledger()
             >>> ledger.record("failed")
             >>> ledger.as_dict()  # doctest: +NORMALIZE_WHITESPACE
-            {'paid_calls': 0, 'cached_calls': 0, 'failed_calls': 1,
+            {'paid_calls': 0, 'cached_calls': 0, 'failed_calls': 1, 'unsure_calls': 0,
              'spent_usd': 0.0, 'saved_usd': 0.0}
         """
         return {
             "paid_calls": self.paid_calls,
             "cached_calls": self.cached_calls,
             "failed_calls": self.failed_calls,
+            "unsure_calls": self.unsure_calls,
             "spent_usd": self.spent_usd,
             "saved_usd": self.saved_usd,
         }
 
     def __str__(self) -> str:
         paid, cached = self.paid_calls, self.cached_calls
+        unsure = (
+            f" (of which {self.unsure_calls:,} unsure: cut short or late, maybe not charged)"
+            if self.unsure_calls
+            else ""
+        )
         return (
-            f"paid {words.count(paid, 'call')} ({usd(paid * PRICE_CENTS)})"
+            f"paid {words.count(paid, 'call')} ({usd(paid * PRICE_CENTS)}){unsure}"
             f" · cached {cached:,} ({usd(cached * PRICE_CENTS)} saved)"
             f" · failed {self.failed_calls:,} (free)"
         )
 
     def __repr__(self) -> str:
+        unsure = f"unsure_calls={self.unsure_calls}, " if self.unsure_calls else ""
         return (
             f"Ledger(paid_calls={self.paid_calls}, cached_calls={self.cached_calls}, "
-            f"failed_calls={self.failed_calls}, spent_usd={self.spent_usd:.2f}, "
+            f"failed_calls={self.failed_calls}, {unsure}spent_usd={self.spent_usd:.2f}, "
             f"saved_usd={self.saved_usd:.2f})"
         )
 
@@ -410,6 +436,8 @@ class Ledger:
             ("from cache", self.cached_calls, f"{usd(self.cached_calls * PRICE_CENTS)} saved"),
             ("failed", self.failed_calls, f"{usd(0)} (not charged)"),
         ]
+        if self.unsure_calls:  # (in "paid": the budget counts them)
+            rows.insert(1, ("of which unsure", self.unsure_calls, "maybe not charged"))
         # Room around each cell: without it the columns run into each other.
         pad = "padding:2px 12px 2px 0;line-height:1.35"
         body = "".join(

@@ -168,9 +168,7 @@ def explore_comments(
     days = _days_slider(comments, tz)
     shown = comments.loc[:, list(_EXPLORER_COLUMNS)]
     # pages scroll in a box of fixed height: a page of 200 never stretches the notebook
-    table = tables.interactive(
-        shown, tz=tz, page_length=max_rows, scrollY=render.TABLE_HEIGHT, scrollCollapse=True
-    )
+    table = tables.interactive(shown, tz=tz, page_length=max_rows, height=render.TABLE_HEIGHT)
     results = w.VBox([chart, *([controls.with_range(days)] if days is not None else []), table])
     results.add_class("socialframe-results")
 
@@ -344,8 +342,7 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
     table = tables.interactive(
         _ad_columns(ads_frame([])),
         page_length=max_rows,
-        scrollY=render.TABLE_HEIGHT,
-        scrollCollapse=True,
+        height=render.TABLE_HEIGHT,
         order=[],  # as the service ranks them
     )
     results_box = w.VBox([table])

@@ -26,9 +26,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_redis(folder: Path, *options: str) -> tuple[subprocess.Popen[bytes], str]:
-    """A real redis-server on a free loopback port (skips, or fails on CI, without one);
-    ``options`` are more of its command line (``--requirepass``, ...)."""
+def start_redis(
+    folder: Path, *options: str, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A real redis-server on a free loopback port, or on ``port`` (a server started again
+    where one was killed); skips, or fails on CI, without one. ``options`` are more of its
+    command line (``--requirepass``, ``--appendonly yes``...)."""
     exe = shutil.which("redis-server")
     if exe is None:
         if os.environ.get("CI") == "true":
@@ -36,7 +39,7 @@ def start_redis(folder: Path, *options: str) -> tuple[subprocess.Popen[bytes], s
         pytest.skip(INSTALL)
     import redis
 
-    port = free_port()
+    port = port or free_port()
     server = subprocess.Popen(
         [
             exe,

@@ -487,7 +487,7 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     expect(info).to_contain_text(f"of {found:,} entries")
     expect(ledger).to_contain_text(f"${(paid_before + 3) / 100:.2f} spent")
     assert _paid(ledger) == paid_before + 3
-    head = table.locator(".dt-scroll-head thead th")
+    head = table.locator("thead th")
     assert [h.strip() for h in head.all_inner_texts()][:4] == [
         "image_urls",
         "ad_archive_id",
@@ -499,7 +499,7 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     assert library.get_attribute("href").startswith("https://www.facebook.com/ads/library/?id=")
     assert re.fullmatch(r"\d{4}-\d\d-\d\d", first.locator("td").nth(5).inner_text())  # a day
     # the table scrolls sideways in its own box: nothing is out of reach
-    scroll = table.locator(".dt-scroll-body")
+    scroll = table.locator("div.dt-layout-table > div")
     assert scroll.evaluate("b => getComputedStyle(b).overflowX") == "auto"
     search.screenshot(path=str(shots / "03-search-results.png"))
 
@@ -566,7 +566,7 @@ def test_the_interactive_table_in_the_browser(lab: Lab, page: Any, shots: Path) 
     expect(info).to_have_text("Showing 1 to 25 of 2,345 entries")
     rows = container.locator("tbody tr")
     expect(rows).to_have_count(25)
-    head = container.locator(".dt-scroll-head thead th")  # (scrolling sideways: its own)
+    head = container.locator("thead th")
     headers = [h.strip() for h in head.all_inner_texts()]
     assert headers[:5] == ["post_urn", "comment_id", "parent_comment_id", "is_reply", "created_at"]
     # newest first, to the minute
@@ -584,8 +584,8 @@ def test_the_interactive_table_in_the_browser(lab: Lab, page: Any, shots: Path) 
 
     # sort by followers, largest first (two clicks: up, then down)
     followers = head.filter(has_text="author_followers")
-    body = container.locator(".dt-scroll-body")
-    followers.evaluate("th => th.scrollIntoView()")  # (the body scrolls: the head follows)
+    body = container.locator("div.dt-layout-table > div")  # (the table's box)
+    followers.evaluate("th => th.scrollIntoView()")  # (header and body scroll as one)
     body.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
     followers.click()
     followers.click()

@@ -554,7 +554,10 @@ def test_tables_scroll_in_a_box_of_fixed_height(comments: pd.DataFrame, client: 
     from socialframe._display.html import TABLE_HEIGHT
 
     for table in (explore_comments(comments).table, ad_search(client).table):
-        assert table._dt_args["scrollY"] == TABLE_HEIGHT and table._dt_args["scrollCollapse"]
+        # one table in a box (DataTables' scrollY would draw the header apart)
+        assert "scrollY" not in table._dt_args and "scrollX" not in table._dt_args
+        assert "sf-box-420px" in table.classes.split()
+        assert f"max-height: {TABLE_HEIGHT}" in table._dt_args["table_style"]
 
 
 def test_the_price_is_what_the_button_says_and_the_search_pays_no_more(

@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import pandas as pd
 
-from .._errors import CacheWarning, NetworkError
+from .._errors import CacheWarning
 from .._frames.shape import ad_groups, problem
 from .._json import decoded
 from .._ledger import PRICE_CENTS, usd
@@ -128,22 +128,10 @@ def scan(backend: Any) -> Scan:
                 unreadable.append(key)
     except sqlite3.Error as exc:
         raise OSError(f"cannot read the cache file: {exc}") from None
-    except Exception as exc:
-        _raise_if_redis(backend, exc)
-        raise
     failures = getattr(backend, "failures", None)
     if failures is not None:
         failures.take_unreadable()  # (counted here, said once by the caller)
     return Scan(found, unreadable)
-
-
-def _raise_if_redis(backend: Any, exc: BaseException) -> None:
-    """A team cache that stopped answering, as the one error a fetch raises for it."""
-    if type(exc).__module__.split(".")[0] == "redis":  # (redis-py loads with a team cache)
-        where = getattr(backend, "where", "the team cache")
-        raise NetworkError(
-            f"the team cache at {where} stopped answering ({type(exc).__name__})"
-        ) from None
 
 
 def pages(backend: Any) -> Iterator[CachedPage]:
@@ -391,12 +379,8 @@ def size_of(backend: Any) -> int | None:
     if connection is None or namespace is None:
         return None
     total = 0
-    try:
-        for key in connection.scan_iter(f"{namespace}:*"):
-            total += int(connection.memory_usage(key) or 0)
-    except Exception as exc:
-        _raise_if_redis(backend, exc)
-        raise
+    for key in connection.scan_iter(f"{namespace}:*"):
+        total += int(connection.memory_usage(key) or 0)
     return total
 
 
@@ -420,15 +404,21 @@ def remove(backend: Any, chosen: list[CachedPage], unreadable: Iterable[str] = (
     reason = ""
     try:
         backend.delete(*keys)
-    except Exception as exc:  # the backend's own: sqlite3, redis-py, our StoreFailed
+    except Exception as exc:  # the backend's own: sqlite3, our StoreFailed
         reason = str(exc) or type(exc).__name__
     failures = getattr(backend, "failures", None)
-    if failures is not None:  # Store and the team cache count writes that failed
+    if failures is not None:  # Store counts writes that failed
         reason = failures.take()[1] or reason
+    take_undeleted = getattr(backend, "take_undeleted", None)
+    if take_undeleted is not None:  # the team cache: why its delete failed
+        reason = take_undeleted() or reason
+    failure = ""
     try:
         left = sum(key in backend.responses for key in keys)
-    except Exception as exc:
-        raise OSError(f"cannot tell which pages were removed: {exc}") from None
+    except Exception as exc:  # (sqlite3, or the team cache that stopped answering)
+        failure = f"cannot tell which pages were removed: {reason or exc}"
+    if failure:
+        raise OSError(failure)  # (outside the except clause: no chain)
     if left:
         raise OSError(
             f"{left:,} of {len(keys):,} pages could not be removed"

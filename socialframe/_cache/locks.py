@@ -39,7 +39,8 @@ from typing import Any, Final
 from filelock import FileLock, Timeout
 
 from .. import _words as words
-from .._errors import ConfigError
+from .._errors import ConfigError, NetworkError
+from .connection import NOTHING_SENT, told
 from .sqlite import Store
 
 
@@ -193,11 +194,18 @@ class RedisLocks:
         lock = self.connection.lock(
             name, timeout=self.TTL, blocking_timeout=wait, thread_local=False
         )
+        failure: NetworkError | None = None
         try:
             held = bool(lock.acquire(token=f"{_me()} [{uuid.uuid4().hex[:8]}]"))
-        except redis.RedisError:
-            yield None  # the page's read meets the same failure and reports it
-            return
+        except NetworkError as exc:  # (the guarded connection's: every command's failure)
+            if not exc.retryable:  # it answers, but refused the lock (full, read-only...)
+                yield str(exc)
+                return
+            # It does not answer: neither would the page's read. Nothing is sent (with
+            # no lock, two machines could pay for the page at once).
+            failure = told(exc, NOTHING_SENT)
+        if failure is not None:
+            raise failure  # (outside the except clause: one error, no chain)
         if not held:
             yield "held by " + self._holder(name)
             return
@@ -207,7 +215,8 @@ class RedisLocks:
         finally:
             with self._guard:
                 self._held.discard(lock)
-            with contextlib.suppress(redis.RedisError):
+            # Gone meanwhile (LockNotOwnedError) or Redis gone: its TTL frees it.
+            with contextlib.suppress(NetworkError, redis.RedisError):
                 lock.release()
 
     def _holder(self, name: str) -> str:
@@ -292,10 +301,15 @@ class LockWaits:
                 f" and later pages waited at most {self.AFTER_TIMEOUT:g} s."
             )
         if failed:
+            fix = (
+                "Check the team cache's Redis (its memory, its permissions)."
+                if "team cache" in reason
+                else "Fix the permissions of the cache's .locks folder."
+            )
             said.append(
                 f"The cache's lock of {words.count(failed, 'page')} could not be taken"
                 f" ({reason}): fetched without it (if another process was fetching the same"
-                " page, it was paid twice). Fix the permissions of the cache's .locks folder."
+                f" page, it was paid twice). {fix}"
             )
         return " ".join(said)
 

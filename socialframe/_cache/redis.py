@@ -15,101 +15,53 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from .._errors import ConfigError, NetworkError
+from .connection import NOTHING_SENT, TeamURL, connect, shown, told
 from .serializer import MAX_STORED, PageFormat
 from .serializer import response as read_response
 from .sqlite import Failures
+
+__all__ = ["SCHEMES", "TeamURL", "is_team_url", "shown", "team_cache"]
 
 SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 def is_team_url(cache: object) -> bool:
-    """Whether a ``cache`` argument names a Redis server."""
+    """Whether a ``cache`` argument names a Redis server (as text, or already hidden)."""
+    if isinstance(cache, TeamURL):
+        return True
     return isinstance(cache, str) and cache.startswith(SCHEMES)
 
 
-def shown(url: str) -> str:
-    """A team cache's URL as every message shows it: no password, whatever its form.
-
-    Read the way redis-py reads it (``urllib.parse``): what is shown is built from the
-    scheme, host, port and database alone (a socket's path for ``unix://``), with
-    ``***@`` where the URL holds a user part. A password in the user part or as
-    ``?password=`` is never shown, nor any other query argument (``ssl_password``...),
-    nor what follows an unencoded ``#``, ``/`` or ``?`` in a password (which redis-py
-    would read as the path, query or fragment): such a URL gets a hint instead.
-
-    Example:
-        >>> shown("redis://:s3cret@cache.local:6379/0?password=x")
-        'redis://***@cache.local:6379/0'
-        >>> shown("redis://user:pa#ss@cache.local:6379/0")
-        'redis://***@?:? (a # / or ? in the password must be percent-encoded)'
-    """
-    scheme = url.split("://", 1)[0] if "://" in url else "redis"
-    try:
-        parts = urlsplit(url)
-        if "@" in parts.path + parts.query + parts.fragment:
-            # An unencoded # / ? in the password ended the user part early: what
-            # follows it (some of the password) would be read as the path or query.
-            return f"{scheme}://***@?:? (a # / or ? in the password must be percent-encoded)"
-        host, port = parts.hostname or "", parts.port
-    except ValueError:  # (a port that is no number: it may be a piece of the password)
-        return f"{scheme}://*** (the URL cannot be read: check the host and port)"
-    user = "***@" if "@" in parts.netloc else ""
-    if scheme == "unix":
-        return f"unix://{user}{parts.path}"
-    db = next((v for k, v in parse_qsl(parts.query) if k == "db"), parts.path.strip("/"))
-    host = f"[{host}]" if ":" in host else host
-    where = host if port is None else f"{host}:{port}"
-    return f"{scheme}://{user}{where}" + (f"/{db}" if db.isdigit() else "")
-
-
-def _password_free(text: str, url: str) -> str:
-    """``text`` (a library's message about ``url``) with every part of the URL that
-    could hold a password replaced by ``***``."""
-    secrets = set()
-    try:
-        parts = urlsplit(url)
-        for value in (parts.password, parts.username, parts.netloc, parts.fragment):
-            if value:
-                secrets.add(value)
-        for key, value in parse_qsl(parts.query):
-            if value and key != "db":
-                secrets.add(value)
-    except ValueError:
-        return "the URL cannot be read"
-    for secret in sorted(secrets, key=len, reverse=True):
-        for form in {secret, unquote(secret), quote(secret, safe="")}:
-            if len(form) >= 2:
-                text = text.replace(form, "***")
-    return text
-
-
-def team_cache(url: str) -> Any:
+def team_cache(url: TeamURL) -> Any:
     """requests-cache's Redis backend on ``url``, checked to answer.
 
     Raises:
-        ConfigError: redis-py is not installed, or the server does not answer.
+        ConfigError: redis-py is not installed, the URL cannot be read, or the server
+            does not answer (the message never shows the password, and no frame of the
+            traceback holds it: ``url`` is hidden).
     """
     try:
-        import redis
+        import redis  # noqa: F401 - only to say what to install
     except ImportError:
         raise ConfigError(
-            f"cache={shown(url)!r} needs redis-py: pip install 'socialframe[redis]'"
+            f"cache={url.shown!r} needs redis-py: pip install 'socialframe[redis]'"
         ) from None
 
     problem = ""
     try:
-        connection = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30)
-        connection.ping()
-    except redis.RedisError as exc:
-        problem = _password_free(f"{type(exc).__name__}: {exc}", url)
+        connection = connect(url)
     except Exception:  # a URL redis-py cannot read; its message may quote the password
         problem = "the URL cannot be read (percent-encode special characters in the password)"
+    else:
+        try:
+            connection.ping()
+        except NetworkError as exc:
+            problem = str(exc).removeprefix(f"the team cache at {url.shown} ")
     if problem:
         raise ConfigError(
-            f"cannot reach the team cache at {shown(url)}: {problem}. Start the Redis server"
+            f"cannot reach the team cache at {url.shown}: {problem}. Start the Redis server"
             " (see the README: 'A team cache'), fix the URL, or pass cache=True for the"
             " local cache."
         )
@@ -119,9 +71,13 @@ def team_cache(url: str) -> Any:
 NAMESPACE = "socialframe"
 """The prefix of every key socialframe writes in the team's Redis."""
 
-#: A page's value, unless it is longer than any page: then a short value that is no page
-#: (a value of gigabytes would otherwise be sent whole before it could be refused).
+#: A page's value, unless it is longer than any page (a value of gigabytes would otherwise
+#: be sent whole before it could be refused) or is no text (a hash, a list... someone
+#: else's): then a short value that is no page.
 _READ_BOUNDED = """
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'none' then return false end
+if kind ~= 'string' then return '-' end
 if redis.call('STRLEN', KEYS[1]) > tonumber(ARGV[1]) then return '-' end
 return redis.call('GET', KEYS[1])
 """
@@ -129,8 +85,22 @@ return redis.call('GET', KEYS[1])
 
 def _team_cache_class() -> type:
     """:class:`RedisCache` whose pages are data only and whose failures are reported,
-    not raised raw (built lazily: requests-cache and redis-py load only for a team cache)."""
-    import redis
+    never raised raw (built lazily: requests-cache and redis-py load only for a team
+    cache). Every command goes through the guarded connection
+    (:mod:`socialframe._cache.connection`), whose failures are a
+    :class:`~socialframe.NetworkError`; what each one means is decided here, once per
+    kind of call:
+
+    - a read (a page, whether a key is there, the keys) raises it: a
+      :class:`~socialframe.NetworkError`, before anything is sent. Paying instead would
+      pay again for a page the team may hold, and with Redis down no lock keeps two
+      machines from paying for the same page at once ("one payment per page");
+    - a write is counted, and the client warns (:class:`~socialframe.CacheWarning`): the
+      page was paid and is in the frame, a re-run pays for it again;
+    - a delete is best effort: requests-cache deletes the entry of every answer it does
+      not store (a 5xx, ``success: false``), where nothing was stored; ``cache clear``
+      checks what is left and says why (:meth:`TeamCache.take_undeleted`).
+    """
     from requests_cache.backends.redis import RedisCache, RedisDict
 
     class TeamTable(RedisDict):
@@ -144,27 +114,25 @@ def _team_cache_class() -> type:
             self._scripts = True
 
         def __getitem__(self, key: str) -> Any:
-            try:
-                value = self._bounded(f"{NAMESPACE}:{key}")
-            except redis.ResponseError as exc:
-                if not str(exc).startswith("WRONGTYPE"):
-                    raise  # (BUSY, NOPERM...: the server's trouble, not the entry's)
-                self.failures.unreadable(str(key))  # a hash or a list under a page's key
-                return None
+            value = self._bounded(f"{NAMESPACE}:{key}")
             if value is None:
                 raise KeyError(key)
             return self.deserialize(key, value)
 
         def _bounded(self, name: str) -> Any:
-            """The value under ``name``, unless it is longer than any page (``"-"``)."""
+            """The value under ``name``, unless it is longer than any page or is no text
+            (a hash, a list...): then ``"-"``, which no page is."""
             if self._scripts:
                 try:
                     return self._read(keys=[name], args=[MAX_STORED])
-                except redis.ResponseError as exc:
-                    refused = isinstance(exc, redis.exceptions.NoPermissionError)
-                    if not refused and "unknown command" not in str(exc).lower():
-                        raise
-                    self._scripts = False  # scripts refused to this user: two commands
+                except NetworkError as exc:
+                    if exc.retryable:
+                        raise  # it does not answer
+                    # It answers, but refused the script (NOPERM, unknown command): two
+                    # commands then, which fail in their turn if those are refused too.
+                    self._scripts = False
+            if self.connection.type(name) not in (b"string", b"none", "string", "none"):
+                return "-"
             if int(self.connection.strlen(name)) > MAX_STORED:
                 return "-"
             return self.connection.get(name)
@@ -188,37 +156,50 @@ def _team_cache_class() -> type:
                     continue  # not a key socialframe wrote
 
     class TeamCache(RedisCache):
-        """The team cache: a read that fails stops the call before anything is sent
-        (a retried NetworkError: paying for pages the team already has is the one
-        thing a team cache must not cause); a write that fails is counted, and the
-        client warns (CacheWarning), as with the local file."""
+        """The team cache (see :func:`_team_cache_class` for what a failure means)."""
 
-        def __init__(self, url: str, connection: Any) -> None:
+        def __init__(self, url: TeamURL, connection: Any) -> None:
             super().__init__(namespace=NAMESPACE, connection=connection, ttl=False)
             self.failures = Failures()
             self.responses = TeamTable(connection, self.failures)
-            self.where = shown(url)
+            self.where = url.shown
+            self._undeleted = ""
 
         def get_response(self, key: str, default: Any = None) -> Any:
             # Redirect aliases are not followed (socialframe stores none; one planted
             # by someone else could point a page's key at another page).
+            failure: NetworkError | None = None
             try:
                 response = self.responses[key]
             except KeyError:
                 return default
-            except redis.RedisError as exc:
-                raise NetworkError(
-                    f"the team cache at {self.where} stopped answering"
-                    f" ({type(exc).__name__}); nothing was sent"
-                ) from None
+            except NetworkError as exc:
+                failure = told(exc, NOTHING_SENT)
+            if failure is not None:
+                raise failure  # (outside the except clause: one error, no chain)
             return default if response is None else response
 
         def save_response(self, response: Any, cache_key: Any = None, expires: Any = None) -> None:
             try:
                 super().save_response(response, cache_key, expires)
-            except redis.RedisError as exc:
-                self.failures.add(f"the team cache refused it ({type(exc).__name__})")
+            except NetworkError as exc:
+                self.failures.add(self._said(exc))
             except ValueError as exc:  # a page the format would not read back
                 self.failures.add(str(exc))
+
+        def delete(self, *keys: str, **conditions: Any) -> None:
+            try:
+                super().delete(*keys, **conditions)
+            except NetworkError as exc:
+                self._undeleted = self._said(exc)
+
+        def _said(self, exc: NetworkError) -> str:
+            """What the guarded connection's error says, without naming the cache."""
+            return str(exc).removeprefix(f"the team cache at {self.where} ")
+
+        def take_undeleted(self) -> str:
+            """Why the last delete that failed did ("" if none did since the last call)."""
+            said, self._undeleted = self._undeleted, ""
+            return said
 
     return TeamCache

@@ -14,15 +14,25 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .. import _config as config
 from .._errors import ConfigError
+from .connection import TeamURL
 from .redis import SCHEMES, is_team_url, shown, team_cache
 
 if TYPE_CHECKING:
     from requests_cache.backends.base import BaseCache
 
 
-CacheSetting: TypeAlias = "bool | str | os.PathLike[str] | BaseCache"
+CacheSetting: TypeAlias = "bool | str | os.PathLike[str] | TeamURL | BaseCache"
 """The ``cache`` argument of a Client: ``True`` (the default on-disk cache), a path
-to a SQLite file or folder, ``False`` (none), or a requests-cache backend."""
+to a SQLite file or folder, a team cache's URL, ``False`` (none), or a requests-cache
+backend."""
+
+
+def hidden(cache: CacheSetting) -> CacheSetting:
+    """``cache`` with a team cache's URL hidden (:class:`TeamURL`): the client does it
+    first thing, so that no frame of a traceback through it holds a password."""
+    if isinstance(cache, str) and is_team_url(cache):
+        return TeamURL(cache)
+    return cache
 
 
 CACHE_FILENAME = "http_cache.sqlite"
@@ -36,16 +46,18 @@ def default_cache_path() -> Path:
     return config.cache_dir() / CACHE_FILENAME
 
 
-def cache_location(cache: CacheSetting) -> str | Path | None:
+def cache_location(cache: CacheSetting) -> TeamURL | Path | None:
     """Where a ``cache`` setting keeps its pages, without opening (or creating) it.
 
     Returns:
-        The team cache's URL (a ``str``), the SQLite file (a ``Path``), or ``None``
-        for no cache or a backend object.
+        The team cache's URL (hidden: :class:`TeamURL`), the SQLite file (a ``Path``),
+        or ``None`` for no cache or a backend object.
     """
-    url = config.cache_url() if cache is True else None
-    if is_team_url(cache) or url:
-        return str(url or cache)
+    if isinstance(cache, TeamURL):
+        return cache
+    named = config.cache_url() if cache is True else None
+    if named or is_team_url(cache):
+        return TeamURL(named or str(cache))
     if isinstance(cache, str) and _URL_LIKE.match(cache):
         raise ConfigError(
             f"cache={shown(cache)!r} looks like a URL, but only {', '.join(SCHEMES)} name a team"
@@ -91,7 +103,7 @@ def open_backend(cache: CacheSetting) -> Any:
         cache.responses.serializer = init_serializer(PageFormat(legacy=legacy), False)
         return cache
     where = cache_location(cache)
-    if isinstance(where, str):
+    if isinstance(where, TeamURL):
         return team_cache(where)
     if isinstance(where, Path):
         from .sqlite import Store

@@ -16,14 +16,14 @@ from .messages import PROG, say, shown
 def cache(args: argparse.Namespace) -> int:
     """``socialframe cache info|report|clear``."""
     from .._cache import inventory as inventory
-    from .._cache.redis import shown as url_shown  # (a team cache's URL, no password)
+    from .._cache.redis import TeamURL  # (a team cache's URL: shown without its password)
     from .._cache.setting import cache_location, open_backend
     from .._display import export as export
     from .._ledger import PRICE_CENTS, usd
 
     setting: Any = args.cache or True
     location = cache_location(setting)
-    where = url_shown(location) if isinstance(location, str) else str(location)
+    where = location.shown if isinstance(location, TeamURL) else str(location)
     cache_file = [location] if isinstance(location, Path) else []
     target = (
         export.check_target(args.output, protect=cache_file) if args.action == "report" else None

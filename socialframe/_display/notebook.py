@@ -28,7 +28,10 @@ _STYLE: Final = {
     "num": "text-align:right;white-space:nowrap",
     "time": "text-align:left;white-space:nowrap",
     "word": "text-align:left;white-space:nowrap",
-    "text": "text-align:left;white-space:pre-wrap;min-width:16em;max-width:40em",
+    # (overflow-wrap: a notebook lays tables out fixed, and a long URL ran over the
+    # next columns)
+    "text": "text-align:left;white-space:pre-wrap;overflow-wrap:break-word;min-width:16em;"
+    "max-width:40em",
 }
 
 
@@ -128,13 +131,10 @@ def _labels(index: pd.Index) -> list[str]:
 
 def _shown(cell: object, look: str | None) -> str:
     """A cell's display part (HTML, escaped by :mod:`.tables`); long text cut."""
-    text = str(cell)
-    for back, travel in tables.BREAKS.items():  # (as the table's render function does)
-        text = text.replace(travel, back)
-    parts = text.split(tables.SEP)
+    parts = tables.split(str(cell))
     if look != "text":
-        return parts[0]
-    plain = parts[-1]  # (the text itself: cut, then escaped)
+        return parts.display
+    plain = parts.plain  # (the text itself: cut, then escaped)
     cut = plain if len(plain) <= MAX_TEXT else plain[: MAX_TEXT - 1] + "…"
     return html.escape(cut, quote=True)
 

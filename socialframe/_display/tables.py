@@ -3,8 +3,9 @@ display rules: sort, search as you type, pages, row selection and a CSV download
 
 The data is never changed: what a cell shows is built here, beside what it sorts by
 and what a search or the CSV download sees. Each cell is sent as one text,
-``display <US> sort <US> plain`` (US: the ASCII unit separator), and one small
-render function hands DataTables the part it asks for. So
+``display <US> sort <US> plain [<US> export]`` (US: the ASCII unit separator; see
+:func:`split`), and one small render function (:data:`RENDER`) hands DataTables the
+part it asks for. So
 
 - numbers, shares, flags, times and durations show as in every display
   (:mod:`.values`: one format per column, shares as ``14.0%``, ``yes`` / ``no``,
@@ -14,11 +15,31 @@ render function hands DataTables the part it asks for. So
   the column names of a frame whose columns are posts (``overlap_matrix``);
 - links show their site (``example.com``), the whole URL in the CSV;
   an ad's id links to its Ad Library page;
-- text keeps its line breaks and is left-aligned.
+- text keeps its line breaks and is left-aligned;
+- the header is the table's own, over its columns whatever is drawn when: a table
+  wider than the notebook scrolls sideways in its box, and a table given a height
+  scrolls down in it too, under a header that stays (never DataTables' scrolling,
+  whose separate header stood off its columns).
 
-Every value is escaped here (the table is given ``allow_html=True`` for the links and
-the hover titles, so nothing else escapes it): text from the service, column names
-included, never becomes markup. Links are made for http(s) URLs only.
+No text from the service ever becomes markup, on any path DataTables has:
+
+- the display part is HTML escaped here (the table is given ``allow_html=True`` for
+  the links and the hover titles, so nothing else escapes it), column names too;
+  links are made for http(s) URLs only;
+- a search sees the plain text escaped by :data:`RENDER` (DataTables decodes search
+  text holding ``&`` through a ``<div>``'s ``innerHTML``, which would make tags of
+  it): so a search finds the text itself, ``<img`` and ``&lt;`` included;
+- the sort part never reaches the page (DataTables compares it as text or number);
+- the CSV download takes the export part as it is (:data:`EXPORT_CELL`), not through
+  Buttons' cleaning, which drops ``<script>`` and decodes ``&lt;``; column names
+  are read as text from the header (:data:`EXPORT_NAME`).
+
+The "Download CSV" button is for spreadsheets: text that a spreadsheet would take for
+a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a return, OWASP's
+CSV-injection rule) is written with a ``'`` before it, column names too; numbers stay
+numbers (``-5`` is not touched); every cell is quoted, quotes doubled; the file
+starts with the byte-order mark that tells Excel it is UTF-8. Everything else is the
+data as it is.
 
 The pure part (:func:`cells`) needs pandas only; :func:`interactive` imports itables
 when it is called.
@@ -30,8 +51,9 @@ import html
 import json
 import math
 import numbers
+import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
 import pandas as pd
@@ -39,27 +61,66 @@ import pandas as pd
 from .._schema import AD_DAYS, share_columns
 from .._time import check_zone
 from . import values
+from .export import FORMULA_STARTS
 
 if TYPE_CHECKING:
     from itables.widget import ITable
 
 SEP: Final = "\x1f"
-"""Between a cell's display, sort and plain parts (removed from the values first)."""
+"""Between a cell's display, sort, plain and export parts (removed from the values first)."""
 
 RENDER: Final = (
     "function (data, type) {"
     " if (typeof data !== 'string') { return data; }"
     " var parts = data.replace(/\\u001e/g, '\\n').replace(/\\u001d/g, '\\t')"
     ".replace(/\\u001c/g, '\\r').split('\\u001f');"
-    " if (parts.length < 3) { return parts[0]; }"
     " if (type === 'display') { return parts[0]; }"
-    " if (type === 'sort' || type === 'type') { return parts[1]; }"
-    " return parts[2]; }"
+    " var plain = parts.length < 3 ? parts[0] : parts[2];"
+    " if (type === 'sort' || type === 'type') { return parts.length < 3 ? plain : parts[1]; }"
+    " if (type === 'export') { return parts.length > 3 ? parts[3] : plain; }"
+    " return plain.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'); }"
 )
-"""The render function of every column: the part of the cell DataTables asks for
-(``filter`` and the CSV's ``export`` get the plain value), its line breaks and tabs
-put back (itables sends text through pandas' formatter, which would show them as
-``\\n``: they travel as :data:`BREAKS`)."""
+"""The render function of every column: the part of the cell DataTables asks for, its
+line breaks and tabs put back (itables sends text through pandas' formatter, which
+would show them as ``\\n``: they travel as :data:`BREAKS`).
+
+``display`` gets HTML escaped by :func:`cells`; ``sort`` and ``type`` the text or
+number it sorts by; ``export`` (the CSV's) the export part. Every other part
+(``filter``: what a search sees) gets the plain text escaped: DataTables reads search
+text that holds ``&`` through a ``<div>``'s ``innerHTML`` to decode entities, so raw
+text there would become live elements (``Q&A <img src=x onerror=...>`` ran its
+script); escaped, it decodes back to the text itself."""
+
+_FORMULA_CLASS: Final = "".join(
+    {"\t": "\\t", "\r": "\\r", "-": "\\-"}.get(c, c) for c in FORMULA_STARTS
+)
+
+EXPORT_NAME: Final = (
+    "function (title, column, node) {"
+    " var cell = node && node.querySelector"
+    " ? (node.querySelector('.dt-column-title') || node) : null;"
+    " var name = cell ? cell.textContent : String(title === null || title === undefined"
+    " ? '' : title).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '\"')"
+    ".replace(/&#x27;/g, \"'\").replace(/&nbsp;/g, '\\u00a0').replace(/&amp;/g, '&');"
+    " name = name.replace(/\\u001e/g, '\\n').replace(/\\u001d/g, '\\t')"
+    ".replace(/\\u001c/g, '\\r');"
+    f' return /^[{_FORMULA_CLASS}]/.test(name) ? "\'" + name : name; }}'
+)
+"""A column's name in the CSV: the header's text (read as text, never as HTML), with
+a ``'`` before it when a spreadsheet would take it for a formula (as the cells'
+export part, :func:`cells`)."""
+
+EXPORT_CELL: Final = "function (data) { return data === null || data === undefined ? '' : data; }"
+"""A cell in the CSV: the export part :data:`RENDER` gave, as it is (Buttons' own
+cleaning would drop ``<script>...</script>`` and ``<!-- -->`` from the text, trim it,
+and decode ``&lt;`` into ``<``)."""
+
+CSV_TITLE: Final = (
+    "The rows the search leaves, in the order shown, as a CSV file for spreadsheets: "
+    "text that a spreadsheet would run as a formula (starting with = + - @, a tab or a "
+    "return) starts with ' so that it stays text; numbers stay numbers."
+)
+"""The "Download CSV" button's tooltip."""
 
 BREAKS: Final = {"\n": "\x1e", "\t": "\x1d", "\r": "\x1c"}
 """Line breaks and tabs, as they travel in a cell."""
@@ -80,14 +141,41 @@ NEWEST_FIRST: Final = ("created_at", "start_date", "at", "first_seen", "fetched_
 LONG_TEXT: Final = 40
 
 #: The CSS of our tables: text keeps its line breaks, is never squeezed to a few words
-#: a line, and everything is left-aligned but numbers.
+#: a line (nor pushed past its cell by a long URL), and everything is left-aligned but
+#: numbers. (A table wider than the notebook
+#: scrolls sideways inside its box: DataTables' own ``div.dt-layout-table > div``.)
 CSS: Final = (
-    ".sf-text { white-space: pre-wrap; text-align: left; min-width: 16em; max-width: 40em; }"
+    ".sf-text { white-space: pre-wrap; overflow-wrap: break-word; text-align: left;"
+    " min-width: 16em; max-width: 40em; }"
     " .sf-word { white-space: nowrap; text-align: left; }"
     " .sf-num { white-space: nowrap; text-align: right; }"
     " .sf-time { white-space: nowrap; text-align: left; }"
     " .sf-thumb { height: 48px; max-width: 96px; object-fit: cover; }"
 )
+
+
+#: A height: CSS pixels, or a CSS length DataTables' ``scrollY`` would take.
+_HEIGHT: Final = re.compile(r"\d+(\.\d+)?(px|em|rem|vh|%)")
+
+
+def _box(height: int | str) -> tuple[str, str]:
+    """The class and the CSS of a table shown in a box of ``height`` that scrolls, its
+    header staying at the top (over its columns: it is the table's own).
+
+    Raises:
+        ValueError: ``height`` is no CSS length.
+    """
+    length = f"{height}px" if isinstance(height, int) and not isinstance(height, bool) else height
+    if not isinstance(length, str) or not _HEIGHT.fullmatch(length):
+        raise ValueError(f"a table's height is a number of pixels or a CSS length, not {height!r}")
+    name = "sf-box-" + length.replace(".", "_").replace("%", "pc")
+    css = (
+        f" div.dt-layout-table > div:has(> table.{name})"
+        f" {{ max-height: {length}; overflow: auto; }}"
+        f" table.{name} > thead > tr > th {{ position: sticky; top: 0; z-index: 1;"
+        " background-color: var(--dt-html-background, white); }"
+    )
+    return name, css
 
 
 _CONTROLS: Final = str.maketrans({"\x1c": " ", "\x1d": " ", "\x1e": " ", SEP: " "} | BREAKS)
@@ -102,17 +190,60 @@ def _escape(value: object) -> str:
     return html.escape(_clean(value), quote=True)
 
 
+def _export(plain: object) -> str:
+    """What follows a cell's plain part when the CSV must not get ``plain`` itself (else
+    ``""``): its separator and the text with a ``'`` before it, for text a spreadsheet
+    would take for a formula. Numbers are never touched: ``-5`` stays a number."""
+    if isinstance(plain, str) and plain.startswith(FORMULA_STARTS):
+        return SEP + _clean("'" + plain)
+    return ""
+
+
 def _cell(display: str, sort: object, plain: object) -> str:
-    """One cell: ``display`` is HTML (already escaped); ``sort`` and ``plain`` are text."""
-    return f"{display}{SEP}{_clean(sort)}{SEP}{_clean(plain)}"
+    """One cell: ``display`` is HTML (already escaped); ``sort`` and ``plain`` are text
+    (or numbers); the export part follows when it differs from ``plain``."""
+    return f"{display}{SEP}{_clean(sort)}{SEP}{_clean(plain)}{_export(plain)}"
 
 
 def _text(value: object) -> str:
-    """A cell of text: as it is when it has nothing to escape (most text: it is sent
-    once, not three times), else the escaped text to show and the text itself."""
+    """A cell of text: as it is when it has nothing to escape and is no formula to a
+    spreadsheet (most text: it is sent once, not three times), else the escaped text
+    to show, the text itself, and what the CSV gets."""
     raw = _clean(value)
     shown = html.escape(raw, quote=True)
-    return raw if shown == raw else f"{shown}{SEP}{raw}{SEP}{raw}"
+    export = _export(str(value))
+    if shown == raw and not export:
+        return raw
+    return f"{shown}{SEP}{raw}{SEP}{raw}{export}"
+
+
+class Parts(NamedTuple):
+    """The parts of a cell (:func:`cells`), as :data:`RENDER` hands them to DataTables."""
+
+    display: str
+    """HTML, escaped."""
+    sort: str
+    """What it sorts by."""
+    plain: str
+    """The value as text: what a search finds."""
+    export: str
+    """What the CSV download writes."""
+
+
+def split(cell: str) -> Parts:
+    """The parts of a cell of :func:`cells`, line breaks and tabs put back (what
+    :data:`RENDER` does in the page).
+
+    Example:
+        >>> split(cells(pd.DataFrame({"text": ["=1+2 <b>"]}))[0].iloc[0, 0])
+        Parts(display='=1+2 &lt;b&gt;', sort='=1+2 <b>', plain='=1+2 <b>', export="'=1+2 <b>")
+    """
+    for back, travel in BREAKS.items():
+        cell = cell.replace(travel, back)
+    parts = cell.split(SEP)
+    if len(parts) < 3:
+        return Parts(parts[0], parts[0], parts[0], parts[0])
+    return Parts(parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else parts[2])
 
 
 def _present(value: object) -> bool:
@@ -337,12 +468,14 @@ def show(frame: pd.DataFrame, *, tz: str = "UTC", **options: Any) -> ITable:
     """Any frame of ours as an interactive table (itables' ``ITable`` widget).
 
     Sort by any column, search as you type, pages, a "Download CSV" button (the rows
-    the search leaves, in the order shown), rows to select by clicking (Ctrl / Shift
-    for more): ``table.selected_rows`` are their positions in ``frame``. It shows as
-    a cell's last line, and can be kept in a variable. The data is not changed; only
-    its display is: durations as ``20h 14m``, times to the minute (days for whole
-    days), post urns short with the whole urn on hover, links as their site, numbers
-    with thousands separators, text with its line breaks. Newest first.
+    the search leaves, in the order shown, for a spreadsheet: text it would run as a
+    formula starts with ``'``), rows to select by clicking (Ctrl / Shift for more):
+    ``table.selected_rows`` are their positions in ``frame``. It shows as a cell's
+    last line, and can be kept in a variable. The data is not changed; only its
+    display is: durations as ``20h 14m``, times to the minute (days for whole days),
+    post urns short with the whole urn on hover, links as their site, numbers with
+    thousands separators, text with its line breaks; no text becomes markup. Newest
+    first.
 
     Args:
         frame: A frame of ours (comments, ads, an analysis of them) or any other.
@@ -378,12 +511,14 @@ def interactive(
     page_length: int = 25,
     select: bool = True,
     order: list[list[Any]] | None = None,
+    height: int | str | None = None,
     **options: Any,
 ) -> ITable:
     """An itables ``ITable`` widget of ``frame`` with our display rules (see the module).
 
     Sort by any column, search as you type, pages of ``page_length`` rows, a
-    "Download CSV" button (the rows the search leaves, in the order shown), and, with
+    "Download CSV" button (the rows the search leaves, in the order shown, safe for a
+    spreadsheet: see the module), and, with
     ``select``, rows picked by clicking (Ctrl / Shift for more) are the widget's
     ``selected_rows``: positions in ``frame``. :func:`refill` shows another frame in it.
 
@@ -395,15 +530,29 @@ def interactive(
         select: Whether rows can be selected.
         order: DataTables' first order; newest first by default (see
             :func:`newest_first`).
+        height: The most the table takes down the page (pixels, or a CSS length such
+            as ``"420px"``); more rows scroll inside it, under a header that stays.
+            DataTables' ``scrollY`` is taken as this; ``scrollX`` and
+            ``scrollCollapse`` are not needed (a wide table always scrolls sideways
+            in its box).
         **options: Other itables options, which win over ours.
 
     Returns:
         The widget.
+
+    Raises:
+        ValueError: ``height`` is no CSS length.
     """
     from itables.widget import ITable
 
     shown, chosen = _arguments(
-        frame, tz=tz, page_length=page_length, select=select, order=order, **options
+        frame,
+        tz=tz,
+        page_length=page_length,
+        select=select,
+        order=order,
+        height=height,
+        **options,
     )
     table = ITable(shown, caption=caption, **chosen)
     table._socialframe = {  # what refill() needs to show another frame the same way
@@ -411,6 +560,7 @@ def interactive(
         "page_length": page_length,
         "select": select,
         "order": order,
+        "height": height,
         **options,
     }
     return table
@@ -448,12 +598,29 @@ def _arguments(
     page_length: int,
     select: bool,
     order: list[list[Any]] | None,
+    height: int | str | None,
     **options: Any,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The cells of ``frame`` and every itables option of its table (all of them, each
-    time: itables' ``update`` would put its defaults back in place of ours)."""
+    time: itables' ``update`` would put its defaults back in place of ours).
+
+    One table, never DataTables' scrolling (``scrollX`` / ``scrollY``): that draws the
+    header as a table of its own, which stands over the body's columns only when
+    DataTables computes every column's width (``autoWidth``), once, from a few of the
+    longest texts, while the table is on screen. Our tables are drawn before they are
+    shown (a widget's first draw, the explorer's), wrap text and hold wider cells on
+    other pages: the header stood up to 11,000 px off its column. In one table the
+    browser lines them up, whatever is drawn when."""
     from itables import JavascriptFunction
 
+    for scrolling in ("scrollX", "scrollCollapse"):
+        options.pop(scrolling, None)
+    height = options.pop("scrollY", height)
+    classes = "display compact"
+    css = CSS
+    if height is not None:
+        box, box_css = _box(height)
+        classes, css = f"{classes} {box}", css + box_css
     shown, defs = cells(frame, tz=tz)
     fits = _rows_that_fit(shown)
     defs.append({"targets": "_all", "render": JavascriptFunction(RENDER)})
@@ -476,21 +643,27 @@ def _arguments(
             {
                 "extend": "csvHtml5",
                 "text": "Download CSV",
+                "titleAttr": CSV_TITLE,
                 "title": "socialframe",
+                "bom": True,  # (Excel reads a file without it in the machine's code page)
+                "footer": False,  # (DataTables' empty footer: an empty last line)
                 "exportOptions": {
                     "orthogonal": "export",  # the data as it is, not as shown
-                    "stripHtml": False,  # (it has none: text that holds "<" is kept)
-                    "stripNewlines": False,
+                    # our cells and names as they are: not through Buttons' cleaning
+                    # (stripHtml, trim, decodeEntities...), which changes text
+                    "format": {
+                        "header": JavascriptFunction(EXPORT_NAME),
+                        "body": JavascriptFunction(EXPORT_CELL),
+                    },
                     # the rows the search leaves, in the order shown, selected or not
                     "modifier": {"search": "applied", "order": "applied", "selected": None},
                 },
             }
         ],
-        "classes": "display compact",
+        "classes": classes,
         "style": "table-layout:auto;width:100%;margin:0;caption-side:bottom",
-        "css": CSS,
-        "scrollX": True,
-        "autoWidth": False,
+        "css": css,
+        "autoWidth": False,  # (the browser sizes the columns: one table, see above)
         "warn_on_selected_rows_not_rendered": False,
         "text_in_header_can_be_selected": False,  # a click on a header sorts by it
     }

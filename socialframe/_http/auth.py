@@ -3,6 +3,14 @@
 The key travels in one header (``Bearer <key>`` in ``Authorization``, else bare); it
 and every secret header's value are scrubbed from what the service sends back and
 from messages, and never stored (see :mod:`socialframe._http.session`).
+
+Which headers are secret is a rule, not a list of names (:func:`secrets`): the header
+that carries the key (whatever it is configured to be), every extra header whose name
+says it holds a secret (a key, a token, a secret, auth, a password, a cookie, a
+signature, a session, a credential: ``X-Api-Token``, ``X-RapidAPI-Key``,
+``X-Signature``...), and every extra header whose value holds the key. Their values
+travel as :class:`Masked` text: sent as they are, shown as ``'***'`` by every repr
+(the session's headers, a prepared request's, a traceback's locals).
 """
 
 from __future__ import annotations
@@ -14,7 +22,32 @@ import requests
 
 from .._config import Secret, Settings
 
-_SECRET_NAME: Final = re.compile(r"key|token|secret|auth|password|cookie", re.IGNORECASE)
+#: A header name that says its value is a secret (matched anywhere in it, any case).
+_SECRET_NAME: Final = re.compile(
+    r"key|token|secret|auth|passw|pwd|cookie|sig|session|credential|private",
+    re.IGNORECASE,
+)
+
+
+class Masked(str):
+    """A secret header's value: the text itself to every sender (requests, urllib3 and
+    http.client encode it as text), ``'***'`` to every repr, so a header mapping
+    holding it (``client.session.headers``, a prepared request's, a log of one, a
+    traceback's locals) never shows it.
+
+    Example:
+        >>> headers = {"X-Api-Token": Masked("tok-0123456789")}
+        >>> headers, headers["X-Api-Token"] == "tok-0123456789"
+        ({'X-Api-Token': '***'}, True)
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        raise TypeError("a secret header's value is not to be pickled")
 
 
 #: Characters the key (or a secret header's value) needs to be scrubbed from what the
@@ -35,7 +68,7 @@ class KeyAuth(requests.auth.AuthBase):
             value = self._key.reveal()
             if self.header.lower() == "authorization":
                 value = f"Bearer {value}"
-            request.headers[self.header] = value
+            request.headers[self.header] = Masked(value)  # (a repr of the request hides it)
         return request
 
     def __repr__(self) -> str:
@@ -66,14 +99,27 @@ def secrets(settings: Settings) -> tuple[list[str], list[Secret]]:
     return names, values
 
 
-def scrub(text: str, key: Secret | None) -> str:
-    """``text`` with the key replaced by ``***`` (a key shorter than :data:`MIN_SECRET`
-    is no secret worth the name: replacing it would cut words apart).
+def sent_headers(settings: Settings) -> dict[str, str]:
+    """The extra headers as the session sends them: each secret one's value
+    :class:`Masked` (see the module doc)."""
+    names = {name.lower() for name in secrets(settings)[0]}
+    return {
+        name: Masked(value) if name.lower() in names else value
+        for name, value in settings.headers.items()
+    }
+
+
+def scrub(text: str, key: Secret | None, *more: Secret) -> str:
+    """``text`` with the key, and every secret of ``more`` (the secret headers' values),
+    replaced by ``***`` (a secret shorter than :data:`MIN_SECRET` is no secret worth
+    the name: replacing it would cut words apart).
 
     Example:
         >>> scrub("refused key sk-0123456789", Secret("sk-0123456789"))
         'refused key ***'
     """
-    if key is None or len(key.reveal()) < MIN_SECRET:
-        return text
-    return text.replace(key.reveal(), "***")
+    values = [s.reveal() for s in (key, *more) if s is not None]
+    for value in sorted(values, key=len, reverse=True):
+        if len(value) >= MIN_SECRET:
+            text = text.replace(value, "***")
+    return text

@@ -9,7 +9,10 @@ cache, and is otherwise refused without being sent.
 Retries use tenacity (exponential backoff with jitter) on 429 (waiting at least
 its ``Retry-After``), 5xx, connection errors, bodies that broke or missed the
 ``timeout`` deadline, and HTTP 200 ``success: false`` bodies. 400 and 401 are
-final. A 200 whose body broke counts as paid: the service charged for it.
+final. A body that broke counts as what the part of it that came says
+(:mod:`.charges`): a success is paid, a ``success: false`` is free, and one too
+short to tell is paid and counted as unsure; so is a request that got no status
+line within the deadline (the service may have answered it).
 
 Why over 400 lines: the retry policy (tenacity, ``Retry-After``), the mapping of
 status and body to the public exceptions and the ledger's accounting are one
@@ -57,11 +60,12 @@ from .._errors import (
 )
 from .._frames.shape import problem
 from .._json import decoded
-from .._ledger import Ledger, Ledgers
+from .._ledger import Ledger, Ledgers, Outcome
 from .._models import Fetched, fetched_at
 from .._version import __version__
 from . import auth
 from . import transport as transport
+from .charges import is_success
 from .pace import Pacer
 from .session import make_session
 from .transport import BodyTooLarge, BrokenBody, Interrupted
@@ -120,11 +124,6 @@ class _Wait(tenacity.wait.wait_base):
         if isinstance(exc, RateLimitError) and exc.retry_after is not None:
             wait = max(wait, exc.retry_after)
         return wait
-
-
-def _is_success(body: Any) -> bool:
-    """A body the service charged for and that is not its ``success: false`` failure."""
-    return isinstance(body, dict) and body.get("success") is not False
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -231,6 +230,7 @@ class Caller:
         self.timeout = timeout
         self.cached = cache is not False and cache is not None
         secret_headers, secrets = auth.secrets(settings)
+        self._secrets = tuple(secrets)  # the key and the secret headers' values, hidden
         self.clock = clock
         self.pacer = Pacer(rate_limit, clock)
         self.session = make_session(
@@ -244,7 +244,7 @@ class Caller:
             pacer=self.pacer,
         )
         self.session.headers.update({"User-Agent": f"socialframe/{__version__}"})
-        self.session.headers.update(settings.headers)
+        self.session.headers.update(auth.sent_headers(settings))  # secret ones Masked
         # Proxies (HTTP(S)_PROXY, NO_PROXY) and CA bundles (REQUESTS_CA_BUNDLE) are
         # read from the environment once per base URL, when the client is built:
         # requests would scan the whole environment again on every call. Only what
@@ -377,7 +377,7 @@ class Caller:
             )
 
     def _scrub(self, text: str) -> str:
-        return auth.scrub(text, self.settings.api_key)
+        return auth.scrub(text, self.settings.api_key, *self._secrets)
 
     def _refuse(
         self, operation: str, params: Mapping[str, str], ledger: Ledger | Ledgers
@@ -456,9 +456,16 @@ class Caller:
         except Interrupted:
             failure = FetchError(f"{operation}: the run was interrupted; nothing was sent")
         except (requests.ConnectionError, requests.Timeout) as exc:
-            # A 200 whose body then broke was charged: the ledger says what was spent.
-            charged = isinstance(exc, BrokenBody) and exc.status_code == 200
-            ledger.record("paid" if charged else "failed", hold=hold)
+            # A body that broke was charged if what came of it says so (a 200 success);
+            # when too little came to tell, "unsure": paid for the budget, and said so.
+            # So is a request sent that got no status in time: the service may have
+            # answered it, and charged (one that could not connect was not sent).
+            if isinstance(exc, BrokenBody):
+                charged = exc.charged
+            else:
+                charged = None if isinstance(exc, requests.ReadTimeout) else False
+            outcome: Outcome = "unsure" if charged is None else "paid" if charged else "failed"
+            ledger.record(outcome, hold=hold)
             failure = NetworkError(
                 self._scrub(f"{operation}: {unreached(exc, url, self.timeout)}"),
                 # (the same body again; a name the resolver says does not exist is not
@@ -510,7 +517,7 @@ class Caller:
         echoing the key) is a local variable of the frame it is raised from: crash
         reporters render the locals of every frame.
         """
-        if response.status_code == 200 and _is_success(decoded(response)):
+        if response.status_code == 200 and is_success(decoded(response)):
             ledger.record("paid", hold=hold)
             return Fetched(decoded(response), fetched_at(response.headers, self.clock), False)
         raise self._failure(operation, response, ledger, hold)

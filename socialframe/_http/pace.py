@@ -24,6 +24,7 @@ from pyrate_limiter import Limiter, Rate, RedisBucket
 
 from .._checks import RateLimit, parse_rate
 from .._clock import SYSTEM_CLOCK
+from .._errors import NetworkError
 
 if TYPE_CHECKING:
     from .._clock import Clock
@@ -160,5 +161,7 @@ def _refusal(exc: BaseException) -> str:
 
 
 def _from_redis(exc: BaseException) -> bool:
-    """redis-py's errors (known by their module: redis-py loads only for a team cache)."""
-    return type(exc).__module__.split(".")[0] == "redis"
+    """The team cache's failures: the guarded connection's ``NetworkError`` (every command
+    goes through it; the bucket sends nothing else), or redis-py's own (one raised
+    outside a command; known by its module: redis-py loads only for a team cache)."""
+    return isinstance(exc, NetworkError) or type(exc).__module__.split(".")[0] == "redis"

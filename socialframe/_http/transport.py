@@ -21,8 +21,9 @@ of sending:
   (``timeout``: a server dripping a byte at a time cannot hold a call longer);
   a body that breaks (short, a bad chunk, corrupt gzip, past the deadline, or
   over :data:`MAX_BODY` once decoded) is a :class:`BrokenBody`, a
-  ``requests.ConnectionError`` that knows the status the service had sent (a
-  200 was charged).
+  ``requests.ConnectionError`` that knows the status the service had sent and
+  whether the answer was charged, as far as the part of the body that came tells
+  (:mod:`socialframe._http.charges`).
 
 Why over 400 lines: a third is docstrings; the code is the transports and the
 guard, which share the one deadline-bounded read of a body, about 250 lines.
@@ -43,19 +44,21 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import requests
+import urllib3
 from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.response import HTTPResponse
 
 from .._errors import NotCachedError
+from .charges import HEAD, charge_of_head
 
 if TYPE_CHECKING:
     from .pace import Pacer
 
 #: The largest body read (64 MB, decoded). A page of the service is well under a
 #: megabyte (50 comments, 26 ads), so a larger body is a broken or hostile answer
-#: (an endless stream, a gzip bomb): it is cut off before it fills the memory. A
-#: 200 cut off was charged, as any 200 whose body broke (:class:`BrokenBody`).
+#: (an endless stream, a gzip bomb): it is cut off before it fills the memory. Whether
+#: it was charged is told as for any body that broke (:class:`BrokenBody`).
 MAX_BODY: Final = 64 * 2**20
 _CHUNK: Final = 64 * 2**10  # read at a time: bounds what one step may inflate to
 
@@ -83,11 +86,16 @@ class BrokenBody(requests.ConnectionError):
 
     Attributes:
         status_code: The status the service sent before the body broke.
+        charged: Whether the service charged for it, as far as the status and the part
+            of the body that came tell (:func:`~socialframe._http.charges.charge_of_head`):
+            None when they cannot tell. (The part itself is not kept: it may echo a
+            secret.)
     """
 
-    def __init__(self, message: str, status_code: int) -> None:
+    def __init__(self, message: str, status_code: int, head: bytes = b"") -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.charged = charge_of_head(status_code, head)
 
 
 class BodyTooLarge(BrokenBody):
@@ -316,39 +324,65 @@ def _read_body(response: requests.Response, deadline: _Deadline) -> None:
     too_big = _declared_length(response) > MAX_BODY or (
         isinstance(held, bytes) and len(held) > MAX_BODY
     )
+    head = held[:HEAD] if isinstance(held, bytes) else b""  # what a broken body says
     broke = ""
     if not too_big and not isinstance(held, bytes):
         body = bytearray()
         try:
             # Decoded as it comes (gzip, deflate...): the cap holds for what a small
             # compressed body inflates to, not only for what crossed the wire.
-            for chunk in response.iter_content(_CHUNK):
+            for chunk in _chunks(response):
                 body += chunk
                 if len(body) > MAX_BODY:
                     too_big = True
                     break
-        except (requests.RequestException, OSError) as exc:
+        except (requests.RequestException, OSError, urllib3.exceptions.HTTPError) as exc:
             broke = type(exc).__name__
         if not broke and not too_big:
             # requests keeps a read body there (``.content`` reads it so); there is no
             # public way to read a body in pieces and keep it.
             response._content = bytes(body)
+        else:
+            head = bytes(body[:HEAD])
         del body  # up to the cap, held no longer than needed
     if too_big:
         response.close()  # the rest is never read: the connection is not reused
-        raise BodyTooLarge(
+        failure: BrokenBody = BodyTooLarge(
             f"HTTP {response.status_code}: the body is larger than"
             f" {MAX_BODY // 2**20} MB, far more than any page; it was not read",
             status_code=response.status_code,
+            head=head,
         )
-    # A body read whole is good even if the deadline passed as it ended.
-    late = bool(broke) and deadline.passed.is_set()
-    if broke:
+    elif broke:
         response.close()
+        # A body read whole is good even if the deadline passed as it ended.
+        late = deadline.passed.is_set()
         what = "took longer than the timeout" if late else f"broke ({broke})"
-        raise BrokenBody(
-            f"HTTP {response.status_code}: the body {what}", status_code=response.status_code
+        failure = BrokenBody(
+            f"HTTP {response.status_code}: the body {what}",
+            status_code=response.status_code,
+            head=head,
         )
+    else:
+        return
+    del head  # (service data, maybe a secret: not a local of the frame raised from)
+    raise failure
+
+
+def _chunks(response: requests.Response) -> Iterator[bytes]:
+    """The body, decoded, as it comes.
+
+    From urllib3 (requests' own transport, and :class:`MockTransport`), each piece as
+    one read gives it (``read1``): requests' ``iter_content`` fills a whole chunk
+    first, and a body cut short inside it is lost whole (urllib3 raises with what it
+    had read), when its first bytes are what tells whether it was charged.
+    """
+    raw = response.raw
+    if not isinstance(raw, urllib3.response.BaseHTTPResponse):
+        yield from response.iter_content(_CHUNK)  # another transport's response
+        return
+    while chunk := raw.read1(_CHUNK, decode_content=True):
+        yield chunk
 
 
 def _declared_length(response: requests.Response) -> int:

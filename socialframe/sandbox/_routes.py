@@ -52,10 +52,12 @@ one but ``vary_star`` is a body cut short."""
 
 DRIP_SECONDS = 0.2
 
-Fault = int | str | Mapping[str, Any]
+Fault = int | str | Mapping[str, Any] | tuple[str, Any]
 """A fault to serve: an HTTP status (4xx/5xx), a key of :data:`ENVELOPES` or of
-:data:`WIRE`, or a JSON object served as a charged HTTP 200 body (a hostile
-body: ``{"data": None}``)."""
+:data:`WIRE`, a JSON object served as a charged HTTP 200 body (a hostile
+body: ``{"data": None}``), or ``(wire, fault)``: that fault's answer broken in transit
+by a :data:`WIRE` fault (``("truncated", "success_false")``: a failure envelope cut
+short, not charged)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -223,8 +223,12 @@ class Sandbox:
                 ``"success_false"`` / ``"bad_gateway"`` (the HTTP-200 envelopes),
                 faults in transit (``"truncated"``, ``"bad_chunk"``,
                 ``"bad_gzip"``, ``"drip"``, ``"vary_star"``: see
-                ``socialframe.sandbox._routes.WIRE``), or a JSON object to serve
-                as a charged HTTP 200 body (a body of the wrong shape).
+                ``socialframe.sandbox._routes.WIRE``: they break the answer the
+                request would get otherwise), a JSON object to serve
+                as a charged HTTP 200 body (a body of the wrong shape), or a pair
+                ``(wire, fault)``: the fault's answer broken in transit, such as
+                ``("truncated", "success_false")`` (a failure envelope cut short:
+                not charged, as the envelope is not).
 
         Raises:
             ValueError: A fault is neither.
@@ -239,7 +243,15 @@ class Sandbox:
             [(503, False), (200, False), (200, True)]
         """
         for kind in faults:
-            if not (isinstance(kind, str) and kind in routes.WIRE):
+            if isinstance(kind, tuple):
+                wire, inner = kind if len(kind) == 2 else ("", None)
+                if wire not in routes.WIRE or isinstance(inner, tuple):
+                    raise ValueError(
+                        f"a pair of faults is (wire, fault), with wire one of"
+                        f" {sorted(routes.WIRE)}, got {kind!r}"
+                    )
+                routes.fault(inner)
+            elif not (isinstance(kind, str) and kind in routes.WIRE):
                 routes.fault(kind)  # validates now rather than mid-request
         with self._lock:
             self._injected.extend(faults)
@@ -466,6 +478,8 @@ class Sandbox:
             # Two draws for every GET, used or not: request n's fate depends only on n.
             draw, kind = self._fault_rng.random(), self._fault_rng.random()
             limited = injected is None and self._over_limit()
+        if isinstance(injected, tuple):  # (wire, fault): the fault's answer, broken
+            return replace(routes.fault(injected[1]), wire=injected[0])
         if isinstance(injected, str) and injected in routes.WIRE:
             answer = self._decide(method, path, params, authorised, wire=True)
             if injected == "vary_star":

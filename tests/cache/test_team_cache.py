@@ -7,6 +7,7 @@ Without ``redis-server`` these tests skip, saying how to install it; under
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -175,13 +176,16 @@ def test_a_team_cache_that_refuses_writes_warns_and_returns_the_frame(team: str)
     r.config_set("maxmemory", 1)  # every write: OOM command not allowed
     try:
         with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=team) as c:
-            with pytest.warns(
-                sf.CacheWarning, match=r"2 paid pages could not be stored .*127\.0\.0\.1"
-            ):
+            with pytest.warns(sf.CacheWarning) as caught:
                 frame = c.post_comments(P82)
             assert len(frame) == 82 and c.ledger.paid_calls == 2
     finally:
         r.config_set("maxmemory", 0)
+    said = sorted(str(w.message) for w in caught)
+    # The pages could not be stored, nor their locks taken (both said, neither raised).
+    assert len(said) == 2, said
+    assert re.search(r"2 paid pages could not be stored .*127\.0\.0\.1.*OutOfMemoryError", said[0])
+    assert re.search(r"lock of 2 pages could not be taken .*refused a command", said[1])
 
 
 def test_a_team_cache_that_refuses_the_shared_rate_limit_goes_on_alone(team: str) -> None:

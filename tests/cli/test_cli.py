@@ -341,8 +341,7 @@ def test_skipping_failed_items(sandbox: Sandbox) -> None:
         "SkippedWarning" in line and line.startswith("socialframe: warning: ") for line in run.lines
     )
     assert run.lines[-1] == (
-        "socialframe: wrote 82 comments of 2 posts to standard output;"
-        " 1 item skipped after failing"
+        "socialframe: wrote 82 comments of 2 posts to standard output; 1 item skipped after failing"
     )
 
 

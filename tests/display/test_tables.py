@@ -17,10 +17,7 @@ SEP = tables.SEP
 
 def parts(cell: str) -> list[str]:
     """What the render function hands DataTables: display, sort, plain."""
-    for mark, back in {"\x1e": "\n", "\x1d": "\t", "\x1c": "\r"}.items():
-        cell = cell.replace(mark, back)
-    split = cell.split(SEP)
-    return split if len(split) == 3 else split * 3
+    return list(tables.split(cell))[:3]
 
 
 def test_hostile_text_and_names_are_escaped_and_only_web_links_are_links() -> None:
@@ -49,6 +46,50 @@ def test_the_separators_in_the_data_cannot_forge_a_cell() -> None:
     shown, _ = tables.cells(pd.DataFrame({"text": [forged]}))
     display, _, plain = parts(shown.iloc[0, 0])
     assert display == "&lt;b&gt;x&lt;/b&gt; 1 2" and plain == "<b>x</b> 1 2"
+
+
+def test_the_download_keeps_what_a_spreadsheet_would_run_as_text_and_numbers_as_numbers() -> None:
+    # OWASP's CSV injection: a text cell starting with = + - @ tab or CR gets a "'";
+    # a number is never touched (a numeric column's -5 is -5)
+    frame = pd.DataFrame(
+        {
+            "text": ["=1+2", "-5 stars", "\t=x", "\r=x", "@SUM(A1)", "+44 20", "x=1", "<b>"],
+            "n": pd.array([-5, -5000, 5, None, -1, 0, 1, 2], dtype="Int64"),
+            "x": pd.array([-1.5, -2500.25, 1, 2, 3, None, -0.001, 4], dtype="Float64"),
+            "ad_archive_id": ["=1"] + ["1"] * 7,
+            "post": ["-1"] + ["1"] * 7,
+            "wait": pd.to_timedelta(["-1h"] + ["1h"] * 7),
+            "tags": [["=x", "y"]] + [["y"]] * 7,
+        }
+    )
+    shown, _ = tables.cells(frame)
+    export = {name: [tables.split(c).export for c in shown[name]] for name in shown.columns}
+    assert export["text"] == [
+        "'=1+2",
+        "'-5 stars",
+        "'\t=x",
+        "'\r=x",
+        "'@SUM(A1)",
+        "'+44 20",
+        "x=1",
+        "<b>",
+    ]
+    assert export["n"] == ["-5", "-5000", "5", "", "-1", "0", "1", "2"]
+    assert export["x"] == ["-1.5", "-2500.25", "1.0", "2.0", "3.0", "", "-0.001", "4.0"]
+    assert export["ad_archive_id"][0] == "'=1" and export["post"][0] == "'-1"
+    assert export["wait"][0] == "'-1 days +23:00:00" and export["tags"][0] == "'=x, y"
+    # what a search finds and the sort are the text itself
+    first = tables.split(shown.iloc[0, 0])
+    assert first.plain == first.sort == "=1+2" and first.display == "=1+2"
+
+
+def test_the_download_writes_each_cell_and_name_as_it_is_and_says_it_is_for_spreadsheets() -> None:
+    [button] = sf.show(pd.DataFrame({"a": [1]}))._dt_args["buttons"]
+    assert "formula" in button["titleAttr"] and button["bom"] is True
+    options = button["exportOptions"]
+    # not through Buttons' cleaning (it drops <script> and comments, trims, decodes &lt;)
+    assert options["format"] == {"header": tables.EXPORT_NAME, "body": tables.EXPORT_CELL}
+    assert options["orthogonal"] == "export"
 
 
 def test_line_breaks_travel_past_pandas_formatter_and_come_back() -> None:
@@ -139,6 +180,21 @@ def test_show_is_a_widget_newest_first_that_selects_and_downloads() -> None:
     rows = json.loads(args["data_json"])
     assert len(rows) == len(comments)  # every row: nothing sampled away
     assert comments.social.show()._dt_args["data_json"] == args["data_json"]
+
+
+def test_a_table_is_one_table_and_a_height_puts_it_in_a_box() -> None:
+    # DataTables' scrolling draws the header as a table of its own: it stood up to
+    # 11,000 px off its columns (the browser test measures them)
+    frame = example_comments()
+    plain = sf.show(frame, scrollX=True, scrollCollapse=True)._dt_args
+    assert not {"scrollX", "scrollY", "scrollCollapse"} & set(plain)
+    boxed = sf.show(frame, scrollY=300)
+    assert "scrollY" not in boxed._dt_args and "sf-box-300px" in boxed.classes.split()
+    assert "max-height: 300px" in boxed._dt_args["table_style"]
+    assert "sf-box-2_5em" in sf.show(frame, scrollY="2.5em").classes.split()
+    for bad in ("1px; } body { display: none", "tall", True, 1.5):
+        with pytest.raises(ValueError, match="a table's height is"):
+            sf.show(frame, scrollY=bad)
 
 
 @pytest.mark.parametrize("bad", [[1, 2], "frame", None])

@@ -340,6 +340,26 @@ def test_explorer_day_range_and_date_boxes_stay_in_step(comments: pd.DataFrame) 
     assert days.index[0] == 0 and "Start must be" in explorer.count.value
 
 
+def test_the_day_range_reads_as_a_range(comments: pd.DataFrame) -> None:
+    """Its own readout joined the days with a hyphen ("2025-11-02-2026-01-01")."""
+    explorer = explore_comments(comments)
+    days = explorer.days
+    assert days.readout is False  # (ipywidgets' own, hyphenated)
+    [said] = [
+        child
+        for box in explorer.children
+        for child in getattr(box, "children", ())
+        for child in getattr(child, "children", ())
+        if "socialframe-range" in getattr(child, "_dom_classes", ())
+    ]
+    first, last = days.options[0][0], days.options[-1][0]
+    assert said.value == f"{first} to {last}" == "2025-11-02 to 2026-01-01"
+    frontend_sets(days, index=[3, 10])
+    assert said.value == f"{days.options[3][0]} to {days.options[10][0]}"
+    explorer.end.value = days.options[3][0]  # one day: that day
+    assert said.value == days.options[3][0]
+
+
 # -- ad_search -------------------------------------------------------------------------------------
 
 

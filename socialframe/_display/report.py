@@ -34,7 +34,7 @@ from .. import _time
 from .. import _words as words
 from .._analysis import ads as ad_analysis
 from .._analysis import comments as analysis
-from .._schema import AD_DAYS, is_share
+from .._schema import AD_DAYS, share_columns
 from .._version import __version__
 from . import html as markup
 from . import values
@@ -139,8 +139,8 @@ def _text(value: object) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def _cells(name: object, column: pd.Series, tz: str) -> list[str]:
-    known = values.texts(name, column, tz=tz, share=is_share(name))
+def _cells(name: object, column: pd.Series, tz: str, share: bool) -> list[str]:
+    known = values.texts(name, column, tz=tz, share=share)
     if known is not None:
         return known[0]
     if name in ("post_urn", "post"):
@@ -241,7 +241,8 @@ def table_html(frame: pd.DataFrame, *, tz: str) -> str:
         </tbody>
         </table></div>
     """
-    columns = [_cells(name, frame[name], tz) for name in frame.columns]
+    shares = share_columns(frame)
+    columns = [_cells(name, frame[name], tz, name in shares) for name in frame.columns]
     looks = [_look(frame[name], cells) for name, cells in zip(frame.columns, columns, strict=True)]
     escaped = [
         [

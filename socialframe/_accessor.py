@@ -194,20 +194,40 @@ class SocialAccessor:
         return use.search_ads(self._column(column), **filters)
 
     def to_csv(self, path: str | Path, *, excel: bool = False) -> Path:
-        """Write the frame as CSV that survives spreadsheets.
+        """Write the frame as CSV: exact data for programs, or (``excel=True``) a file
+        for spreadsheets in which no cell is a formula.
 
-        Ids are text (never ``7.38E+18``), lists and dicts JSON, times RFC 3339
-        (``2026-01-01T09:30:00.000000+00:00``), newlines kept inside quotes.
-        ``excel=True`` writes what Excel opens correctly: UTF-8 with a BOM, CRLF
-        line ends, ids as ``="7384427202391592960"`` and a ``'`` before text that
-        Excel would run as a formula (``=``, ``+``, ``-``, ``@`` first).
+        The plain CSV holds every value exactly as it is, for pandas, DuckDB, R or
+        Python's ``csv``: ids as text (never ``7.38E+18``), lists and dicts as JSON,
+        times RFC 3339 (``2026-01-01T09:30:00.000000+00:00``), and text as written,
+        even text a spreadsheet would run (``=HYPERLINK(...)``, ``@SUM(1)``): do not
+        open it in Excel or LibreOffice. Any cell holding a line break (LF, CR or
+        CRLF) is quoted, so every reader gets the same rows back.
+
+        ``excel=True`` is for people who open the file in a spreadsheet: UTF-8 with a
+        BOM, CRLF line ends, ids of digits as ``="7384427202391592960"`` (kept as
+        text, never rounded), and a ``'`` before any text or id a spreadsheet would
+        run as a formula (its first character ``=``, ``+``, ``-``, ``@``, a tab or a
+        CR: OWASP's rule for CSV injection), so comments written by strangers stay
+        text. ``socialframe report`` reads either kind back as it was written (those
+        marks taken off).
+
+        A lone surrogate (which UTF-8 cannot hold) is written as U+FFFD; every row
+        is written. The file is written whole or not at all, and never through a
+        link, over a file with other hard links, over a pipe or a device, over a
+        SQLite cache or inside a study's folder (``ValueError`` says which).
 
         Args:
             path: The file to write.
-            excel: Write for Excel.
+            excel: Write it for spreadsheets.
 
         Returns:
             The path written.
+
+        Raises:
+            ValueError: ``path`` may not be written (a link, a folder, no such
+                folder, a cache, a study's file, no permission).
+            OSError: the file could not be written (a full disk).
 
         Example:
             >>> import tempfile, pathlib
@@ -255,7 +275,9 @@ class SocialAccessor:
         Content-Security-Policy lets it load nothing (no script, font or style
         sheet from anywhere). Comment texts and names are escaped, never run.
         The page is rendered whole before anything is written, then written
-        atomically: an error leaves no file (and an old report as it was).
+        whole or not at all: an error leaves no file (and an old report as it was).
+        It is never written through a link, over a pipe or a device, over a SQLite
+        cache or inside a study's folder.
 
         Args:
             path: The file to write; its name must end in ``.html`` (or ``.htm``).
@@ -268,8 +290,9 @@ class SocialAccessor:
 
         Raises:
             AttributeError: neither a comments nor an ads frame.
-            ValueError: ``path`` is a folder, is not ``.html``, is in a folder that
-                does not exist or cannot be written; ``tz`` is no time zone.
+            ValueError: ``path`` is not ``.html``, or may not be written (a link, a
+                folder, no such folder, a cache, a study's file, no permission);
+                ``tz`` is no time zone.
             OSError: the file could not be written.
 
         Example:

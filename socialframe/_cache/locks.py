@@ -59,6 +59,12 @@ class NoLocks:
         yield None
 
 
+def lock_folder(cache_file: Path) -> Path:
+    """The folder of the page locks of the SQLite cache ``cache_file``: beside it,
+    its name and ``.locks``."""
+    return Path(f"{cache_file}.locks")
+
+
 class FileLocks:
     """Lock files beside a SQLite cache (see the module's doc).
 
@@ -81,7 +87,7 @@ class FileLocks:
     STRIPES: Final = 1024
 
     def __init__(self, cache_file: Path) -> None:
-        self.folder = Path(f"{cache_file}.locks")
+        self.folder = lock_folder(cache_file)
         why = ""
         if self.folder.is_symlink() and not self.folder.exists():
             why = "is a link to nothing"

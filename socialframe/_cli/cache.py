@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _words as words
+from . import outputs
 from .exits import EXIT_OK, Usage
 from .messages import PROG, say, shown
 
@@ -24,10 +25,7 @@ def cache(args: argparse.Namespace) -> int:
     setting: Any = args.cache or True
     location = cache_location(setting)
     where = location.shown if isinstance(location, TeamURL) else str(location)
-    cache_file = [location] if isinstance(location, Path) else []
-    target = (
-        export.check_target(args.output, protect=cache_file) if args.action == "report" else None
-    )
+    target = outputs.target(args) if args.action == "report" else None
     missing = isinstance(location, Path) and not location.exists()
     # Reading an absent cache must not create one.
     backend = None if missing else open_backend(setting)

@@ -7,10 +7,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import _words as words
+from . import outputs
 from .exits import EXIT_AUTH, EXIT_BUDGET, EXIT_FAILED, EXIT_OK, NoKey, Usage
 from .messages import PROG, fail, holds_key, say
 
@@ -165,18 +165,12 @@ def _collect(
     args: argparse.Namespace, fetch: Callable[[Client], pd.DataFrame], *, noun: str
 ) -> int:
     """Fetch, write what came back (all of it, or what came before a failure), report."""
-    from .._cache.setting import cache_location
-    from .._display import export as export
     from .._errors import AuthError, BudgetExceededError, FetchError
 
-    # Before paying for anything: where it goes, and that it is neither the cache nor
-    # the list of items piped in.
-    location = cache_location(args.cache or True)
-    cache_file = [location] if isinstance(location, Path) else []
-    given = getattr(args, "posts", None) or getattr(args, "queries", None) or []
-    target = export.check_target(
-        args.output, protect=cache_file, inputs=[0] if "-" in given else []
-    )
+    # Before paying for anything: where it goes (neither the cache, nor a study, nor
+    # the list of items piped in), and where the cache goes.
+    outputs.check_cache_place(args)
+    target = outputs.target(args)
     where = str(target)
     failure: FetchError | None = None
     with _client(args) as client:

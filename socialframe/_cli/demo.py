@@ -7,13 +7,16 @@ The charts of the README (``docs/``) are this demo's: ``python -m socialframe de
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
 from .. import _words as words
 from .._client import Client
-from .._display import values
+from .._display import files, values
+from .._display.files import Guarded
 from ..sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 DEMO_POST = EXAMPLE_POSTS[2345]
@@ -89,8 +92,12 @@ def _summary_voice(df: pd.DataFrame) -> str:
     return f"  share of the ads running in {month:%Y-%m}: {parts}"
 
 
-def run(out: Path, *, cache: object = True) -> dict[str, object]:
-    """Run the demo, print its report, and return the figures it printed."""
+def run(out: Path, *, cache: object = True, guard: Iterable[Guarded] = ()) -> dict[str, object]:
+    """Run the demo, print its report, and return the figures it printed.
+
+    The charts are written as every file is (:func:`socialframe._display.files.write_whole`),
+    never over ``guard`` (the cache in use).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -119,7 +126,8 @@ def run(out: Path, *, cache: object = True) -> dict[str, object]:
             ]
             charts = [out / name for name in CHARTS]
             for chart, ax in zip(charts, drawn, strict=True):
-                ax.figure.savefig(chart, dpi=100)
+                draw = functools.partial(ax.figure.savefig, format="png", dpi=100)
+                files.write_whole(chart, draw, guard=guard)
                 plt.close(ax.figure)
             print(f"\nledger:  {client.ledger}")
             print(f"sandbox: {sandbox.charges} paid calls served")

@@ -41,7 +41,8 @@ environment:
 OUTPUT_HELP: Final = (
     "write to FILE; its suffix picks the format: .csv (ids as text, lists as JSON),"
     " .jsonl (one row per line), .parquet, .xlsx (if openpyxl is installed);"
-    " /dev/null discards the rows; default (or -): CSV to standard output"
+    " /dev/null discards the rows; default (or -): CSV to standard output. Never written"
+    " through a link, over the cache, or into a study"
 )
 
 EXCEL_HELP: Final = (
@@ -434,14 +435,16 @@ def build_parser() -> _Parser:
 
     made = commands.add_parser(
         "report",
-        help="the HTML report of a comments or ads file (CSV or Parquet)",
+        help="the HTML report of a comments or ads file (CSV, JSON lines or Parquet)",
         description="The report df.social.report writes, from a file socialframe wrote:\n\n"
         "  socialframe report comments.parquet -o report.html\n"
         "  socialframe comments POST | socialframe report - -o report.html",
         formatter_class=formatter,
         allow_abbrev=False,
     )
-    made.add_argument("file", metavar="FILE", help="a .csv or .parquet file, or - for stdin")
+    made.add_argument(
+        "file", metavar="FILE", help="a .csv, .jsonl or .parquet file, or - for stdin"
+    )
     made.add_argument("-o", "--output", metavar="FILE", required=True, help="the .html to write")
     made.add_argument(
         "--title", default=None, help="the page's title (default: what the file holds)"

@@ -1,5 +1,6 @@
 """The ``report`` command: the HTML report of a comments or ads file socialframe wrote
-(CSV, Excel CSV or Parquet; ``-`` reads standard input), as ``df.social.report``."""
+(CSV, CSV for spreadsheets, JSON lines or Parquet; ``-`` reads standard input), as
+``df.social.report``."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ import sys
 from pathlib import Path
 
 from .. import _words as words
+from . import outputs
 from .exits import EXIT_OK, Usage
 from .messages import say
 
 
 def report(args: argparse.Namespace) -> int:
-    """``socialframe report FILE -o report.html``: read, check, write the page."""
+    """``socialframe report FILE -o report.html``: check, read, write the page."""
     from .._display import export as export
+    from .._display import files
     from .._display.report import write_report
     from .._time import check_zone
 
@@ -22,6 +25,8 @@ def report(args: argparse.Namespace) -> int:
     target = Path(args.output)
     if target.suffix.lower() not in (".html", ".htm"):
         raise Usage(f"-o names the report's file, which must end in .html: {args.output!r}")
+    guard, read = outputs.guarded(args), outputs.inputs(args)
+    files.check(target, guard=guard, inputs=read)  # (before reading: the input may be long)
     if args.file == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise Usage("FILE '-' reads standard input, but nothing is piped in")
@@ -32,6 +37,8 @@ def report(args: argparse.Namespace) -> int:
             raise Usage(f"no such file: {args.file!r}")
         frame = export.read_frame(source)
     kind = frame.attrs["socialframe"]
-    path = write_report(frame, target, kind=kind, title=args.title, tz=args.tz)
+    path = write_report(
+        frame, target, kind=kind, title=args.title, tz=args.tz, guard=guard, inputs=read
+    )
     say(f"wrote the report of {words.count(len(frame), kind.removesuffix('s'))} to {path}")
     return EXIT_OK

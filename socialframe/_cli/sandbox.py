@@ -6,14 +6,22 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import outputs
 from .exits import EXIT_OK
 
 
 def demo(args: argparse.Namespace) -> int:
     """``socialframe demo``: the tour against the embedded sandbox, charts into ``--out``."""
-    from .demo import run
+    from .._display import files
+    from .demo import CHARTS, run
 
-    run(args.out, cache=not args.no_cache)
+    # The charts' places, before the tour: none may be the cache, a study's, a link.
+    guard = outputs.guarded(args)
+    files.check_folder(args.out, guard=guard)
+    if args.out.is_dir():
+        for name in CHARTS:
+            files.check(args.out / name, guard=guard)
+    run(args.out, cache=not args.no_cache, guard=guard)
     return EXIT_OK
 
 

@@ -9,6 +9,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from .. import _words as words
+from . import outputs
 from .collect import _client, _items, _write
 from .exits import EXIT_AUTH, EXIT_BUDGET, EXIT_FAILED, EXIT_OK, Usage
 from .messages import fail, say
@@ -58,9 +59,7 @@ def _count(chosen: Study) -> str:
 
 
 def _written(frame: pd.DataFrame, args: argparse.Namespace, noun: str) -> int:
-    from .._display import export as export
-
-    target = export.check_target(args.output)
+    target = outputs.target(args)
     unwritten = _write(frame, target, excel=args.excel)
     if unwritten:
         return fail(EXIT_FAILED, unwritten)
@@ -69,12 +68,12 @@ def _written(frame: pd.DataFrame, args: argparse.Namespace, noun: str) -> int:
 
 
 def _refresh(args: argparse.Namespace, chosen: Study) -> int:
-    from .._display import export as export
     from .._errors import AuthError, BudgetExceededError, FetchError
 
     if args.offline:
         raise Usage("a refresh asks the service what is new: --offline cannot be used here")
-    target = export.check_target(args.output) if args.output else None
+    outputs.check_cache_place(args)
+    target = outputs.target(args) if args.output else None
     failure: FetchError | None = None
     with _client(args) as client:
         try:

@@ -1,45 +1,55 @@
 """Files that survive spreadsheets and pipelines: CSV (ids as text, lists as JSON,
-newlines quoted), JSON lines, Parquet and Excel, chosen by the suffix of the name
-given; written whole or not at all, and only over a regular file that is neither
-the cache nor an input (see :func:`check_target`).
+line breaks quoted), JSON lines, Parquet and Excel, chosen by the suffix of the name
+given; and reading them back (:func:`read_frame`).
 
-Why over 400 lines: one job, a frame into a file that nothing can break. The
-four formats and the checks of where they may go belong together: the checks run
-once before a paid fetch and again at the moment of writing, and the atomic
-replace (with interrupts held back) is what every format is written through.
+Every file is written through :func:`socialframe._display.files.write_whole`: whole
+or not at all, never through a link, never over the cache, a study or an input
+(:func:`check_target` checks before a paid fetch, the writer again at the end).
+
+Two kinds of CSV, for two readers:
+
+- **plain** (``to_csv(df, path)``, ``-o x.csv``): exact data for programs. Every
+  value is written as it is (text starting with ``=`` too); a cell holding a line
+  break of any kind (LF, CR, CRLF) is quoted, so that every reader (pandas, Python's
+  ``csv``, DuckDB) reads back the same rows. Rows end in LF.
+- **for spreadsheets** (``excel=True``, ``--excel``): UTF-8 with a BOM, CRLF, ids
+  of digits as ``="7384427202391592960"`` (the one form Excel keeps as text rather
+  than a rounded 7.38E+18) and any other text that a spreadsheet would run as a
+  formula (its first character ``=``, ``+``, ``-``, ``@``, a tab or a CR, after any
+  ``'``) given a leading ``'`` (OWASP's rule for CSV injection): no cell
+  from the service becomes a formula. :func:`read_frame` takes that ``'`` off again.
+
+Why over 400 lines: one job, a frame into a file and back, for four formats; the
+rules of where a file may go live in :mod:`.files`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import errno
 import importlib
 import io
 import json
 import os
 import re
-import shutil
-import signal
-import stat
 import sys
-import tempfile
-import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import IO, Any, BinaryIO, Final
 
 import numpy as np
 import pandas as pd
 
-#: Columns holding ids: 19-digit numbers that a spreadsheet would turn into 7.38E+18.
-ID_SUFFIXES = ("_id", "_urn")
+from .._schema import ID_SUFFIXES as ID_SUFFIXES
+from .._schema import is_id
+from . import files
+from .files import Guarded
 
 
 def _is_id(name: str) -> bool:
-    return name.endswith(ID_SUFFIXES) or name in {"comment_id", "ad_archive_id", "collation_id"}
+    """Ids, and the post or item as given (a 19-digit number a spreadsheet would round)."""
+    return is_id(name) or name in ("post", "item")
 
 
 def _json(value: Any) -> Any:
@@ -50,8 +60,15 @@ def _json(value: Any) -> Any:
     return value
 
 
-#: A cell starting with one of these is a formula to a spreadsheet ("CSV injection").
+#: A cell starting with one of these is a formula to a spreadsheet ("CSV injection"):
+#: OWASP's list (the tables' download reads it too).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Text a spreadsheet would run (a formula's first character, after any quotes already
+#: there: ``'=1`` gets its own ``'`` too, so that reading takes exactly one off).
+_STARTS: Final = "".join({"\t": r"\t", "\r": r"\r", "-": r"\-"}.get(c, c) for c in FORMULA_STARTS)
+_FORMULA: Final = re.compile(f"'*[{_STARTS}]")  # (in Python's and Arrow's (RE2) syntax)
+_QUOTED_FORMULA: Final = f"^'(?='*[{_STARTS}])"
+_DIGITS: Final = re.compile(r"[0-9]+")
 
 
 def _id_text(column: pd.Series) -> pd.Series:
@@ -67,15 +84,60 @@ def _times(column: pd.Series) -> pd.Series:
     return text.str.replace(r"([+-]\d\d)(\d\d)$", r"\1:\2", regex=True)
 
 
-def csv_ready(df: pd.DataFrame, *, excel: bool = False) -> pd.DataFrame:
-    """The frame as it is written: lists / dicts as JSON text, ids as text.
+def _is_text(column: pd.Series) -> bool:
+    dtype = column.dtype
+    return (
+        pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+        or isinstance(dtype, pd.CategoricalDtype)
+    )
 
-    With ``excel=True`` id cells are written as ``="7384427202391592960"``, the one
-    form Excel opens as text rather than as a rounded number in scientific notation,
-    and text that Excel would run as a formula (``=``, ``+``, ``-``, ``@`` first:
-    comments written by strangers) gets a leading ``'``, which Excel shows as text.
+
+def spreadsheet_text(value: str) -> str:
+    """``value`` as a spreadsheet cell shows it as text: with a ``'`` in front when a
+    spreadsheet would otherwise run it as a formula (see :data:`FORMULA_STARTS`).
+
+    Example:
+        >>> spreadsheet_text("=1+1"), spreadsheet_text("'@x"), spreadsheet_text("fine")
+        ("'=1+1", "''@x", 'fine')
     """
-    out = df.copy()
+    return "'" + value if _FORMULA.match(value) else value
+
+
+def spreadsheet_id(value: str) -> str:
+    """An id as a spreadsheet keeps it: digits as ``="<digits>"`` (never rounded to
+    7.38E+18), any other text as :func:`spreadsheet_text` (never a formula: the
+    ``="..."`` form would run whatever the id holds).
+
+    Example:
+        >>> spreadsheet_id("7384427202391592960"), spreadsheet_id('1"&HYPERLINK("x")&"')
+        ('="7384427202391592960"', '1"&HYPERLINK("x")&"')
+    """
+    if _DIGITS.fullmatch(value):
+        return f'="{value}"'
+    return spreadsheet_text(value)
+
+
+def _spreadsheet(text: pd.Series, *, ids: bool) -> pd.Series:
+    """:func:`spreadsheet_id` (``ids``) or :func:`spreadsheet_text` over a column of text,
+    in C (a million cells: a Python call each took a second)."""
+    risky = text.str.match(_FORMULA.pattern).fillna(False).astype(bool)
+    out = text.mask(risky, "'" + text)
+    if ids:
+        digits = text.str.fullmatch(_DIGITS.pattern).fillna(False).astype(bool)
+        out = out.mask(digits, '="' + text + '"')
+    return out
+
+
+def csv_ready(df: pd.DataFrame, *, excel: bool = False) -> pd.DataFrame:
+    """The frame as it is written: lists / dicts as JSON text, ids as text, times RFC 3339,
+    lone surrogates as U+FFFD (UTF-8 cannot hold them).
+
+    With ``excel=True``, ids of digits are written as ``="7384427202391592960"`` (see
+    :func:`spreadsheet_id`) and text a spreadsheet would run as a formula, in every
+    column and header, gets a leading ``'`` (:func:`spreadsheet_text`).
+    """
+    out = well_formed(df)
     for name in out.columns:
         column = out[name]
         if column.dtype == object:
@@ -84,35 +146,145 @@ def csv_ready(df: pd.DataFrame, *, excel: bool = False) -> pd.DataFrame:
             out[name] = _times(column)
         elif _is_id(str(name)) and not pd.api.types.is_bool_dtype(column):
             text = _id_text(out[name])
-            out[name] = ('="' + text + '"') if excel else text
-        elif excel and (column.dtype == object or pd.api.types.is_string_dtype(column)):
-            text = out[name].astype("string")
-            risky = text.str.startswith(FORMULA_STARTS).fillna(False).astype(bool)
-            out[name] = text.mask(risky, "'" + text)
+            out[name] = _spreadsheet(text, ids=True) if excel else text
+        elif excel and _is_text(column):
+            out[name] = _spreadsheet(out[name].astype("string"), ids=False)
+    if excel:
+        out.columns = [spreadsheet_text(str(name)) for name in out.columns]
     return out
 
 
-def to_csv(df: pd.DataFrame, path: str | Path, *, excel: bool = False) -> Path:
-    """Write ``df`` to ``path`` as CSV; ``excel=True`` adds the UTF-8 BOM Excel needs.
+def to_csv(
+    df: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    excel: bool = False,
+    guard: Iterable[Guarded] = (),
+) -> Path:
+    """Write ``df`` to ``path`` as CSV (see the module's doc for the two kinds).
 
-    Times are RFC 3339 (``2026-01-01T09:30:00.000000+00:00``); text keeps its
-    newlines inside quotes.
+    Args:
+        df: The frame.
+        path: The file, whatever its suffix; written through
+            :func:`~socialframe._display.files.write_whole` (never through a link,
+            never over a cache or a study).
+        excel: For spreadsheets: a BOM, CRLF, ids kept as text, no formula.
+        guard: Files and folders it must never be (besides the default cache).
 
     Returns:
         The path written.
+
+    Raises:
+        ValueError: the file may not be written there (see
+            :func:`~socialframe._display.files.check`).
+        OSError: it could not be written.
     """
-    target = Path(path)
-    csv_ready(df, excel=excel).to_csv(
-        target,
-        index=False,
-        encoding="utf-8-sig" if excel else "utf-8",
-        quoting=csv.QUOTE_MINIMAL,
-        lineterminator="\r\n" if excel else "\n",
-    )
-    return target
+
+    def fill(into: BinaryIO) -> None:
+        _csv_into(df, into, excel=excel)
+
+    return files.write_whole(path, fill, guard=guard)
+
+
+def _csv_into(df: pd.DataFrame, into: IO[bytes], *, excel: bool) -> None:
+    """CSV of ``df`` into the binary ``into`` (UTF-8 whatever the locale), left open."""
+    text = io.TextIOWrapper(into, encoding="utf-8-sig" if excel else "utf-8", newline="")
+    try:
+        ready = csv_ready(df, excel=excel)
+        # The rows are made with CRLF ends, so that csv quotes every cell holding a CR
+        # as well as an LF (it quotes the characters of its line end only); the plain
+        # kind then ends its rows in LF, the cells left as they are.
+        sink: io.TextIOBase = text if excel else _LineFeeds(text)
+        ready.to_csv(sink, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+        sink.flush()
+    finally:
+        text.flush()
+        text.detach()
+
+
+class _LineFeeds(io.TextIOBase):
+    """CSV text whose rows end in CRLF, passed on with rows ending in LF: a CRLF outside
+    quotes ends a row; inside quotes it is a cell's own and is kept.
+
+    Written in batches of about a megabyte (a row at a time cost a quarter of the
+    write): outside quotes are the even pieces between ``"`` (a quote inside a cell is
+    doubled, which leaves an empty piece outside), counted on from the last batch.
+    """
+
+    BATCH: Final = 1 << 20
+
+    def __init__(self, out: io.TextIOBase) -> None:
+        self._out = out
+        self._held: list[str] = []
+        self._size = 0
+        self._quoted = False  # the last batch ended inside quotes
+        self._cr = False  # ... or with a CR outside them, held back
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._held.append(text)
+        self._size += len(text)
+        if self._size >= self.BATCH:
+            self._pass_on()
+        return len(text)
+
+    def _pass_on(self) -> None:
+        text = "".join(self._held)
+        self._held, self._size = [], 0
+        if self._cr:
+            text, self._cr = "\r" + text, False
+        pieces = text.split('"')
+        first = 1 if self._quoted else 0  # (the first piece outside quotes)
+        pieces[first::2] = [piece.replace("\r\n", "\n") for piece in pieces[first::2]]
+        self._quoted ^= len(pieces) % 2 == 0  # (an odd number of quotes)
+        if not self._quoted and pieces[-1].endswith("\r"):  # (its LF may come next)
+            pieces[-1], self._cr = pieces[-1][:-1], True
+        self._out.write('"'.join(pieces))
+
+    def flush(self) -> None:
+        self._pass_on()
+        if self._cr:
+            self._out.write("\r")
+            self._cr = False
+        self._out.flush()
+
+
+def well_formed(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose text (cells, lists' and dicts' text, column names) holds
+    no lone surrogate: a pair joins into its character, a lone one becomes U+FFFD.
+    No file format holds one (UTF-8, Parquet, XML cannot); the rows stay the same."""
+    out = df.copy()
+    out.columns = [_whole(n) if isinstance(n, str) else n for n in out.columns]
+    for number in range(len(out.columns)):
+        values = out.iloc[:, number]
+        if values.dtype == object or (
+            isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "python"
+        ):
+            out.isetitem(number, values.map(_whole, na_action="ignore"))
+    return out
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, list | tuple):
+        return type(value)(_whole(v) for v in value)
+    if isinstance(value, dict):
+        return {_whole(k): _whole(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return np.array([_whole(v) for v in value], dtype=object)
+    return value
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+#: The most characters a cell of Excel holds (what is longer is cut, in .xlsx only).
+XLSX_MOST: Final = 32_767
 
 #: The suffixes :func:`write` knows, and what each writes.
 FORMATS: Final = {
@@ -131,9 +303,9 @@ class Target:
         given: The name as the user gave it (``None``: standard output).
         path: The file (``None``: standard output, or discarded).
         suffix: The format: the suffix of the name as given (``.csv`` for standard
-            output), never that of the file a link points to.
+            output).
         discard: The null device (``-o /dev/null``): nothing is written.
-        protect: The files it must never be (checked again when writing).
+        guard: What it must never be (checked again when writing).
         inputs: File descriptors the run reads from (checked again when writing).
     """
 
@@ -141,7 +313,7 @@ class Target:
     path: Path | None
     suffix: str = ".csv"
     discard: bool = False
-    protect: tuple[Path, ...] = ()
+    guard: tuple[Guarded, ...] = ()
     inputs: tuple[int, ...] = ()
 
     def __str__(self) -> str:
@@ -151,32 +323,28 @@ class Target:
 
 
 def check_target(
-    path: str | Path | Target | None,
+    path: str | os.PathLike[str] | Target | None,
     *,
-    protect: Iterable[str | Path] = (),
+    guard: Iterable[Guarded] = (),
     inputs: Iterable[int] = (),
 ) -> Target:
     """Where :func:`write` will write (``None``/``-``: standard output), checked now.
 
     Called before anything is fetched (and paid): an unknown suffix, a missing
-    writer, a missing folder or a target that is no file would otherwise surface
-    after the money is spent.
+    writer, a missing folder or a target that may not be written would otherwise
+    surface after the money is spent.
 
-    The rules: the suffix of the name as given picks the format (a link is
-    followed to the file it names, whose own suffix plays no part); what exists
-    there must be a regular file (a pipe, a device, a socket or a folder would be
-    replaced by a file, or never hold one whole); it must not be one of
-    ``protect`` or an input, compared as files (device and inode), so that no
-    hard or symbolic link gets around it. Two names are accepted for what they
-    mean in a shell: the null device (``/dev/null``) discards, and standard
-    output under another name (``/dev/stdout``, ``/dev/fd/1``) is ``-``.
+    The suffix of the name as given picks the format. Where it may go is
+    :func:`socialframe._display.files.check`'s to say: no link, a regular file or
+    nothing, none of ``guard`` nor inside it, no cache, no study, not an input,
+    writable. Two names are taken as a shell user means them: ``/dev/null``
+    discards, and ``/dev/stdout`` and ``/dev/fd/1`` are ``-``.
 
     Args:
         path: The file, or ``None`` / ``"-"`` for CSV to standard output (a
             :class:`Target` is checked again, as given).
-        protect: Cache files it must never be (writing over one would lose every
-            page paid for): each with its ``-wal``, ``-shm`` and ``-journal``
-            files and the lock files in its ``.locks`` folder.
+        guard: What it must never be nor be inside: the cache in use
+            (:func:`~socialframe._display.files.cache_guard`), the study.
         inputs: Open file descriptors read as input (standard input is ``0``).
 
     Returns:
@@ -184,8 +352,7 @@ def check_target(
 
     Raises:
         ValueError: the suffix is not in :data:`FORMATS`, its writer is not
-            installed, the folder does not exist or cannot be written, what is
-            there is not a regular file, or it is one of ``protect`` or ``inputs``.
+            installed, or the file may not be written there.
 
     Example:
         >>> check_target("ads.txt")  # doctest: +ELLIPSIS
@@ -194,23 +361,20 @@ def check_target(
         ValueError: cannot write 'ads.txt': the suffix chooses the format: .csv, ...
     """
     if isinstance(path, Target):
-        return check_target(path.given, protect=path.protect, inputs=path.inputs)
-    kept = tuple(Path(p) for p in protect)
+        return check_target(path.given, guard=path.guard, inputs=path.inputs)
+    kept = tuple(guard)
     read = tuple(inputs)
-    if path is None or str(path) == "-":
-        return Target(None, None, protect=kept, inputs=read)
-    given = str(path)
-    target = Path(path).expanduser()
-    found = _existing(target)
-    if found is not None and _same(found, _stat(Path(os.devnull))):
-        return Target(given, None, discard=True, protect=kept, inputs=read)
+    if path is None:
+        files.check_stream(1, guard=kept)
+        return Target(None, None, guard=kept, inputs=read)
+    given = os.fspath(path)
+    special = files.shell_name(given)
+    if special is not None:
+        if special == "stdout":
+            files.check_stream(1, guard=kept)
+        return Target(given, None, discard=special == "discard", guard=kept, inputs=read)
+    target = files.check(given, guard=kept, inputs=read)
     suffix = target.suffix.lower()
-    # /dev/stdout, /dev/fd/1: as "-" (a file by that name with a format's suffix is a file)
-    regular = found is None or stat.S_ISREG(found.st_mode)
-    if _same(found, _fstat(1)) and (not regular or suffix not in FORMATS):
-        return Target(given, None, protect=kept, inputs=read)
-    if found is not None and not regular:
-        raise ValueError(_not_a_file(target, found))
     if suffix not in FORMATS:
         known = ", ".join(list(FORMATS)[:-1]) + f" or {list(FORMATS)[-1]}"
         raise ValueError(f"cannot write {given!r}: the suffix chooses the format: {known}")
@@ -223,113 +387,7 @@ def check_target(
             f"writing {target.name} needs an Excel writer: pip install openpyxl"
             " (or write .csv, which Excel opens)"
         )
-    check_place(target)
-    real = Path(os.path.realpath(target))
-    for cache in kept:
-        what = _part_of_cache(real, found, cache)
-        if what:
-            raise ValueError(f"cannot write {target}: it is {what} {cache}")
-    for fd in read:
-        if _same(found, _fstat(fd)):
-            name = "standard input" if fd == 0 else f"the input file (descriptor {fd})"
-            raise ValueError(f"cannot write {target}: it is {name}, read by this run")
-    return Target(given, target, suffix=suffix, protect=kept, inputs=read)
-
-
-def _existing(target: Path) -> os.stat_result | None:
-    """What is at ``target``, links followed; ``None`` when nothing is (yet)."""
-    try:
-        return os.stat(target)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise ValueError(f"cannot write {target}: its symbolic links form a loop") from None
-        if exc.errno == errno.ENOTDIR:
-            raise ValueError(f"cannot write {target}: a part of it is not a folder") from None
-        raise ValueError(f"cannot write {target}: {exc.strerror or exc}") from None
-
-
-def _stat(path: Path) -> os.stat_result | None:
-    try:
-        return os.stat(path)
-    except (OSError, ValueError):
-        return None
-
-
-def _fstat(fd: int) -> os.stat_result | None:
-    try:
-        return os.fstat(fd)
-    except OSError:
-        return None
-
-
-def _same(one: os.stat_result | None, other: os.stat_result | None) -> bool:
-    """The same file: the same device and inode (what a link, hard or symbolic, shares)."""
-    if one is None or other is None:
-        return False
-    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
-
-
-def _part_of_cache(real: Path, found: os.stat_result | None, cache: Path) -> str:
-    """What of the SQLite ``cache`` the file at ``real`` is (its ``found`` stat):
-    the file, its journal, a page lock; ``""`` for none."""
-    for name in (cache, *(Path(f"{cache}{end}") for end in ("-wal", "-shm", "-journal"))):
-        if real == Path(os.path.realpath(name)) or _same(found, _stat(name)):
-            return "the cache file" if name == cache else "a file of the cache"
-    locks = Path(f"{cache}.locks")
-    if real.parent == Path(os.path.realpath(locks)):
-        return "a file of the cache"
-    if found is not None and found.st_nlink > 1:  # a hard link to a lock file, elsewhere
-        with contextlib.suppress(OSError), os.scandir(locks) as entries:
-            if any(_same(found, _stat(Path(entry.path))) for entry in entries):
-                return "a file of the cache"
-    return ""
-
-
-def _not_a_file(target: Path, found: os.stat_result) -> str:
-    mode = found.st_mode
-    if stat.S_ISDIR(mode):
-        return f"cannot write {target}: it is a folder"
-    kind = (
-        "a named pipe (FIFO)"
-        if stat.S_ISFIFO(mode)
-        else "a character device"
-        if stat.S_ISCHR(mode)
-        else "a block device"
-        if stat.S_ISBLK(mode)
-        else "a socket"
-        if stat.S_ISSOCK(mode)
-        else "not a regular file"
-    )
-    return (
-        f"cannot write {target}: it is {kind}, not a regular file; name a file"
-        " (.csv, .jsonl, .parquet, .xlsx), or - for standard output"
-    )
-
-
-def check_place(target: Path) -> None:
-    """Check that ``target`` can be written: its folder exists, it is a regular file
-    (or nothing yet), we may write.
-
-    Shared by every writer of files (exports, the HTML report), before any work.
-
-    Raises:
-        ValueError: there is no such folder, ``target`` is a folder, a pipe, a
-            device or a socket, or there is no permission to write it.
-    """
-    folder = target.parent
-    if not folder.is_dir():
-        raise ValueError(f"cannot write {target}: there is no folder {folder}")
-    real = Path(os.path.realpath(target))
-    if not real.parent.is_dir():  # a link to a file in a folder that is gone
-        raise ValueError(f"cannot write {target}: it links to {real}, in no folder")
-    found = _existing(target)
-    if found is not None and not stat.S_ISREG(found.st_mode):
-        raise ValueError(_not_a_file(target, found))
-    writable = os.access(target, os.W_OK) if found is not None else os.access(folder, os.W_OK)
-    if not writable:
-        raise ValueError(f"cannot write {target}: no permission to write there")
+    return Target(given, target, suffix=suffix, guard=kept, inputs=read)
 
 
 def _installed(*modules: str) -> str | None:
@@ -345,22 +403,26 @@ def _installed(*modules: str) -> str | None:
 
 
 def write(
-    df: pd.DataFrame, path: str | Path | Target | None, *, excel: bool = False
+    df: pd.DataFrame, path: str | os.PathLike[str] | Target | None, *, excel: bool = False
 ) -> Path | None:
     """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout.
 
-    ``.csv`` follows :func:`to_csv` (``excel=True``: the BOM and id cells Excel keeps
-    as text); ``.jsonl`` is one JSON object per row (lists as arrays, times ISO 8601
-    UTC, missing as ``null``); ``.parquet`` keeps every dtype; ``.xlsx`` has times in
-    UTC without a zone (Excel has none), lists as JSON text, and text that starts
-    with ``=`` stays text, never a formula.
+    ``.csv`` follows :func:`to_csv` (``excel=True``: for spreadsheets); ``.jsonl`` is
+    one JSON object per row (lists as arrays, times ISO 8601 UTC, missing as
+    ``null``; every text exact, a line break inside one escaped); ``.parquet`` keeps
+    every dtype; ``.xlsx`` has times in UTC without a zone (Excel has none), lists as
+    JSON text, ids as text, and text that starts with ``=`` stays text, never a
+    formula. What a format cannot hold is changed, never a row dropped: a lone
+    surrogate becomes U+FFFD (every format); in ``.xlsx`` control characters become
+    U+FFFD and a CR an LF (XML holds neither), and a cell longer than Excel's
+    32,767 characters is cut there, ending in ``…``.
 
     Args:
         df: The frame.
         path: The file, ``None`` / ``"-"``, or the :class:`Target` that
             :func:`check_target` returned before the fetch (checked again now:
             what is there may have changed meanwhile).
-        excel: CSV only: write it for Excel.
+        excel: CSV only: write it for spreadsheets.
 
     Returns:
         The path written, or ``None`` for standard output (or the null device).
@@ -382,161 +444,72 @@ def write(
     if target.path is None:
         if sys.stdout is None:
             raise OSError("standard output is closed: nothing could be written")
-        _to_stream(df, sys.stdout.buffer, excel=excel)
+        _csv_into(df, sys.stdout.buffer, excel=excel)
+        sys.stdout.buffer.flush()
         return None
     suffix = target.suffix
-    replace_atomically(target.path, lambda into: _to_file(df, into, suffix, excel=excel))
-    return target.path
+
+    def fill(into: BinaryIO) -> None:
+        _into(df, into, suffix, excel=excel)
+
+    return files.write_whole(target.path, fill, guard=target.guard, inputs=target.inputs)
 
 
-def replace_atomically(target: Path, fill: Callable[[Path], object]) -> None:
-    """Write ``target`` through ``fill(path)``: into a file beside it, moved into place once whole.
-
-    A full disk, a failure or an interrupt (Ctrl-C, SIGTERM) half-way leaves the
-    file as it was (never a fragment that looks complete) and no temporary file
-    behind. A link is followed (the file it names is replaced, keeping its mode).
-    A file with other hard links, or in a folder that cannot be written, keeps its
-    inode: it is filled elsewhere first, then copied over with interrupts held
-    back until the copy is whole (only a full disk during that copy can still
-    cut it short).
-
-    Args:
-        target: The file to write (checked beforehand by :func:`check_place`).
-        fill: Writes the whole content to the path it is given (a temporary file
-            with ``target``'s suffix).
-
-    Raises:
-        ValueError: what is there is not a regular file (a pipe or a device would
-            be replaced by a file).
-        OSError: the file could not be written; whatever ``fill`` raises.
-    """
-    real = Path(os.path.realpath(target))
-    old = _existing(real)
-    if old is not None and not stat.S_ISREG(old.st_mode):
-        raise ValueError(_not_a_file(target, old))
-    beside = os.access(real.parent, os.W_OK)
-    in_place = (old is not None and old.st_nlink > 1) or not beside
-    handle, name = tempfile.mkstemp(
-        prefix=".sf-", suffix=target.suffix, dir=real.parent if beside else None
-    )
-    os.close(handle)
-    partial = Path(name)
-    try:
-        fill(partial)
-        if in_place:
-            with interrupts_held():
-                shutil.copyfile(partial, real)  # (opens it for writing: same inode, same links)
-                partial.unlink()
-        else:
-            os.chmod(partial, stat.S_IMODE(old.st_mode) if old is not None else new_file_mode())
-            os.replace(partial, real)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            partial.unlink()
-        raise
-
-
-#: The signals that ask a run to stop, as Ctrl-C does (SIGHUP: not on Windows).
-INTERRUPTS: Final = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-
-
-@contextlib.contextmanager
-def interrupts_held() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP back during the block; deliver them after it.
-
-    For a step that must not stop half-way (a file rewritten in place). The
-    handlers they had are put back first, so each is then handled as it would
-    have been. Python runs handlers in the main thread only: elsewhere nothing
-    can interrupt the block this way, and nothing is held.
-
-    Example:
-        >>> with interrupts_held():
-        ...     pass
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    came: list[int] = []
-
-    def hold(number: int, frame: object) -> None:
-        came.append(number)
-
-    held: dict[int, Any] = {}
-    for number in INTERRUPTS:
-        if signal.getsignal(number) not in (signal.SIG_IGN, None):
-            held[number] = signal.signal(number, hold)
-    try:
-        yield
-    finally:
-        for number, handler in held.items():
-            signal.signal(number, handler)
-        for number in came:
-            signal.raise_signal(number)
-
-
-def new_file_mode() -> int:
-    """The mode a new file gets from open() here: 0o666 less the umask."""
-    mask = os.umask(0o022)  # (read by setting it: put straight back)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _to_file(df: pd.DataFrame, target: Path, suffix: str, *, excel: bool) -> None:
-    """Write ``target`` in the format of ``suffix`` (the name the user gave, not the file's)."""
+def _into(df: pd.DataFrame, into: BinaryIO, suffix: str, *, excel: bool) -> None:
+    """Write ``into`` in the format of ``suffix`` (the name the user gave, not the file's)."""
     if suffix == ".csv":
-        to_csv(df, target, excel=excel)
+        _csv_into(df, into, excel=excel)
     elif suffix == ".jsonl":
-        df.to_json(
-            target,
+        text = io.TextIOWrapper(into, encoding="utf-8", newline="")
+        well_formed(df).to_json(
+            text,
             orient="records",
             lines=True,
             date_format="iso",
             date_unit="us",
             force_ascii=False,
         )
+        text.flush()
+        text.detach()
     elif suffix == ".parquet":
-        df.to_parquet(target, index=False)
+        well_formed(df).to_parquet(into, index=False)
     else:
-        _to_xlsx(df, target)
+        _to_xlsx(df, into)
 
 
-def _to_stream(df: pd.DataFrame, stream: BinaryIO, *, excel: bool) -> None:
-    """CSV to a byte stream (UTF-8 whatever the terminal's locale)."""
-    text = io.StringIO()
-    csv_ready(df, excel=excel).to_csv(
-        text, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n" if excel else "\n"
-    )
-    stream.write(text.getvalue().encode("utf-8-sig" if excel else "utf-8"))
-    stream.flush()
+def _xlsx_text(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    value = _CONTROL.sub("\ufffd", value)
+    return value if len(value) <= XLSX_MOST else value[: XLSX_MOST - 1] + "…"
 
 
-def _to_xlsx(df: pd.DataFrame, target: Path) -> None:
-    out = df.copy()
-    for name in out.columns:
-        column = out[name]
+def _to_xlsx(df: pd.DataFrame, into: BinaryIO) -> None:
+    out = well_formed(df)
+    out.columns = [_xlsx_text(str(name)) for name in out.columns]
+    for number in range(len(out.columns)):
+        column = out.iloc[:, number]
+        name = str(out.columns[number])
         if isinstance(column.dtype, pd.DatetimeTZDtype):
-            out[name] = column.dt.tz_convert("UTC").dt.tz_localize(None)
+            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
         elif pd.api.types.is_timedelta64_dtype(column.dtype):
             # Excel shows a bare number of days for a duration: written out in words
-            out[name] = column.map(lambda v: None if pd.isna(v) else str(v))
+            column = column.map(lambda v: None if pd.isna(v) else str(v))
         elif column.dtype == object:
-            out[name] = column.map(_json)
-        elif _is_id(str(name)) and not pd.api.types.is_bool_dtype(column):
-            out[name] = _id_text(column)
-        if out[name].dtype == object or isinstance(out[name].dtype, pd.StringDtype):
+            column = column.map(_json)
+        elif _is_id(name) and not pd.api.types.is_bool_dtype(column):
+            column = _id_text(column)
+        if _is_text(column):
             # XML (inside .xlsx) cannot hold control characters: shown as U+FFFD
-            out[name] = out[name].map(
-                lambda v: _CONTROL.sub("\ufffd", v) if isinstance(v, str) else v
-            )
+            column = column.astype(object).map(_xlsx_text)
+        out.isetitem(number, column)
     engine = _installed("openpyxl", "xlsxwriter")
     if engine == "xlsxwriter":
         options = {"options": {"strings_to_formulas": False, "strings_to_urls": False}}
-        with pd.ExcelWriter(target, engine="xlsxwriter", engine_kwargs=options) as book:
+        with pd.ExcelWriter(into, engine="xlsxwriter", engine_kwargs=options) as book:
             out.to_excel(book, index=False)
         return
-    with pd.ExcelWriter(target, engine="openpyxl") as book:
+    with pd.ExcelWriter(into, engine="openpyxl") as book:
         out.to_excel(book, index=False)
         # openpyxl takes any text starting with "=" for a formula; comments are
         # written by strangers, so it is kept as the text it is.
@@ -551,45 +524,51 @@ def _to_xlsx(df: pd.DataFrame, target: Path) -> None:
 
 
 def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
-    """A comments or ads frame as written by socialframe (CSV, Excel CSV or Parquet), its
-    columns typed again as the fetch made them: times, counts, flags, lists, ids as text.
+    """A comments or ads frame as written by socialframe (CSV, CSV for spreadsheets,
+    JSON lines or Parquet), its columns typed again as the fetch made them: times,
+    counts, flags, lists, ids as text.
+
+    Every row written is read back, its text as written: a CSV for spreadsheets
+    (told by its BOM) has the ``'`` that kept formulas text and the ``="..."`` around
+    ids taken off; a plain CSV is read as it is (there, ``'=1`` is text that starts
+    with a quote). A CSV cannot tell an empty text from a missing one: both read as
+    missing.
 
     Args:
-        source: A ``.csv`` / ``.parquet`` path, or a binary stream of either (Parquet is
-            told by its first bytes).
+        source: A path, or a binary stream (the format is told by the first bytes:
+            Parquet's ``PAR1``, JSON lines' ``{``, else CSV).
 
     Returns:
         The frame, marked as ours.
 
     Raises:
-        ValueError: the file is neither, or not a frame socialframe wrote; a value
-            that cannot be its column's type.
+        ValueError: the file is none of these, or not a frame socialframe wrote; a
+            value that cannot be its column's type.
         OSError: it cannot be read.
     """
     from .._schema import AD_CORE, AD_DTYPES, COMMENT_CORE, COMMENT_DTYPES, mark
 
     data = source.read() if hasattr(source, "read") else Path(source).read_bytes()
     name = getattr(source, "name", None) if hasattr(source, "read") else str(source)
+    jsonl = data.lstrip(b" \t\r\n")[:1] == b"{"
     if data[:4] == b"PAR1":
-        try:
-            frame = pd.read_parquet(io.BytesIO(data))
-        except Exception as exc:  # pyarrow's errors name no file: say which
-            raise ValueError(f"{name}: not a Parquet file pandas can read ({exc})") from None
-        for column in frame.columns:
-            if frame[column].dtype == object:
-                frame[column] = frame[column].map(
-                    lambda v: v.tolist() if isinstance(v, np.ndarray) else v
-                )
+        frame = _parquet(data, name)
+    elif jsonl:
+        frame = _jsonl(data, name)
     else:
         try:
             text = data.decode("utf-8-sig")
             frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
         except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise ValueError(f"{name}: neither Parquet nor a CSV of ours ({exc})") from None
+            raise ValueError(
+                f"{name}: not a file of ours (CSV, JSON lines or Parquet): {exc}"
+            ) from None
         frame = frame.replace("", None)
-        if data[:3] == b"\xef\xbb\xbf":  # Excel's CSV (its BOM): text made safe, as it was
-            for column in frame.columns:
-                frame[column] = _unquote(frame[column])
+        if data[:3] == b"\xef\xbb\xbf":  # for spreadsheets (its BOM): the text as it was
+            frame.columns = [_unquoted(str(c)) for c in frame.columns]
+            for number, column in enumerate(frame.columns):
+                undo = _from_id if _is_id(str(column)) else _unquoted
+                frame.isetitem(number, frame.iloc[:, number].map(undo, na_action="ignore"))
     columns = set(frame.columns)
     if set(COMMENT_CORE) <= columns:
         kind, types = "comments", COMMENT_DTYPES
@@ -604,10 +583,47 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
         if column in types:
             frame[column] = _typed(frame[column], types[column], str(column))
         elif _is_id(str(column)):
-            frame[column] = _unexcel(frame[column]).astype("string")
+            frame[column] = frame[column].astype("string")
+        elif jsonl:
+            if frame[column].map(lambda v: v is None or isinstance(v, str)).all():
+                frame[column] = frame[column].astype("string")
         elif pd.api.types.is_string_dtype(frame[column]):
-            frame[column] = _extra(_unexcel(frame[column]))
+            frame[column] = _extra(frame[column])
     return mark(frame, kind)
+
+
+def _parquet(data: bytes, name: str | None) -> pd.DataFrame:
+    try:
+        frame = pd.read_parquet(io.BytesIO(data))
+    except Exception as exc:  # pyarrow's errors name no file: say which
+        raise ValueError(f"{name}: not a Parquet file pandas can read ({exc})") from None
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            frame[column] = frame[column].map(
+                lambda v: v.tolist() if isinstance(v, np.ndarray) else v
+            )
+    return frame
+
+
+def _jsonl(data: bytes, name: str | None) -> pd.DataFrame:
+    """JSON lines: one object a line (a line break inside a text is escaped in JSON, so
+    only LF ends a row; U+2028 and the like are text)."""
+    rows: list[dict[str, Any]] = []
+    try:
+        for number, line in enumerate(data.decode("utf-8-sig").split("\n"), 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise ValueError(f"line {number} is not a JSON object")
+            rows.append(row)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"{name}: not JSON lines of ours ({_cut(str(exc))})") from None
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    frame = pd.DataFrame(
+        {c: pd.Series([row.get(c) for row in rows], dtype=object) for c in columns}
+    )
+    return frame
 
 
 def _extra(column: pd.Series) -> pd.Series:
@@ -634,19 +650,22 @@ def _blank(value: object) -> bool:
     return value is None or (isinstance(value, float) and value != value) or value is pd.NA
 
 
-def _unquote(column: pd.Series) -> pd.Series:
-    """Text that ``csv_ready(excel=True)`` made safe (``'@Anna``, ``'=1+1``) as it was
-    written: the quote it was given before a formula's first character taken away."""
-    starts = re.escape("".join(FORMULA_STARTS))
-    return column.str.replace(f"^'(?=[{starts}])", "", regex=True)
+def _unquoted(text: str) -> str:
+    """Text :func:`spreadsheet_text` wrote (``'@Anna``, ``'=1+1``, ``''=x``) as it was:
+    the one ``'`` it was given taken away."""
+    return text[1:] if _QUOTED.match(text) else text
 
 
-def _unexcel(column: pd.Series) -> pd.Series:
-    """Ids as Excel CSV writes them (``="738…"``) as the ids they are."""
-    if column.dtype != object and not pd.api.types.is_string_dtype(column):
-        return column
-    text = column.astype("string")
-    return text.str.replace(r'^="(.*)"$', r"\1", regex=True)
+def _from_id(text: str) -> str:
+    """An id as :func:`spreadsheet_id` wrote it (``="738…"``, or text) as it was."""
+    found = _EXCEL_ID.fullmatch(text)
+    return found.group(1) if found else _unquoted(text)
+
+
+_QUOTED: Final = re.compile(_QUOTED_FORMULA)
+#: An id as a spreadsheet CSV holds it: digits now; any text in files of earlier
+#: versions (which wrote every id so).
+_EXCEL_ID: Final = re.compile(r'="(.*)"', re.DOTALL)
 
 
 def _typed(column: pd.Series, dtype: Any, name: str) -> pd.Series:
@@ -686,7 +705,7 @@ def _as(column: pd.Series, dtype: Any) -> pd.Series:
         kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
         return kept.astype(dtype)
     if isinstance(dtype, pd.StringDtype):
-        return _unexcel(column).astype(dtype)
+        return column.astype(dtype)
     if pd.api.types.is_numeric_dtype(dtype) and text:
         return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
     return column.astype(dtype)

@@ -13,8 +13,9 @@ written by strangers: every value reaches the page through :func:`html.escape`
 (see :func:`table_html` for why not pandas' ``to_html``), and nothing from the
 data becomes a link.
 
-Nothing is written until the whole page is rendered, and then atomically
-(:func:`socialframe._display.export.replace_atomically`): an error leaves no file.
+Nothing is written until the whole page is rendered, and then through
+:func:`socialframe._display.files.write_whole`: whole or not at all, never through a
+link, never over the cache, a study or the file the report is made of.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import html
 import numbers
 import re
 from base64 import b64encode
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -36,9 +37,9 @@ from .._analysis import ads as ad_analysis
 from .._analysis import comments as analysis
 from .._schema import AD_DAYS, share_columns
 from .._version import __version__
+from . import files, values
 from . import html as markup
-from . import values
-from .export import check_place, replace_atomically
+from .files import Guarded
 from .sections import Kind, Section, sections
 
 #: Resolution of the charts: sharp on high-density screens, shown at 96 per CSS inch.
@@ -391,8 +392,10 @@ def write_report(
     title: str | None = None,
     tz: str = "UTC",
     now: pd.Timestamp | None = None,
+    guard: Iterable[Guarded] = (),
+    inputs: Iterable[int] = (),
 ) -> Path:
-    """Render the report of ``frame`` and write it to ``path``, atomically.
+    """Render the report of ``frame`` and write it to ``path``, whole or not at all.
 
     See :meth:`socialframe._accessor.SocialAccessor.report`.
 
@@ -403,23 +406,26 @@ def write_report(
         title: The page's title; ``"Comments report"`` / ``"Ads report"`` by default.
         tz: The zone times and periods are shown in.
         now: The time printed as "Generated" (now by default).
+        guard: Files and folders it must never be (besides the default cache and any
+            study): the file read, say; see :func:`socialframe._display.files.check`.
+        inputs: Open file descriptors the report was read from (standard input is 0).
 
     Returns:
         The path written.
 
     Raises:
-        ValueError: the path does not end in ``.html`` / ``.htm``, is a folder, is
-            in no folder or cannot be written; ``tz`` is not a time zone.
+        ValueError: the path does not end in ``.html`` / ``.htm``, or may not be
+            written (a link, a folder, no folder, the cache, inside a study, see
+            :func:`socialframe._display.files.check`); ``tz`` is not a time zone.
         OSError: the file could not be written.
     """
-    target = Path(path).expanduser()
+    kept, read = tuple(guard), tuple(inputs)
+    target = files.check(path, guard=kept, inputs=read)
     if target.suffix.lower() not in (".html", ".htm"):
         raise ValueError(f"cannot write {str(path)!r}: a report is HTML; name it *.html")
-    check_place(target)
     _time.check_zone(tz)
     made = pd.Timestamp.now(tz="UTC") if now is None else now
     heading = title if title is not None else f"{kind.capitalize()} report"
     page = render(heading, facts(frame, kind, tz=tz, now=made), sections(frame, kind, tz=tz), tz=tz)
     data = _well_formed(page).encode("utf-8")
-    replace_atomically(target, lambda into: into.write_bytes(data))
-    return target
+    return files.write_whole(target, lambda into: into.write(data), guard=kept, inputs=read)

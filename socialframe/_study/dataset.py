@@ -54,7 +54,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from .._display.export import new_file_mode
+from .._display.files import new_file_mode
 from .._errors import StudyError
 from . import folder, integrity
 

@@ -235,11 +235,12 @@ def test_an_unreadable_cache_entry_is_one_named_line(sandbox: Sandbox, tmp_path:
     assert all(line.startswith("socialframe: ") for line in run.lines), run.err
 
 
-def test_the_writer_keeps_modes_links_and_long_names(tmp_path: Path) -> None:
-    """Written beside and moved into place, as before; but the file it replaces keeps
-    its mode (a 0600 file became 0644), a link keeps pointing at the file it names (it
-    was replaced by a plain file), a hard-linked twin sees the new rows, and a name of
-    the longest legal length works (the temporary name was 15 characters longer)."""
+def test_the_writer_keeps_modes_and_long_names_and_refuses_links(tmp_path: Path) -> None:
+    """Written beside and moved into place; the file it replaces keeps its mode (a 0600
+    file became 0644), and a name of the longest legal length works (the temporary name
+    was 15 characters longer). A symbolic link is refused (it was followed), and so is a
+    file with another hard link (it was written in place): the files they name are
+    left as they were."""
     import pandas as pd
 
     frame = pd.DataFrame({"text": pd.array(["new"], dtype="string")})
@@ -252,13 +253,15 @@ def test_the_writer_keeps_modes_links_and_long_names(tmp_path: Path) -> None:
     real, link = tmp_path / "real.csv", tmp_path / "link.csv"
     real.write_text("old\n")
     link.symlink_to(real)
-    export.write(frame, link)
-    assert link.is_symlink() and "new" in real.read_text()
+    with pytest.raises(ValueError, match="it is a symbolic link"):
+        export.write(frame, link)
+    assert link.is_symlink() and real.read_text() == "old\n"
 
     twin = tmp_path / "twin.csv"
     os.link(real, twin)
-    export.write(frame.assign(text="newer"), real)
-    assert "newer" in twin.read_text()
+    with pytest.raises(ValueError, match="it is a file with 2 names"):
+        export.write(frame.assign(text="newer"), real)
+    assert real.read_text() == twin.read_text() == "old\n"
 
     long = tmp_path / ("x" * 251 + ".csv")
     export.write(frame, long)

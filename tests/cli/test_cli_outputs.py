@@ -1,0 +1,415 @@
+"""Every file the command line writes, found from the parser itself, attacked the ways
+that replaced the SQLite cache with a CSV (every paid page lost) or made a study
+unreadable: links and hard links to them, pipes, devices, folders, dangling links,
+loops, names inside the study or the cache's locks. Each must be refused in one line
+(exit 2) before any paid call, the cache and the study left byte for byte as they
+were. A new option that names a file fails the first test until it is covered here.
+
+The commands run through ``main()`` in this process (hundreds of runs: a process each
+would take minutes), with a watchdog so that a pipe that blocks fails the test instead
+of hanging it; a sample runs through the real console script too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import signal
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_cli import P82, cli
+
+import socialframe as sf
+from socialframe._cli.main import main
+from socialframe._cli.parser import build_parser
+from socialframe.sandbox import PinnedClock, Sandbox
+
+pytestmark = pytest.mark.slow  # hundreds of runs and a real console script
+
+
+# -- every option that names a place on disk, from the parser -----------------------------------
+
+#: What each option or argument that names a place on disk is, by command and dest.
+#: "output": a file the command writes (attacked below); "charts": a folder the command
+#: writes files into (attacked below); "cache": the cache itself; "study": the study's
+#: own folder (written by the study); "input": a file read.
+PLACES: dict[tuple[str, str], str] = {
+    ("comments", "output"): "output",
+    ("ads", "output"): "output",
+    ("cache report", "output"): "output",
+    ("study refresh", "output"): "output",
+    ("study changes", "output"): "output",
+    ("study runs", "output"): "output",
+    ("report", "output"): "output",
+    ("demo", "out"): "charts",
+    ("comments", "cache"): "cache",
+    ("ads", "cache"): "cache",
+    ("cache info", "cache"): "cache",
+    ("cache report", "cache"): "cache",
+    ("cache clear", "cache"): "cache",
+    ("study refresh", "cache"): "cache",
+    ("study add-posts", "study"): "study",
+    ("study add-ads", "study"): "study",
+    ("study refresh", "study"): "study",
+    ("study changes", "study"): "study",
+    ("study runs", "study"): "study",
+    ("report", "file"): "input",
+}
+
+#: What makes an option name a place: its value's name, its type, or its dest.
+_PATH_METAVARS = re.compile(r"FILE|PATH|DIR|FOLDER|STUDY|OUT", re.IGNORECASE)
+_PATH_DESTS = re.compile(r"out|file|path|dir|folder|cache|study|save|write|log|dump|dest")
+
+
+def _walk(
+    parser: argparse.ArgumentParser, command: str = ""
+) -> Iterator[tuple[str, argparse.Action]]:
+    """Every action of every (sub)command, with the command's words."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _walk(sub, f"{command} {name}".strip())
+        else:
+            yield command, action
+
+
+def _names_a_place(action: argparse.Action) -> bool:
+    if action.nargs == 0 or action.help == argparse.SUPPRESS:  # flags; refused options
+        return False
+    metavar = action.metavar if isinstance(action.metavar, str) else ""
+    typed = action.type in (Path, argparse.FileType) or isinstance(action.type, argparse.FileType)
+    return bool(_PATH_METAVARS.search(metavar) or typed or _PATH_DESTS.search(action.dest))
+
+
+def test_every_option_that_names_a_place_is_known_and_every_output_is_attacked() -> None:
+    found = {
+        (command, action.dest)
+        for command, action in _walk(build_parser())
+        if _names_a_place(action)
+    }
+    assert found - set(PLACES) == set(), "options naming a place on disk, not covered here"
+    assert set(PLACES) - found == set(), "covered here, but no longer in the parser"
+    outputs = {key for key, kind in PLACES.items() if kind == "output"}
+    assert outputs == set(RUNS), "every output needs a command line to attack it"
+    assert {key for key, kind in PLACES.items() if kind == "charts"} == set(CHARTS)
+
+
+# -- the world attacked: a cache and a study that were paid for ----------------------------------
+
+
+@dataclass
+class World:
+    root: Path
+    sandbox: Sandbox
+    cache_dir: Path
+    study: Path
+    source: Path  # a comments CSV, for the report
+
+    @property
+    def cache(self) -> Path:
+        return self.cache_dir / "http_cache.sqlite"
+
+    @property
+    def study_file(self) -> Path:
+        return sorted(self.study.rglob("*.parquet"))[0]
+
+    @property
+    def lock_file(self) -> Path:
+        return sorted((self.cache_dir / "http_cache.sqlite.locks").glob("*.lock"))[0]
+
+    def snapshot(self) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for top in (self.cache_dir, self.study):
+            for path in sorted(top.rglob("*")):
+                found[str(path.relative_to(self.root))] = (
+                    b"<link>"
+                    if path.is_symlink()
+                    else path.read_bytes()
+                    if path.is_file()
+                    else b"<folder>"
+                )
+        return found
+
+
+@contextlib.contextmanager
+def _environment(sandbox: Sandbox, cache_dir: Path) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SOCIALFRAME_BASE_URL", sandbox.url)
+        patch.setenv("SOCIALFRAME_API_KEY", sandbox.api_key)
+        patch.setenv("SOCIALFRAME_CACHE_DIR", str(cache_dir))
+        yield
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    root = tmp_path_factory.mktemp("world")
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        made = World(root, sandbox, root / "cache", root / "brand-watch", root / "comments.csv")
+        cache = str(made.cache_dir)
+        with _environment(sandbox, made.cache_dir):
+            assert main(["comments", P82, "--cache", cache, "-o", str(made.source)]) == 0
+            assert main(["study", "add-posts", str(made.study), P82]) == 0
+            assert main(["study", "refresh", str(made.study), "--cache", cache]) == 0
+        assert made.cache.is_file() and made.lock_file.is_file() and made.study_file.is_file()
+        yield made
+
+
+@pytest.fixture
+def attacked(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    monkeypatch.setenv("SOCIALFRAME_BASE_URL", world.sandbox.url)
+    monkeypatch.setenv("SOCIALFRAME_API_KEY", world.sandbox.api_key)
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(world.cache_dir))  # the default cache too
+    monkeypatch.chdir(tmp_path)
+    return world
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Fail, rather than hang, a run that blocks (on a pipe nobody writes)."""
+
+    def expired(number: int, frame: object) -> None:
+        raise TimeoutError(f"the run blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _device(path: Path) -> None:
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero's numbers, ours
+    except PermissionError:
+        pytest.skip("making a device node needs root (CAP_MKNOD)")
+
+
+# -- the attacks: each makes something at (or instead of) the name, and returns the name ---------
+
+Attack = Callable[[World, Path], Path]
+
+
+def _at(make: Callable[[World, Path], object]) -> Attack:
+    def attack(world: World, out: Path) -> Path:
+        make(world, out)
+        return out
+
+    return attack
+
+
+def _into_the_study(world: World, out: Path) -> Path:
+    (out.parent / "into").symlink_to(world.study / "comments")
+    return out.parent / "into" / out.name
+
+
+ATTACKS: dict[str, Attack] = {
+    "symlink to the cache": _at(lambda w, out: out.symlink_to(w.cache)),
+    "hard link to the cache": _at(lambda w, out: os.link(w.cache, out)),
+    "symlink to a lock of the cache": _at(lambda w, out: out.symlink_to(w.lock_file)),
+    "hard link to a lock of the cache": _at(lambda w, out: os.link(w.lock_file, out)),
+    "symlink to a study file": _at(lambda w, out: out.symlink_to(w.study_file)),
+    "hard link to a study file": _at(lambda w, out: os.link(w.study_file, out)),
+    "symlink to the study's manifest": _at(lambda w, out: out.symlink_to(w.study / "study.json")),
+    "fifo": _at(lambda w, out: os.mkfifo(out)),
+    "device": _at(lambda w, out: _device(out)),
+    "folder": _at(lambda w, out: out.mkdir()),
+    "dangling symlink": _at(lambda w, out: out.symlink_to(out.with_name("nowhere"))),
+    "symlink loop": _at(lambda w, out: out.symlink_to(out)),
+    "a name inside the study": lambda w, out: w.study / out.name,
+    "a name inside a study's partition": lambda w, out: w.study_file.parent / out.name,
+    "a folder that links into the study": _into_the_study,
+    "a name in the cache's lock folder": lambda w, out: (
+        w.cache_dir / "http_cache.sqlite.locks" / out.name
+    ),
+}
+
+#: A command line writing to ``out``, for every output of PLACES.
+RUNS: dict[tuple[str, str], Callable[[World, Path], list[str]]] = {
+    ("comments", "output"): lambda w, out: ["comments", P82, "--cache", str(w.cache_dir), "-o", str(out)],
+    ("ads", "output"): lambda w, out: [
+        "ads", "coffee", "--max-pages", "1", "--cache", str(w.cache_dir), "-o", str(out)
+    ],
+    ("cache report", "output"): lambda w, out: ["cache", "report", "--cache", str(w.cache_dir), "-o", str(out)],
+    ("study refresh", "output"): lambda w, out: [
+        "study", "refresh", str(w.study), "--cache", str(w.cache_dir), "-o", str(out)
+    ],
+    ("study changes", "output"): lambda w, out: ["study", "changes", str(w.study), "-o", str(out)],
+    ("study runs", "output"): lambda w, out: ["study", "runs", str(w.study), "-o", str(out)],
+    ("report", "output"): lambda w, out: ["report", str(w.source), "-o", str(out)],
+}  # fmt: skip
+
+#: A command line writing its charts into ``folder``, and the name of one of them.
+CHARTS: dict[tuple[str, str], tuple[Callable[[World, Path], list[str]], str]] = {
+    ("demo", "out"): (lambda w, folder: ["demo", "--out", str(folder)], "comment-activity.png"),
+}
+
+
+def _name(key: tuple[str, str]) -> str:
+    return "out.html" if key[0] == "report" else "out.csv"
+
+
+def _refused(world: World, argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """Run ``argv``; it must exit 2, say one line, pay nothing and leave the cache and the
+    study as they were. Returns what it said."""
+    before, paid = world.snapshot(), world.sandbox.charges
+    with _deadline(60):
+        code = main(argv)
+    said = capsys.readouterr()
+    lines = said.err.splitlines()
+    assert code == 2, said.err
+    assert len(lines) == 1 and lines[0].startswith("socialframe: error: cannot write"), said.err
+    assert said.out == ""
+    assert world.sandbox.charges == paid  # refused before any paid call
+    assert world.snapshot() == before  # byte for byte, nothing added
+    return lines
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+@pytest.mark.parametrize("output", list(RUNS), ids=" ".join)
+def test_no_output_is_written_through_a_link_or_over_what_was_paid_for(
+    attacked: World,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    output: tuple[str, str],
+    attack: str,
+) -> None:
+    out = ATTACKS[attack](attacked, tmp_path / _name(output))
+    there = sorted(p.name for p in tmp_path.iterdir())
+    _refused(attacked, RUNS[output](attacked, out), capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == there  # no temporary file left
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+@pytest.mark.parametrize("charts", list(CHARTS), ids=" ".join)
+def test_no_chart_is_written_through_a_link_or_over_what_was_paid_for(
+    attacked: World,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    charts: tuple[str, str],
+    attack: str,
+) -> None:
+    argv, name = CHARTS[charts]
+    folder = tmp_path / "charts"
+    folder.mkdir()
+    chart = ATTACKS[attack](attacked, folder / name)
+    _refused(attacked, argv(attacked, chart.parent), capsys)
+
+
+def test_the_cache_and_the_study_still_read_after_every_attack(
+    attacked: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for number, attack in enumerate(ATTACKS):
+        for output in (("comments", "output"), ("study changes", "output")):
+            place = tmp_path / f"{number}-{output[0].replace(' ', '-')}"
+            place.mkdir()
+            out = ATTACKS[attack](attacked, place / "out.csv")
+            _refused(attacked, RUNS[output](attacked, out), capsys)
+    paid = attacked.sandbox.charges
+    assert (
+        main(["comments", P82, "--cache", str(attacked.cache_dir), "--offline", "-o", "again.csv"])
+        == 0
+    )
+    capsys.readouterr()
+    assert len(pd.read_csv(tmp_path / "again.csv", dtype=str)) == 82
+    assert len(sf.Study(attacked.study).comments()) == 82
+    assert attacked.sandbox.charges == paid
+
+
+@pytest.mark.parametrize("output", list(RUNS), ids=" ".join)
+def test_the_console_script_refuses_a_pipe_and_a_link_to_the_cache_in_one_line(
+    world: World, tmp_path: Path, output: tuple[str, str]
+) -> None:
+    """The real console script, in a process of its own: a pipe never blocks it."""
+    env = {"SOCIALFRAME_CACHE_DIR": str(world.cache_dir)}
+    for attack in ("fifo", "symlink to the cache"):
+        out = ATTACKS[attack](world, tmp_path / f"{attack.split()[0]}-{_name(output)}")
+        before, paid = world.snapshot(), world.sandbox.charges
+        run = cli(*RUNS[output](world, out), sandbox=world.sandbox, env=env)
+        assert run.code == 2 and len(run.lines) == 1, run.err
+        assert run.lines[0].startswith(f"socialframe: error: cannot write {out}: it is a"), run.err
+        assert world.sandbox.charges == paid and world.snapshot() == before
+
+
+def test_a_cache_inside_the_study_is_refused_before_paying(
+    attacked: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--cache`` naming the study's folder (or a folder in it) would put the SQLite file
+    among the study's own files."""
+    before, paid = attacked.snapshot(), attacked.sandbox.charges
+    for cache in (attacked.study, attacked.study / "comments" / "c.sqlite"):
+        for argv in (
+            ["study", "refresh", str(attacked.study), "--cache", str(cache)],
+            ["comments", P82, "--cache", str(cache)],
+        ):
+            with _deadline(60):
+                code = main(argv)
+            said = capsys.readouterr().err.splitlines()
+            assert code == 2 and len(said) == 1 and "a cache cannot be kept there" in said[0], said
+    assert attacked.sandbox.charges == paid and attacked.snapshot() == before
+
+
+def test_an_output_beside_the_cache_or_through_a_folder_link_is_written(
+    attacked: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the rules allow still works: a file in the cache's own folder (not one of
+    its files), a folder reached through a link."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "via").symlink_to(tmp_path / "real")
+    beside = attacked.cache_dir / "beside.csv"
+    try:
+        for out in (beside, tmp_path / "via" / "runs.csv"):
+            assert main(["study", "runs", str(attacked.study), "-o", str(out)]) == 0
+            capsys.readouterr()
+            assert len(pd.read_csv(out)) == 1
+    finally:
+        beside.unlink(missing_ok=True)
+    assert (tmp_path / "real" / "runs.csv").is_file()
+    shutil.rmtree(tmp_path / "real")
+
+
+@pytest.mark.parametrize("into", ["the cache", "the study's manifest"])
+def test_standard_output_appended_to_the_cache_or_the_study_is_refused(
+    world: World, tmp_path: Path, into: str
+) -> None:
+    """``socialframe ... >> http_cache.sqlite``: the shell opens the file, the command
+    would add CSV to it."""
+    import subprocess
+
+    from test_cli import SCRIPT
+
+    target = world.cache if into == "the cache" else world.study / "study.json"
+    env = dict(
+        os.environ,
+        SOCIALFRAME_BASE_URL=world.sandbox.url,
+        SOCIALFRAME_API_KEY=world.sandbox.api_key,
+        SOCIALFRAME_CACHE_DIR=str(world.cache_dir),
+    )
+    before, paid = world.snapshot(), world.sandbox.charges
+    assert SCRIPT is not None
+    for argv in (
+        ["comments", P82, "--cache", str(world.cache_dir)],
+        ["study", "runs", str(world.study)],
+        ["study", "changes", str(world.study), "-o", "-"],
+    ):
+        with target.open("ab") as appended:
+            done = subprocess.run(
+                [SCRIPT, *argv],
+                stdout=appended,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                timeout=120,
+            )
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("socialframe: error: cannot write standard output: it is")
+        assert world.sandbox.charges == paid and world.snapshot() == before

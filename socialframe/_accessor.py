@@ -235,7 +235,7 @@ class SocialAccessor:
             >>> folder = pathlib.Path(tempfile.mkdtemp())
             >>> path = example_comments().social.to_csv(folder / "comments.csv")
             >>> path.read_text().splitlines()[0].split(",")[:3]
-            ['post_urn', 'comment_id', 'parent_comment_id']
+            ['post_urn', 'comment_id', 'id_derived']
         """
         return export.to_csv(self._frame, path, excel=excel)
 

@@ -340,7 +340,9 @@ class Client:
                 refused key or a budget stop ends the run either way.
 
         Returns:
-            A frame with the columns of ``sf.COMMENT_COLUMNS``.
+            A frame with the columns of ``sf.COMMENT_COLUMNS``; a comment sent
+            without a readable permalink is a row too, its ``comment_id`` derived
+            from it (``id_derived``: see ``sf.comments_frame``).
 
         Raises:
             ValueError: bad arguments, for any post of a list (before any request).
@@ -424,7 +426,8 @@ class Client:
 
         Returns:
             A frame with the columns of ``sf.AD_COLUMNS``, then every other field
-            the service sent.
+            the service sent; an ad sent without ``ad_archive_id`` is a row too, its
+            id derived from it (``id_derived``: see ``sf.ads_frame``).
 
         Raises:
             ValueError: bad arguments, for any query of a list (before any request).

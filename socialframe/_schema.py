@@ -11,6 +11,11 @@ Fetched frames:
 - :data:`ADS` - one row per distinct ad (``search_ads``), followed in the frame by
   every other field the service sent, flattened to snake_case.
 
+A comment sent without a readable permalink, or an ad without an ``ad_archive_id``,
+still has an id: ``derived:`` and 32 hex digits, a hash of what the service did send
+(:mod:`socialframe._frames.identity` says of what), and ``id_derived`` is true. Such an
+id names the row in every frame, study and export alike; it is never a link.
+
 Frames the analysis returns (``df.social``): :data:`AUTHOR_SUMMARY`,
 :data:`THREAD_SUMMARY`, :data:`POST_SUMMARY`, :data:`TERM_COUNTS`,
 :data:`AUTHOR_OVERLAP`, :data:`REPLY_TIMES`, :data:`POST_REPLY_TIMES`,
@@ -59,7 +64,12 @@ def dtypes(columns: Iterable[Column]) -> dict[str, Any]:
 
 COMMENTS: Final = (
     Column("post_urn", STRING, "the post commented on, urn:li:activity:<id>"),
-    Column("comment_id", STRING, "the comment's id (a reply's own id)"),
+    Column(
+        "comment_id",
+        STRING,
+        "the comment's id (a reply's own id); derived:<hash> when the service sent none",
+    ),
+    Column("id_derived", BOOLEAN, "comment_id was derived from the comment (see below)"),
     Column("parent_comment_id", STRING, "for a reply, the comment it answers"),
     Column("is_reply", BOOLEAN, "whether it answers another comment"),
     Column("created_at", TIME, "when it was written (from createdAt, else from its id)"),
@@ -86,7 +96,12 @@ COMMENT_DTYPES: Final[Mapping[str, Any]] = dtypes(COMMENTS)
 AUTHOR_FIELDS: Final = tuple(name for name in COMMENT_COLUMNS if name.startswith("author_"))
 
 ADS: Final = (
-    Column("ad_archive_id", STRING, "the ad's id in the Ad Library"),
+    Column(
+        "ad_archive_id",
+        STRING,
+        "the ad's id in the Ad Library; derived:<hash> when the service sent none",
+    ),
+    Column("id_derived", BOOLEAN, "ad_archive_id was derived from the ad (see below)"),
     Column("collation_id", STRING, "the group of near-identical variants it belongs to"),
     Column("collation_count", INT, "how many variants that group has"),
     Column("page_id", STRING, "the advertiser's page id"),

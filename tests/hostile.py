@@ -142,8 +142,14 @@ FORMULAS = [
     "-5 stars",
     "+44 20 7946 0000",
     "=cmd|' /C calc'!A0",
+    "\x00=1+1",
+    "ok;=1+1",
+    "tab\t@SUM(1)",
+    "line\n-1+1",
 ]
-"""Text a spreadsheet takes for a formula (OWASP's CSV injection: = + - @ tab CR)."""
+"""Text a spreadsheet takes for a formula (OWASP's CSV injection: = + - @ tab CR; NUL,
+which LibreOffice drops), at its start or where a spreadsheet reading the file with
+another separator (``;``, a tab) or cut at a line break starts a cell."""
 
 AS_IT_IS = [
     "<script>alert(1)</script> stays",
@@ -175,6 +181,7 @@ def csv_frame() -> pd.DataFrame:
             "share": pd.array([-1.5 + i / 4 for i in range(n)], dtype="Float64"),
             "=SUM(1;2)": list(reversed(text)),
             "<b>name</b> & more": ["-" + t for t in text],
+            "total;=SUM(1)": text[1:] + text[:1],
         }
     )
 

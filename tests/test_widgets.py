@@ -591,6 +591,26 @@ def test_the_price_is_what_the_button_says_and_the_search_pays_no_more(
     assert sandbox.charges == 2
 
 
+def test_the_ads_table_links_no_ad_whose_id_was_derived(
+    sandbox: Sandbox, client: sf.Client
+) -> None:
+    from socialframe._display.tables import AD_LIBRARY
+    from socialframe.sandbox import IDLESS_QUERIES
+
+    search = ad_search(client)
+    search.query.value = IDLESS_QUERIES["some"]  # some of its ads come without an id
+    search.button.click()
+    rows, ads = shown(search.table), search.results
+    assert 0 < ads["id_derived"].sum() < len(ads) == len(rows)
+    for row, (ad_id, derived) in zip(
+        rows, ads[["ad_archive_id", "id_derived"]].values, strict=True
+    ):
+        if derived:
+            assert row["ad_archive_id"] == ad_id and "href" not in row["ad_archive_id"]
+        else:
+            assert f"href='{AD_LIBRARY}{ad_id}'" in row["ad_archive_id"]
+
+
 def test_the_ads_table_shows_the_creative_the_library_page_the_site_and_days(
     sandbox: Sandbox, client: sf.Client
 ) -> None:

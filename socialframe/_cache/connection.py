@@ -8,6 +8,8 @@ path, old or new, meets a raw redis-py error:
 - a connection that fails (refused, reset, the server restarting or loading its data)
   is tried again, at most :data:`ATTEMPTS` times within about a second; a command that
   timed out is not (it already waited :data:`SOCKET_TIMEOUT`);
+- an answer that is no Redis answer (garbage on the socket, whatever redis-py's parser
+  raises on it) is not tried again at once: the server is taken as down (below);
 - what still fails is a :class:`~socialframe.NetworkError` (that very class: what a user
   catches and sees named) naming the cache, never its password, and what it said;
   ``retryable`` unless the server answered the command with an error (``OOM``,
@@ -151,8 +153,9 @@ def told(error: NetworkError, more: str) -> NetworkError:
 class _Failure(NamedTuple):
     """What one try met, as text only (no exception object: no frames kept)."""
 
-    kind: str  # "down" (no answer: try again), "timeout", "auth"; or it answered an error:
-    # "noscript" (it forgot a script), "refused" (any other: OOM, NOPERM, WRONGTYPE...)
+    kind: str  # "down" (no answer: try again), "timeout", "auth", "garbled" (an answer no
+    # Redis gives); or it answered an error: "noscript" (it forgot a script), "refused"
+    # (any other: OOM, NOPERM, WRONGTYPE...)
     said: str  # the type and redis-py's message, password-free
 
 
@@ -190,6 +193,13 @@ def _failure(exc: BaseException, state: _State) -> _Failure:
         return _Failure("timeout", text)
     if isinstance(exc, errors.ConnectionError | errors.TryAgainError | OSError):
         return _Failure("down", text)
+    if isinstance(exc, errors.InvalidResponse) or not isinstance(exc, errors.RedisError):
+        # What redis-py's parser makes of bytes that are no Redis answer (a proxy gone
+        # wrong, another program on the port): InvalidResponse, or whatever its code
+        # met (ValueError, RecursionError on an answer nested 100,000 deep...).
+        # redis-py dropped the connection (its stream is out of step): not tried again
+        # at once, as the server would likely answer the same.
+        return _Failure("garbled", text)
     if isinstance(exc, errors.NoScriptError):
         return _Failure("noscript", text)
     return _Failure("refused", text)  # it answered with an error (OOM, NOPERM, READONLY...)
@@ -203,11 +213,17 @@ def _error(failure: _Failure, state: _State) -> NetworkError:
         "down": "stopped answering",
         "timeout": "did not answer in time",
         "auth": "refused the password or the user of its URL",
+        "garbled": "answered what no Redis answers",
     }.get(failure.kind, "refused a command")
     return NetworkError(
         f"the team cache at {state.where} {what} ({failure.said})",
-        retryable=failure.kind in ("down", "timeout", "auth"),
+        retryable=failure.kind in _COMES_BACK,
     )
+
+
+#: Failures of a server that may answer again: the fetch's own retries try again, and
+#: meanwhile commands fail at once (:data:`DOWN_FOR`).
+_COMES_BACK: Final = ("down", "timeout", "auth", "garbled")
 
 
 def _sha(source: Any) -> str:
@@ -249,14 +265,14 @@ def _guarded_class() -> type:
                 if failure.kind != "down":
                     break
             assert failure is not None
-            if failure.kind in ("down", "timeout", "auth"):
+            if failure.kind in _COMES_BACK:
                 state.went_down(failure)
             raise _error(failure, state)  # (outside any except clause: see the module doc)
 
         def _once(self, args: tuple[Any, ...], options: dict[str, Any]) -> tuple[bool, Any]:
             try:
                 return True, super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
-            except (redis.RedisError, OSError) as exc:
+            except Exception as exc:  # (not only redis-py's: see _failure's "garbled")
                 return False, _failure(exc, self.state)
 
         def _remember_script(self, args: tuple[Any, ...]) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +32,8 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 import pandas as pd
 
 from .._errors import CacheWarning
-from .._frames.shape import ad_groups, problem
+from .._frames.ads import ad_ids
+from .._frames.shape import problem
 from .._json import decoded
 from .._ledger import PRICE_CENTS, usd
 from .._models import FETCHED_AT
@@ -216,14 +217,9 @@ def _rows(operation: str, response: Any) -> dict[str, Any] | None:
         return None
     if operation == "comments":
         return {"rows": len(body["data"]), "ad_ids": ()}
-    ads, _ = ad_groups(body)
-    # An ad without an id is a row of its own: give it a name no other page shares.
-    ids = tuple(
-        str(ad["ad_archive_id"])
-        if isinstance(ad, Mapping) and ad.get("ad_archive_id") is not None
-        else f"{response.cache_key}#{i}"
-        for i, ad in enumerate(ads)
-    )
+    # Each ad by the id the frame gives it (derived from the ad where the service sent
+    # none): a page repeated, or an ad two pages show, is one row.
+    ids = tuple(ad_ids(body))
     return {"rows": len(ids), "ad_ids": ids}
 
 

@@ -15,9 +15,12 @@ Two kinds of CSV, for two readers:
 - **for spreadsheets** (``excel=True``, ``--excel``): UTF-8 with a BOM, CRLF, ids
   of digits as ``="7384427202391592960"`` (the one form Excel keeps as text rather
   than a rounded 7.38E+18) and any other text that a spreadsheet would run as a
-  formula (its first character ``=``, ``+``, ``-``, ``@``, a tab or a CR, after any
-  ``'``) given a leading ``'`` (OWASP's rule for CSV injection): no cell
-  from the service becomes a formula. :func:`read_frame` takes that ``'`` off again.
+  formula (its first character ``=``, ``+``, ``-``, ``@``, a tab, a CR or a NUL,
+  after any ``'``) given a leading ``'`` (OWASP's rule for CSV injection); such a
+  character after a comma, a semicolon, a tab or a line break inside a text (where a
+  spreadsheet reading the file with another separator starts a cell) gets a
+  zero-width space before it: no cell from the service becomes a formula, whatever
+  separator the spreadsheet takes. :func:`.reading.read_frame` takes them off again.
 
 Why over 400 lines: one job, a frame into a file, for four formats; the
 rules of where a file may go live in :mod:`.files`.
@@ -60,13 +63,31 @@ def _json(value: Any) -> Any:
 
 
 #: A cell starting with one of these is a formula to a spreadsheet ("CSV injection"):
-#: OWASP's list (the tables' download reads it too).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: OWASP's list, and NUL (ASVS 1.2.10; LibreOffice drops a NUL and ran ``"\x00=1+1"``).
+#: The tables' download reads it too.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\x00")
+#: Where a spreadsheet may start a cell inside a text: after a comma, a semicolon (the
+#: separator of a CSV where the comma is the decimal sign: Excel in much of Europe), a
+#: tab, a line break. Read with another separator than the file's, the quotes around a
+#: text are text too, a line break in it ends the row, and ``hi;=1+1`` was two cells,
+#: the second a live formula (LibreOffice, separator ``;``).
+CELL_BOUNDARIES = (",", ";", "\t", "\r", "\n")
+#: Put after such a boundary when a formula would start there: a zero-width space,
+#: which no spreadsheet runs (nor shows); :func:`.reading.read_frame` takes it off again.
+INSIDE_MARK: Final = "\u200b"
+_ESCAPED: Final = {"\t": r"\t", "\r": r"\r", "\n": r"\n", "-": r"\-", "\x00": r"\x00"}
 #: Text a spreadsheet would run (a formula's first character, after any quotes already
 #: there: ``'=1`` gets its own ``'`` too, so that reading takes exactly one off).
-_STARTS: Final = "".join({"\t": r"\t", "\r": r"\r", "-": r"\-"}.get(c, c) for c in FORMULA_STARTS)
+_STARTS: Final = "".join(_ESCAPED.get(c, c) for c in FORMULA_STARTS)
+_BOUNDS: Final = "".join(_ESCAPED.get(c, c) for c in CELL_BOUNDARIES)
 _FORMULA: Final = re.compile(f"'*[{_STARTS}]")  # (in Python's and Arrow's (RE2) syntax)
 _QUOTED_FORMULA: Final = f"^'(?='*[{_STARTS}])"
+#: A formula inside a text, after a boundary (any marks already there: each gets one
+#: more, so that reading takes exactly one off); Python's syntax (a look-ahead), and
+#: without it, to find the cells (RE2's).
+_INSIDE: Final = re.compile(f"([{_BOUNDS}])(?={INSIDE_MARK}*'*[{_STARTS}])")
+_INSIDE_FOUND: Final = f"[{_BOUNDS}]{INSIDE_MARK}*'*[{_STARTS}]"
+_INSIDE_MARKED: Final = re.compile(f"([{_BOUNDS}]){INSIDE_MARK}(?={INSIDE_MARK}*'*[{_STARTS}])")
 _DIGITS: Final = re.compile(r"[0-9]+")
 
 
@@ -94,12 +115,16 @@ def _is_text(column: pd.Series) -> bool:
 
 def spreadsheet_text(value: str) -> str:
     """``value`` as a spreadsheet cell shows it as text: with a ``'`` in front when a
-    spreadsheet would otherwise run it as a formula (see :data:`FORMULA_STARTS`).
+    spreadsheet would otherwise run it as a formula (see :data:`FORMULA_STARTS`), and
+    :data:`INSIDE_MARK` after a :data:`CELL_BOUNDARIES` character that a formula follows.
 
     Example:
         >>> spreadsheet_text("=1+1"), spreadsheet_text("'@x"), spreadsheet_text("fine")
         ("'=1+1", "''@x", 'fine')
+        >>> spreadsheet_text("hi;=1+1")
+        'hi;\\u200b=1+1'
     """
+    value = _INSIDE.sub(f"\\1{INSIDE_MARK}", value)
     return "'" + value if _FORMULA.match(value) else value
 
 
@@ -120,8 +145,12 @@ def spreadsheet_id(value: str) -> str:
 def _spreadsheet(text: pd.Series, *, ids: bool) -> pd.Series:
     """:func:`spreadsheet_id` (``ids``) or :func:`spreadsheet_text` over a column of text,
     in C (a million cells: a Python call each took a second)."""
-    risky = text.str.match(_FORMULA.pattern).fillna(False).astype(bool)
-    out = text.mask(risky, "'" + text)
+    inside = text.str.contains(_INSIDE_FOUND, regex=True).fillna(False).astype(bool)
+    marked = text.copy()
+    if inside.any():  # (few cells: Python's look-ahead, cell by cell)
+        marked[inside] = text[inside].map(lambda v: _INSIDE.sub(f"\\1{INSIDE_MARK}", v))
+    risky = marked.str.match(_FORMULA.pattern).fillna(False).astype(bool)
+    out = marked.mask(risky, "'" + marked)
     if ids:
         digits = text.str.fullmatch(_DIGITS.pattern).fillna(False).astype(bool)
         out = out.mask(digits, '="' + text + '"')

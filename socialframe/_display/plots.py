@@ -26,17 +26,23 @@ if TYPE_CHECKING:
 
 
 def shown(value: object) -> str:
-    """Text from the data as a label shows it: a ``$`` is a dollar, not math.
+    """Text from the data as a label shows it: a ``$`` is a dollar, not math, and a
+    name starting with ``_`` is a name.
 
     matplotlib reads text between two ``$`` as math (``"Save $5, win $10"`` comes out
-    in italics, ``"$\\frac{$"`` fails the whole chart); advertisers, authors and posts
-    are named by strangers.
+    in italics, ``"$\\frac{$"`` fails the whole chart), and leaves a label starting
+    with ``_`` out of the legend (an advertiser ``_Studio`` had a band and no entry);
+    such a name gets a zero-width space before it. Advertisers, authors and posts are
+    named by strangers.
 
     Example:
         >>> print(shown("Save $5 today, $10 tomorrow"))
         Save \\$5 today, \\$10 tomorrow
+        >>> shown("_nolegend_")
+        '\\u200b_nolegend_'
     """
-    return str(value).replace("$", r"\$")
+    text = str(value).replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text
 
 
 #: Fonts that draw what matplotlib's own (DejaVu Sans) has no glyphs for: CJK, Arabic,

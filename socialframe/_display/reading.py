@@ -23,7 +23,7 @@ from typing import Any, BinaryIO, Final
 import numpy as np
 import pandas as pd
 
-from .export import _QUOTED_FORMULA, _is_id
+from .export import _INSIDE_MARKED, _QUOTED_FORMULA, INSIDE_MARK, _is_id
 
 READS: Final = (
     "socialframe report reads what -o writes: CSV (plain or --excel), JSON lines, Parquet"
@@ -327,9 +327,11 @@ def _id(value: object) -> str:
 
 
 def _unquoted(text: str) -> str:
-    """Text :func:`~.export.spreadsheet_text` wrote (``'@Anna``, ``'=1+1``, ``''=x``) as
-    it was: the one ``'`` it was given taken away."""
-    return text[1:] if _QUOTED.match(text) else text
+    """Text :func:`~.export.spreadsheet_text` wrote (``'@Anna``, ``'=1+1``, ``''=x``,
+    ``hi;\u200b=1``) as it was: the one ``'`` it was given and the marks it put
+    inside taken away."""
+    text = text[1:] if _QUOTED.match(text) else text
+    return _INSIDE_MARKED.sub(r"\1", text) if INSIDE_MARK in text else text
 
 
 def _from_id(text: str) -> str:

@@ -23,16 +23,24 @@ part it asks for. So
 
 No text from the service ever becomes markup, on any path DataTables has:
 
-- the display part is HTML escaped here (the table is given ``allow_html=True`` for
-  the links and the hover titles, so nothing else escapes it), column names too;
-  links are made for http(s) URLs only;
-- a search sees the plain text escaped by :data:`RENDER` (DataTables decodes search
-  text holding ``&`` through a ``<div>``'s ``innerHTML``, which would make tags of
-  it): so a search finds the text itself, ``<img`` and ``&lt;`` included;
-- the sort part never reaches the page (DataTables compares it as text or number);
+- every part of a cell travels HTML escaped, not only the one shown: the cell as it
+  travels is text to HTML, whatever reads it (RowGroup puts a cell's data into the
+  page as HTML, not through the render function, as does DataTables itself when a
+  ``columnDefs`` of the caller's takes the column's render away);
+- the display part is our HTML: the text escaped (the table is given
+  ``allow_html=True`` for the links and the hover titles, so nothing else escapes
+  it), column names too; links are made for http(s) URLs only;
+- a search sees the plain text escaped (DataTables decodes search text holding ``&``
+  through a ``<div>``'s ``innerHTML``, which would make tags of raw text): so a
+  search finds the text itself, ``<img`` and ``&lt;`` included;
+- the sort and export parts are decoded by :data:`RENDER` with plain string
+  replacements, never through the page (DataTables compares the sort part as text
+  or number);
 - the CSV download takes the export part as it is (:data:`EXPORT_CELL`), not through
   Buttons' cleaning, which drops ``<script>`` and decodes ``&lt;``; column names
-  are read as text from the header (:data:`EXPORT_NAME`).
+  are read as text from the header (:data:`EXPORT_NAME`);
+- a caller's ``columnDefs`` are added to ours, after the render function: theirs
+  cannot take it away.
 
 The "Download CSV" button is for spreadsheets: text that a spreadsheet would take for
 a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a return, OWASP's
@@ -58,10 +66,11 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
+from .._frames.identity import is_derived
 from .._schema import AD_DAYS, share_columns
 from .._time import check_zone
 from . import values
-from .export import FORMULA_STARTS
+from .export import CELL_BOUNDARIES, FORMULA_STARTS, INSIDE_MARK, spreadsheet_text
 
 if TYPE_CHECKING:
     from itables.widget import ITable
@@ -76,24 +85,30 @@ RENDER: Final = (
     ".replace(/\\u001c/g, '\\r').split('\\u001f');"
     " if (type === 'display') { return parts[0]; }"
     " var plain = parts.length < 3 ? parts[0] : parts[2];"
-    " if (type === 'sort' || type === 'type') { return parts.length < 3 ? plain : parts[1]; }"
-    " if (type === 'export') { return parts.length > 3 ? parts[3] : plain; }"
-    " return plain.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'); }"
+    " var text = plain;"
+    " if (type === 'sort' || type === 'type') { text = parts.length < 3 ? plain : parts[1]; }"
+    " else if (type === 'export') { text = parts.length > 3 ? parts[3] : plain; }"
+    " else { return plain; }"
+    " return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '\"')"
+    ".replace(/&#x27;/g, \"'\").replace(/&amp;/g, '&'); }"
 )
 """The render function of every column: the part of the cell DataTables asks for, its
 line breaks and tabs put back (itables sends text through pandas' formatter, which
 would show them as ``\\n``: they travel as :data:`BREAKS`).
 
-``display`` gets HTML escaped by :func:`cells`; ``sort`` and ``type`` the text or
-number it sorts by; ``export`` (the CSV's) the export part. Every other part
-(``filter``: what a search sees) gets the plain text escaped: DataTables reads search
-text that holds ``&`` through a ``<div>``'s ``innerHTML`` to decode entities, so raw
-text there would become live elements (``Q&A <img src=x onerror=...>`` ran its
-script); escaped, it decodes back to the text itself."""
+Every part travels HTML escaped (see the module). ``display`` gets our HTML; ``sort``
+and ``type`` the text or number it sorts by, and ``export`` (the CSV's) the export
+part, decoded here by string replacements (the exact inverse of
+:func:`html.escape`), never through the page. Every other part (``filter``: what a
+search sees) gets the plain text as it travels, escaped: DataTables reads search text
+that holds ``&`` through a ``<div>``'s ``innerHTML`` to decode entities, so raw text
+there would become live elements (``Q&A <img src=x onerror=...>`` ran its script);
+escaped, it decodes back to the text itself."""
 
-_FORMULA_CLASS: Final = "".join(
-    {"\t": "\\t", "\r": "\\r", "-": "\\-"}.get(c, c) for c in FORMULA_STARTS
-)
+_JS_ESCAPED: Final = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "-": "\\-", "\x00": "\\u0000"}
+_FORMULA_CLASS: Final = "".join(_JS_ESCAPED.get(c, c) for c in FORMULA_STARTS)
+_BOUNDARY_CLASS: Final = "".join(_JS_ESCAPED.get(c, c) for c in CELL_BOUNDARIES)
+_MARK: Final = f"\\u{ord(INSIDE_MARK):04x}"
 
 EXPORT_NAME: Final = (
     "function (title, column, node) {"
@@ -104,11 +119,14 @@ EXPORT_NAME: Final = (
     ".replace(/&#x27;/g, \"'\").replace(/&nbsp;/g, '\\u00a0').replace(/&amp;/g, '&');"
     " name = name.replace(/\\u001e/g, '\\n').replace(/\\u001d/g, '\\t')"
     ".replace(/\\u001c/g, '\\r');"
-    f' return /^[{_FORMULA_CLASS}]/.test(name) ? "\'" + name : name; }}'
+    f" name = name.replace(/([{_BOUNDARY_CLASS}])(?={_MARK}*'*[{_FORMULA_CLASS}])/g,"
+    f" '$1{_MARK}');"
+    f" return /^'*[{_FORMULA_CLASS}]/.test(name) ? \"'\" + name : name; }}"
 )
-"""A column's name in the CSV: the header's text (read as text, never as HTML), with
-a ``'`` before it when a spreadsheet would take it for a formula (as the cells'
-export part, :func:`cells`)."""
+"""A column's name in the CSV: the header's text (read as text, never as HTML), as
+:func:`~socialframe._display.export.spreadsheet_text` makes it (as the cells' export
+part, :func:`cells`): a ``'`` before it when a spreadsheet would take it for a
+formula, a zero-width space where one would start inside it."""
 
 EXPORT_CELL: Final = "function (data) { return data === null || data === undefined ? '' : data; }"
 """A cell in the CSV: the export part :data:`RENDER` gave, as it is (Buttons' own
@@ -126,7 +144,8 @@ BREAKS: Final = {"\n": "\x1e", "\t": "\x1d", "\r": "\x1c"}
 """Line breaks and tabs, as they travel in a cell."""
 
 AD_LIBRARY: Final = "https://www.facebook.com/ads/library/?id="
-"""An ad's public page, by its ``ad_archive_id``."""
+"""An ad's public page, by its ``ad_archive_id`` (never by an id socialframe derived:
+an ad sent without one has no page there to link to)."""
 
 MAX_BYTES: Final = 16 * 2**20
 """Beyond this much data, itables shows a sample of the rows and says so."""
@@ -193,28 +212,31 @@ def _escape(value: object) -> str:
 def _export(plain: object) -> str:
     """What follows a cell's plain part when the CSV must not get ``plain`` itself (else
     ``""``): its separator and the text with a ``'`` before it, for text a spreadsheet
-    would take for a formula. Numbers are never touched: ``-5`` stays a number."""
-    if isinstance(plain, str) and plain.startswith(FORMULA_STARTS):
-        return SEP + _clean("'" + plain)
+    would take for a formula (escaped, as every part travels). Numbers are never
+    touched: ``-5`` stays a number."""
+    if isinstance(plain, str):
+        safe = spreadsheet_text(plain)
+        if safe != plain:
+            return SEP + _escape(safe)
     return ""
 
 
 def _cell(display: str, sort: object, plain: object) -> str:
     """One cell: ``display`` is HTML (already escaped); ``sort`` and ``plain`` are text
-    (or numbers); the export part follows when it differs from ``plain``."""
-    return f"{display}{SEP}{_clean(sort)}{SEP}{_clean(plain)}{_export(plain)}"
+    (or numbers), escaped here: no part of a cell is markup as it travels (see the
+    module); the export part follows when it differs from ``plain``."""
+    return f"{display}{SEP}{_escape(sort)}{SEP}{_escape(plain)}{_export(plain)}"
 
 
 def _text(value: object) -> str:
-    """A cell of text: as it is when it has nothing to escape and is no formula to a
-    spreadsheet (most text: it is sent once, not three times), else the escaped text
-    to show, the text itself, and what the CSV gets."""
-    raw = _clean(value)
-    shown = html.escape(raw, quote=True)
+    """A cell of text: the text escaped, once (it is what is shown, sorted and found),
+    when it is no formula to a spreadsheet (most text); else three times and what the
+    CSV gets."""
+    shown = _escape(value)
     export = _export(str(value))
-    if shown == raw and not export:
-        return raw
-    return f"{shown}{SEP}{raw}{SEP}{raw}{export}"
+    if not export:
+        return shown
+    return f"{shown}{SEP}{shown}{SEP}{shown}{export}"
 
 
 class Parts(NamedTuple):
@@ -241,9 +263,10 @@ def split(cell: str) -> Parts:
     for back, travel in BREAKS.items():
         cell = cell.replace(travel, back)
     parts = cell.split(SEP)
+    text = [html.unescape(part) for part in parts]  # (every part travels escaped)
     if len(parts) < 3:
-        return Parts(parts[0], parts[0], parts[0], parts[0])
-    return Parts(parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else parts[2])
+        return Parts(parts[0], text[0], text[0], text[0])
+    return Parts(parts[0], text[1], text[2], text[3] if len(parts) > 3 else text[2])
 
 
 def _present(value: object) -> bool:
@@ -311,10 +334,13 @@ Formatter = Callable[[Any], str]
 _TYPES: Final = {"num": "num", "time": "num", "word": "string", "text": "string"}
 
 
-def _column(name: str, column: pd.Series, tz: str, share: bool) -> tuple[list[Any], str]:
+def _column(
+    name: str, column: pd.Series, tz: str, share: bool, derived: Sequence[bool] = ()
+) -> tuple[list[Any], str]:
     """The cells of one column, and its look (``num``, ``time``, ``word``, ``text``):
     what a value shows is :mod:`.values`' (as in every display), beside what it sorts
-    by and its plain value."""
+    by and its plain value; ``derived``: which rows' ids are derived (the frame's
+    ``id_derived``), if known."""
     dtype = column.dtype
     known = values.texts(name, column, tz=tz, share=share)
     if known is not None:
@@ -344,9 +370,15 @@ def _column(name: str, column: pd.Series, tz: str, share: bool) -> tuple[list[An
             for text, v in zip(shown, column, strict=True)
         ], look
     given = column.astype(object).tolist()
-    if name == "ad_archive_id":
+    if name == "ad_archive_id":  # linked to its Ad Library page; a derived id to none
+        unlinked = list(derived) or [False] * len(given)
         return [
-            _cell(_link(AD_LIBRARY + str(v), str(v)), v, v) if _present(v) else "" for v in given
+            ""
+            if not _present(v)
+            else _text(v)
+            if no or is_derived(v)
+            else _cell(_link(AD_LIBRARY + str(v), str(v)), v, v)
+            for v, no in zip(given, unlinked, strict=True)
         ], "word"
     if name in POST_COLUMNS:
         labels = values.post_labels(given)
@@ -417,7 +449,7 @@ def cells(frame: pd.DataFrame, *, tz: str = "UTC") -> tuple[pd.DataFrame, list[d
         >>> frame = pd.DataFrame({"text": ["<b>hi</b>"], "n": [12345]})
         >>> shown, _ = cells(frame)
         >>> shown.iloc[0].tolist()
-        ['&lt;b&gt;hi&lt;/b&gt;\\x1f<b>hi</b>\\x1f<b>hi</b>', '12,345\\x1f12345\\x1f12345']
+        ['&lt;b&gt;hi&lt;/b&gt;', '12,345\\x1f12345\\x1f12345']
     """
     data = frame
     if any(n is not None for n in data.index.names):  # (rows kept by a filter: not shown)
@@ -435,10 +467,14 @@ def cells(frame: pd.DataFrame, *, tz: str = "UTC") -> tuple[pd.DataFrame, list[d
             for c, key in zip(data.columns, keys, strict=True)
         ]
     shares = share_columns(frame)
+    flags = data["id_derived"] if names.count("id_derived") == 1 else None
+    derived: list[bool] = []
+    if flags is not None and pd.api.types.is_bool_dtype(flags.dtype):
+        derived = flags.fillna(False).astype(bool).tolist()
     columns: dict[str, list[Any]] = {}
     looks: dict[str, list[int]] = {"num": [], "time": [], "word": [], "text": []}
     for i, (name, key, (label, column)) in enumerate(zip(names, keys, data.items(), strict=True)):
-        shown, look = _column(name, column, tz, label in shares)
+        shown, look = _column(name, column, tz, label in shares, derived)
         while key in columns:  # two columns of one name stay two
             key += " "
         columns[key] = shown
@@ -481,7 +517,8 @@ def show(frame: pd.DataFrame, *, tz: str = "UTC", **options: Any) -> ITable:
         frame: A frame of ours (comments, ads, an analysis of them) or any other.
         tz: Time zone of the times shown.
         **options: itables options (``pageLength``, ``order``, ``caption``, ...),
-            which win over ours.
+            which win over ours; ``columnDefs`` are added to ours, after the render
+            function that keeps every text text.
 
     Returns:
         An ``itables.widget.ITable``.
@@ -535,7 +572,9 @@ def interactive(
             DataTables' ``scrollY`` is taken as this; ``scrollX`` and
             ``scrollCollapse`` are not needed (a wide table always scrolls sideways
             in its box).
-        **options: Other itables options, which win over ours.
+        **options: Other itables options, which win over ours; ``columnDefs`` are
+            added to ours, after the render function that keeps every text text
+            (a column's ``render`` of the caller's is not used).
 
     Returns:
         The widget.
@@ -621,9 +660,16 @@ def _arguments(
     if height is not None:
         box, box_css = _box(height)
         classes, css = f"{classes} {box}", css + box_css
-    shown, defs = cells(frame, tz=tz)
+    shown, looks = cells(frame, tz=tz)
     fits = _rows_that_fit(shown)
-    defs.append({"targets": "_all", "render": JavascriptFunction(RENDER)})
+    # DataTables takes the first definition that says a thing of a column: the render
+    # comes first, the caller's next (their widths, classes...), our looks last.
+    given = options.pop("columnDefs", None) or []
+    defs = [
+        {"targets": "_all", "render": JavascriptFunction(RENDER)},
+        *(given if isinstance(given, list) else [given]),
+        *looks,
+    ]
     chosen: dict[str, Any] = {
         "allow_html": True,  # every cell escaped above: links and hover titles only
         "showIndex": False,

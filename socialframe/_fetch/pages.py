@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from .._errors import SchemaError
+from .._frames.ads import ad_ids
 from .._frames.shape import ad_groups, checked
 from .._models import Page
 
@@ -64,13 +65,13 @@ def iter_ad_pages(
     """Pages of an ads search, following ``page_info.end_cursor``.
 
     Stops when ``has_next_page`` is false, the cursor is missing or was seen
-    before, a page brings no new ``ad_archive_id`` (the service may repeat pages
-    with ``has_next_page`` still true), ``max_pages`` pages were read, or
+    before, a page brings no new ad (by ``ad_archive_id``, or the id derived from an
+    ad sent without one: the service may repeat pages with ``has_next_page`` still
+    true), ``max_pages`` pages were read, or
     ``max_ads`` distinct ads are in.
     """
     key = params.get("query") or params.get("ad_page_id", "")
     seen_ids: set[str] = set()
-    anonymous = 0  # ads without an ad_archive_id: rows all the same
     seen_cursors: set[str] = set()
     number, cursor = 1, None
     while True:
@@ -79,15 +80,14 @@ def iter_ad_pages(
             sent["end_cursor"] = cursor
         fetched = fetch(sent)
         checked("ads", fetched.body, number)
-        ads, info = ad_groups(fetched.body)
+        _, info = ad_groups(fetched.body)
         yield _page(fetched, number, key, sent)
-        ids = [ad.get("ad_archive_id") for ad in ads if isinstance(ad, Mapping)]
-        known = {str(i) for i in ids if i is not None}
-        nameless = len(ids) - sum(i is not None for i in ids)
-        new = len(known - seen_ids) + nameless
-        seen_ids |= known
-        anonymous += nameless
-        if not new or (max_ads is not None and len(seen_ids) + anonymous >= max_ads):
+        # Each ad by the id the frame gives it: an ad sent without one by the id derived
+        # from it, so a page repeating such ads brings nothing new (and stops the walk).
+        ids = set(ad_ids(fetched.body))
+        new = len(ids - seen_ids)
+        seen_ids |= ids
+        if not new or (max_ads is not None and len(seen_ids) >= max_ads):
             return
         if max_pages is not None and number >= max_pages:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 import numpy as np
@@ -12,7 +12,8 @@ import pandas as pd
 
 from .._models import Page
 from .._schema import AD_COLUMNS, AD_DTYPES, INT, mark
-from .shape import ad_groups, checked
+from .identity import AD_KEY, DERIVED, derived_id
+from .shape import checked, grouped_ads
 from .values import (
     INT64,
     Payloads,
@@ -201,8 +202,9 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     # fit() is for the rest (what it gives them is the same).
     row = {
         "ad_archive_id": v
-        if type(v := ad.get("ad_archive_id")) is str and v
-        else fit("ad_archive_id", v, text),
+        if type(v := ad.get("ad_archive_id")) is str and v and not v.startswith(DERIVED)
+        else fit("ad_archive_id", v, _own_id),
+        "id_derived": False,  # (set by the caller when it derives the id)
         "collation_id": v
         if type(v := ad.get("collation_id")) is str and v
         else fit("collation_id", v, text),
@@ -254,11 +256,79 @@ def _ad_row(ad: Mapping[str, Any], unfit: Unfit) -> tuple[dict[str, Any], dict[s
     return row, extras
 
 
+def _own_id(value: Any, unfit: Unfit | None = None, column: str = "") -> str | None:
+    """An ad's ``ad_archive_id`` as text; one in the derived form (``derived:``...) is
+    not the service's to send: unfit, so that no id sent can pass for a derived one."""
+    found = text(value, unfit, column)
+    if found is not None and found.startswith(DERIVED):
+        if unfit is not None:
+            unfit.note(column)
+        return None
+    return found
+
+
+def own_ad_id(ad: Mapping[str, Any]) -> str | None:
+    """The ``ad_archive_id`` the service sent for ``ad``, as the frame takes it; None
+    where it sent none that fits (the frame then derives one)."""
+    value = ad.get("ad_archive_id")
+    if type(value) is str:
+        return value if value and not value.startswith(DERIVED) else None
+    return _own_id(value)
+
+
+Parsed = tuple[dict[str, Any], dict[str, Any], Unfit]
+"""An ad's contract values, its extras and what of it did not fit (see :func:`_ad_row`)."""
+
+
+def _page_ads(
+    body: Mapping[str, Any], *, content: bool = False
+) -> Iterator[tuple[str | None, str | None, Mapping[str, Any], Parsed | None]]:
+    """Each ad of an ads page (checked), in order: the id the service sent (or None),
+    the id derived from it, the ad, and its row as parsed for that.
+
+    An ad is derived an id when it has none, or when ``content`` asks for every ad's
+    (the id it would have without its own). Its occurrence counts the equal ads
+    before it in its collation group, with an id or without (see .identity), so the
+    ads of a group are parsed whenever one of them needs it; the others are not
+    parsed here (the derived id and the row are then None).
+    """
+    grouped: dict[int, list[Mapping[str, Any]]] = {}
+    for number, ad in grouped_ads(body):
+        grouped.setdefault(number, []).append(ad)
+    for ads in grouped.values():
+        owns = [own_ad_id(ad) for ad in ads]
+        if not content and None not in owns:
+            for own, ad in zip(owns, ads, strict=True):
+                yield own, None, ad, None
+            continue
+        counts: dict[tuple[Any, ...], int] = {}
+        for own, ad in zip(owns, ads, strict=True):
+            its_unfit = Unfit()
+            row, extra = _ad_row(ad, its_unfit)
+            key = tuple(row[name] for name in AD_KEY)
+            occurrence = counts.get(key, 0)
+            counts[key] = occurrence + 1
+            yield own, derived_id("ad", key, occurrence), ad, (row, extra, its_unfit)
+
+
+def ad_ids(body: Mapping[str, Any]) -> list[str]:
+    """The id of every ad of an ads page (checked), in order, as :func:`ads_frame`
+    names them: the service's ``ad_archive_id``, else the derived one."""
+    # (an ad without an id of its own always has a derived one)
+    return [own if own is not None else str(made) for own, made, _, _ in _page_ads(body)]
+
+
 def ads_frame(payloads: Payloads) -> pd.DataFrame:
     """Ad search pages -> one row per distinct ad: :data:`socialframe.AD_COLUMNS`, then extras.
 
     ``data.ads`` (a list of collation groups) is flattened in order and rows are
-    de-duplicated by ``ad_archive_id`` (the first sighting wins). Every field not
+    de-duplicated by ``ad_archive_id`` (the first sighting wins). An ad sent
+    without one (or with one in the derived form, kept as ``raw_ad_archive_id``)
+    gets an id derived from it (``derived:`` + 32 hex digits: its page, start,
+    collation group, format and copy; equal ads of one group numbered in the order
+    sent) and ``id_derived`` true, and is de-duplicated by it as by any id: a
+    repeated page brings nothing new (see :mod:`socialframe._frames.identity`).
+    Every field not
     used by a contract column follows as an extra column named by its
     snake_case path (``snapshot_cards``, ``impressions_with_index_impressions_index``).
 
@@ -288,7 +358,19 @@ def ads_frame(payloads: Payloads) -> pd.DataFrame:
         ['1', 'Acme', 'Hi']
     """
     with paused_gc():
-        return mark(_ads_frame(payloads, typed=True), "ads")
+        return mark(_ads_frame(payloads, typed=True)[0], "ads")
+
+
+def ads_with_content(payloads: Payloads) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`ads_frame`, and each ad's content id: the id it is derived as when it
+    comes without an ``ad_archive_id`` (its ``ad_archive_id`` when it did).
+
+    What lets a study know an ad it saw under one name under the other: sent once
+    with its id and once without, an ad has one content id.
+    """
+    with paused_gc():
+        frame, content = _ads_frame(payloads, typed=True, content=True)
+    return mark(frame, "ads"), content
 
 
 def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
@@ -296,10 +378,12 @@ def untyped_ads_frame(payloads: Payloads) -> pd.DataFrame:
     all the rows of a fetch (``retype_extras``): typed part by part, an extra column
     could come out differently depending on how the rows were split."""
     with paused_gc():
-        return mark(_ads_frame(payloads, typed=False), "ads")
+        return mark(_ads_frame(payloads, typed=False)[0], "ads")
 
 
-def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
+def _ads_frame(
+    payloads: Payloads, typed: bool, *, content: bool = False
+) -> tuple[pd.DataFrame, list[str]]:
     rows: list[tuple[Any, ...]] = []  # each ad's contract values, in the order of `names`
     names: tuple[str, ...] = _ROW_FIELDS  # the keys of _ad_row's row (one literal: one order)
     # Extras by the shape of their keys (ads share a few): per shape the rows and their
@@ -308,19 +392,27 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
     meta: list[tuple[str | None, int]] = []
     counted: list[tuple[Page, int]] = []
     seen: set[str] = set()
+    contents: list[str] = []  # each row's content id (when asked for)
     unfit = Unfit()
     for page in pages(payloads):
         checked("ads", page.body, page.page, paging=False)
-        ads, _ = ad_groups(page.body)
         query = page.params.get("query") if page.params else page.key
         n = 0
-        for ad in ads:
-            ad_id = text(ad.get("ad_archive_id"))  # (unfit ids are counted in _ad_row)
-            if ad_id is not None:
-                if ad_id in seen:
-                    continue
-                seen.add(ad_id)
-            row, extra = _ad_row(ad, unfit)
+        for own, made, ad, parsed in _page_ads(page.body, content=content):
+            # an ad without an id of its own is taken by the one derived from it, as any
+            ad_id = own if own is not None else made  # (see .identity)
+            if ad_id is None or ad_id in seen:
+                continue
+            seen.add(ad_id)
+            if parsed is None:
+                row, extra = _ad_row(ad, unfit)  # (unfit ids are counted there)
+            else:
+                row, extra, its_unfit = parsed
+                unfit.add(its_unfit)
+            if own is None:
+                row["ad_archive_id"], row["id_derived"] = ad_id, True
+            if content:
+                contents.append(str(made))
             shape = tuple(extra)
             group = shapes.get(shape)
             if group is None:
@@ -365,4 +457,4 @@ def _ads_frame(payloads: Payloads, typed: bool) -> pd.DataFrame:
             added[label] = (extra_array if typed else _as_sent)(name, extras[name].tolist())
         frame = pd.concat([frame, pd.DataFrame(added, index=frame.index)], axis=1)
     unfit.warn("ads")
-    return frame
+    return frame, contents

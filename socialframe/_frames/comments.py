@@ -19,6 +19,8 @@ import pandas as pd
 
 from .._models import Page
 from .._schema import AUTHOR_FIELDS, COMMENT_COLUMNS, COMMENT_DTYPES, mark
+from .identity import comment_ids as derived_comment_ids
+from .identity import comment_key, is_timed
 from .shape import checked
 from .values import (
     INT64,
@@ -36,7 +38,9 @@ from .values import (
     texts,
     times,
     typed_frame,
+    walk_numbers,
     whole,
+    without_lone_surrogates,
 )
 
 _URN_AT = re.compile(
@@ -85,7 +89,13 @@ def comments_frame(payloads: Payloads) -> pd.DataFrame:
     Returns:
         A DataFrame with exactly the columns of ``COMMENT_COLUMNS``, typed: ids
         and text as ``string``, flags ``boolean``, counts ``Int64``, times
-        tz-aware UTC, ``author_type`` categorical (person / organization).
+        tz-aware UTC, ``author_type`` categorical (person / organization). Every
+        comment is a row: one whose permalink is missing or unreadable gets a
+        ``comment_id`` derived from what was sent (``derived:`` + 32 hex digits:
+        its post, time, author and, without a time, its text; equal ones numbered
+        in the order sent, within a walk: pages numbered from 1 again start
+        another) and ``id_derived`` true; see :mod:`socialframe._frames.identity`.
+        Built from raw bodies (not the client's pages) such a comment has no post.
 
     Raises:
         SchemaError: a page or a comment is not the documented shape, or a raw
@@ -102,14 +112,41 @@ def comments_frame(payloads: Payloads) -> pd.DataFrame:
         [Timestamp('2025-10-16 03:17:21.073000+0000', tz='UTC'), 'Ada']
     """
     with paused_gc():
-        return mark(_comments_frame(payloads), "comments")
+        return mark(_comments_frame(payloads)[0], "comments")
+
+
+def comments_with_content(payloads: Payloads) -> tuple[pd.DataFrame, list[str | None]]:
+    """:func:`comments_frame`, and each comment's content id: the id it is derived as
+    when it comes without a readable permalink (its ``comment_id`` when it did), or
+    None when it has no time (neither ``createdAt`` nor ``createdAtString``).
+
+    What lets a study know a comment it saw under one name under the other: sent
+    once with its permalink and once without, a comment has one content id. Only a
+    comment with a time has one: without, its derived id is made of its text and its
+    place among the equal comments of the walk, which another walk (newest pages
+    only) may see otherwise, and it names no comment beyond its walk.
+    """
+    with paused_gc():
+        frame, content = _comments_frame(payloads, content=True)
+    return mark(frame, "comments"), content or []
 
 
 #: The fields of a comment the frame reads (the rest of what the service sends is unused).
-_FIELDS: Final = ("createdAt", "text", "isPinned", "isEdited", "threadUrn", "permalink", "author")
+_FIELDS: Final = (
+    "createdAt",
+    "createdAtString",  # (only in the id of a comment sent without one: see .identity)
+    "text",
+    "isPinned",
+    "isEdited",
+    "threadUrn",
+    "permalink",
+    "author",
+)
 
 
-def _comments_frame(payloads: Payloads) -> pd.DataFrame:
+def _comments_frame(
+    payloads: Payloads, *, content: bool = False
+) -> tuple[pd.DataFrame, list[str | None] | None]:
     raw: dict[str, list[Any]] = {name: [] for name in _FIELDS}
     fallbacks: list[str | None] = []
     counted: list[tuple[Page, int]] = []
@@ -143,15 +180,35 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
         for column in author["unfit"]:
             unfit.counts[column] += n
             unfit.total += n
+    if None in post_urns:
+        post_urns = [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)]
+    comment_texts = texts(raw["text"], unfit, "text", empty=True)  # "" is a comment too
+    derived = [c is None for c in comment_ids] if None in comment_ids else None
+    made: list[str] | None = None
+    content_ids: list[str | None] | None = None
+    if derived is not None or content:
+        # The service sent no id for some: derive theirs (see .identity), from what each
+        # comment would be without its permalink (the post walked, createdAt alone), so
+        # that one sent with it and once without has one content id.
+        sent = (
+            created
+            if derived is not None and all(derived)
+            else _created(raw["createdAt"], [None] * len(comment_ids), Unfit())
+        )
+        keys = _keys(fallbacks, sent, raw["createdAtString"], authors, rows, comment_texts)
+        made = derived_comment_ids(keys, walk_numbers(counted))
+        if content:
+            content_ids = [m if is_timed(k) else None for m, k in zip(made, keys, strict=True)]
+    if derived is not None and made is not None:
+        comment_ids = [c if c is not None else d for c, d in zip(comment_ids, made, strict=True)]
     columns: dict[str, Any] = {
-        "post_urn": post_urns
-        if None not in post_urns
-        else [p or fb for p, fb in zip(post_urns, fallbacks, strict=True)],
+        "post_urn": post_urns,
         "comment_id": comment_ids,
+        "id_derived": derived if derived is not None else _none_derived(len(comment_ids)),
         "parent_comment_id": parent_ids,
         "is_reply": [p is not None for p in parent_ids],
         "created_at": times(created, "ms"),
-        "text": texts(raw["text"], unfit, "text", empty=True),  # "" is a comment too
+        "text": comment_texts,
         "is_pinned": flags(raw["isPinned"], unfit, "is_pinned"),
         "is_edited": flags(raw["isEdited"], unfit, "is_edited"),
         "thread_urn": texts(raw["threadUrn"], unfit, "thread_urn"),
@@ -162,7 +219,46 @@ def _comments_frame(payloads: Payloads) -> pd.DataFrame:
     }
     frame = typed_frame(columns, COMMENT_COLUMNS, COMMENT_DTYPES)
     unfit.warn("comments")
-    return frame
+    return frame, content_ids
+
+
+def _keys(
+    posts: list[Any],
+    created: list[int | None] | np.ndarray[Any, Any],
+    created_texts: list[Any],
+    authors: list[dict[str, Any]],
+    rows: np.ndarray[Any, Any],
+    comment_texts: list[str | None],
+) -> list[tuple[str | int | None, ...]]:
+    """Each comment's :func:`~.identity.comment_key`, from its values as the frame
+    holds them when it has no id (a time in whole milliseconds, text without lone
+    surrogates), and ``createdAtString`` where ``createdAt`` gives no time (as sent,
+    if it is text)."""
+    ms = created.tolist() if isinstance(created, np.ndarray) else created
+    keys = []
+    for post, at, sent, code, said in zip(
+        posts, ms, created_texts, rows.tolist(), comment_texts, strict=True
+    ):
+        author = authors[code]
+        when = None if at is None or at == NAT else at
+        written = sent if when is None and type(sent) is str and sent else None
+        untimed = when is None and written is None  # (only then is the text a part)
+        keys.append(
+            comment_key(
+                post,
+                when,
+                None if written is None else without_lone_surrogates(written),
+                author["author_id"],
+                author["author_name"],
+                without_lone_surrogates(said) if untimed and said is not None else None,
+            )
+        )
+    return keys
+
+
+def _none_derived(n: int) -> pd.Series:
+    """``id_derived`` of a frame whose every comment has its own id: all false."""
+    return pd.Series(pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)))
 
 
 def _decode(content: Raw, parsed: dict[bytes, Any]) -> Any:

@@ -119,11 +119,18 @@ def ad_groups(body: Mapping[str, Any]) -> tuple[list[Any], Mapping[str, Any]]:
     """``(ads, page_info)`` of an ads page (checked by :func:`problem`); ``data.ads``
     flattened, order kept."""
     data = body["data"]
-    ads: list[Any] = []
-    for group in data["ads"]:
-        if isinstance(group, list):
-            ads.extend(group)
-        else:
-            ads.append(group)
     info = data.get("page_info")
-    return ads, info if isinstance(info, Mapping) else {}
+    return [ad for _, ad in grouped_ads(body)], info if isinstance(info, Mapping) else {}
+
+
+def grouped_ads(body: Mapping[str, Any]) -> list[tuple[int, Any]]:
+    """Each ad of an ads page (checked by :func:`problem`), in order, with the number
+    of its collation group (the inner list of ``data.ads`` it came in; an ad sent
+    outside a list is a group of its own)."""
+    out: list[tuple[int, Any]] = []
+    for number, group in enumerate(body["data"]["ads"]):
+        if isinstance(group, list):
+            out.extend((number, ad) for ad in group)
+        else:
+            out.append((number, group))
+    return out

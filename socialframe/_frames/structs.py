@@ -22,6 +22,7 @@ class Comment(msgspec.Struct, gc=False):  # no cycles: the collector need not tr
     """The fields of a comment the frame reads; the rest is skipped unbuilt."""
 
     createdAt: Any = None  # noqa: N815 - the service's names
+    createdAtString: Any = None  # noqa: N815
     text: Any = None
     isPinned: Any = None  # noqa: N815
     isEdited: Any = None  # noqa: N815

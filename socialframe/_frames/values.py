@@ -88,6 +88,11 @@ class Unfit:
         self.counts[column] += 1
         self.total += 1
 
+    def add(self, other: Unfit) -> None:
+        """Count ``other``'s values too (a row's, tallied apart until it was kept)."""
+        self.counts.update(other.counts)
+        self.total += other.total
+
     def warn(self, frame: str) -> None:
         """One :class:`SchemaWarning` naming every column that lost values, if any."""
         if not self.counts:
@@ -276,6 +281,19 @@ def page_numbers(counted: list[tuple[Page, int]]) -> np.ndarray[Any, Any]:
     return _per_row([page.page for page, _ in counted], counted)
 
 
+def walk_numbers(counted: list[tuple[Page, int]]) -> list[int]:
+    """Each row's walk: pages are numbered from 1 in each walk of a post (or search),
+    so a page numbered no higher than the one before starts another walk."""
+    walks, walk, last = [], 0, None
+    for page, _ in counted:
+        if last is not None and page.page <= last:
+            walk += 1
+        last = page.page
+        walks.append(walk)
+    numbers: list[int] = _per_row(walks, counted).tolist()
+    return numbers
+
+
 def _per_row(per_page: list[int], counted: list[tuple[Page, int]]) -> np.ndarray[Any, Any]:
     """One int64 per page, repeated for each of its rows."""
     return np.repeat(np.array(per_page, dtype=np.int64), [n for _, n in counted])
@@ -367,7 +385,7 @@ def strings(values: list[str | None]) -> Any:
     try:
         return _strings(values)
     except UnicodeEncodeError:
-        return _strings([None if v is None else _without_lone_surrogates(v) for v in values])
+        return _strings([None if v is None else without_lone_surrogates(v) for v in values])
 
 
 def _strings(values: list[str | None]) -> Any:
@@ -381,7 +399,8 @@ def _strings(values: list[str | None]) -> Any:
     return pd.array(values, dtype=STRING)
 
 
-def _without_lone_surrogates(value: str) -> str:
+def without_lone_surrogates(value: str) -> str:
+    """``value`` as a ``string`` column holds it: a lone surrogate becomes U+FFFD."""
     try:
         value.encode()
     except UnicodeEncodeError:

@@ -124,6 +124,54 @@ def open_file(root: Path, fd: int, relative: str) -> int:
     return opened_fd
 
 
+#: What tells a file apart from another put in its place, or changed in place: its
+#: device and inode, size, and last change (``st_ctime_ns``, which no one sets by hand:
+#: any write, rename or ``touch`` moves it on).
+Identity = tuple[int, ...]
+
+
+def identity(root: Path, fd: int, relative: str) -> tuple[Identity, ...]:
+    """What the file ``relative`` below ``fd`` and the folders on its way are now: each
+    folder's device and inode (the folder of a partition also its last change: nothing
+    is added to it once it is in place, and moving it moves that on), then the file's
+    :data:`Identity`. Reached through no link, as :func:`open_file` reaches it.
+
+    Raises:
+        StudyError: a part is a link.
+        OSError: as :func:`open_file`.
+    """
+    parts = relative.split("/")
+    seen: list[Identity] = []
+    at = os.dup(fd)
+    try:
+        for depth in range(1, len(parts)):
+            inner = _open_below(root, at, parts, depth)
+            os.close(at)
+            at = inner
+            info = os.fstat(at)
+            last = depth == len(parts) - 1
+            seen.append((info.st_dev, info.st_ino, info.st_ctime_ns if last else 0))
+    finally:
+        os.close(at)
+    opened = open_file(root, fd, relative)
+    try:
+        info = os.fstat(opened)
+    finally:
+        os.close(opened)
+    seen.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return tuple(seen)
+
+
+def _open_below(root: Path, at: int, parts: list[str], depth: int) -> int:
+    """The folder ``parts[depth - 1]`` in the open folder ``at`` (no link followed), its
+    errors naming ``parts[:depth]`` below ``root``."""
+    name = parts[depth - 1]
+    try:
+        return os.open(name, _DIR, dir_fd=at)
+    except OSError as exc:
+        raise _refused(root, "/".join(parts[:depth]), at, name, exc) from None
+
+
 def create_file(root: Path, at: int, name: str, relative: str, mode: int) -> int:
     """A new file ``name`` in the open folder ``at``, to write (and read back); never one
     that exists (a link or a hard link to a file elsewhere is never written through).

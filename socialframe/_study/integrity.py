@@ -16,6 +16,12 @@ before a refresh's first paid call, every file the manifest names is checked:
 
 Hashing is one more read of the files, at about 1.4 GB/s where the CPU has SHA
 instructions (``bench/study_scale.py`` measures it beside the queries).
+
+DuckDB then reads the files by their paths, so what it read is checked again once it
+has answered (:func:`unchanged`): each file must still be the one checked (the same
+inode, size and last change, reached through the same folders), or the answer is
+refused. A file moved over one of the study's, a folder swapped for a link, or bytes
+written in place while a refresh paid are never taken for the study's.
 """
 
 from __future__ import annotations
@@ -54,6 +60,11 @@ def record_problem(value: object) -> str | None:
     return None
 
 
+#: What each file checked was (:func:`socialframe._study.folder.identity`), by its path
+#: relative to the study's folder.
+Checked = dict[str, tuple[folder.Identity, ...]]
+
+
 def check(
     root: Path,
     files: Iterable[tuple[str, str]],
@@ -61,7 +72,7 @@ def check(
     *,
     stored: Mapping[str, Mapping[str, Any]],
     optional: Mapping[str, Collection[str]],
-) -> None:
+) -> Checked:
     """Check each of a study's files (see the module's docstring).
 
     Args:
@@ -73,6 +84,9 @@ def check(
             (``object``: lists of text).
         optional: Per kind, the columns older files may lack.
 
+    Returns:
+        What each file was as it was checked, for :func:`unchanged`.
+
     Raises:
         StudyError: naming the first file that is not as the study wrote it.
     """
@@ -80,10 +94,13 @@ def check(
         fd = folder.open_root(root)
     except OSError as exc:
         raise StudyError(f"{root} cannot be opened ({exc.strerror})") from None
+    checked: Checked = {}
     try:
         for kind, relative in files:
             path = root / relative
             try:
+                # (taken first: a file changed while it is hashed is then told apart)
+                checked[relative] = folder.identity(root, fd, relative)
                 opened = folder.open_file(root, fd, relative)
             except FileNotFoundError:
                 raise damaged(path, "is missing") from None
@@ -99,6 +116,36 @@ def check(
                 )
             if problem:
                 raise damaged(path, problem) from None
+    finally:
+        os.close(fd)
+    return checked
+
+
+def unchanged(root: Path, checked: Checked) -> None:
+    """Check that every file :func:`check` checked is still the one it checked (see the
+    module's docstring): after DuckDB read them by their paths.
+
+    Raises:
+        StudyError: naming the first file that changed (or is now reached through a
+            link).
+    """
+    try:
+        fd = folder.open_root(root)
+    except OSError as exc:
+        raise StudyError(f"{root} cannot be opened ({exc.strerror})") from None
+    try:
+        for relative, was in checked.items():
+            try:
+                now: tuple[folder.Identity, ...] | None = folder.identity(root, fd, relative)
+            except OSError:
+                now = None
+            if now != was:
+                raise StudyError(
+                    f"the study's files cannot be read: {root / relative} changed while"
+                    " it was read (replaced, moved, written to or removed by another"
+                    " program): nothing was taken from it. Make sure nothing else writes"
+                    " in the study's folder"
+                )
     finally:
         os.close(fd)
 

@@ -9,6 +9,7 @@ one of each id, with when it was first and last seen.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -75,11 +76,14 @@ def _empty_ads() -> pd.DataFrame:
 
 #: Columns added to a kind's rows after its first files were written (text, missing there).
 ADDED: Final = {
-    "comments": ("watch",),
-    "ads": ("watch",),
+    "comments": ("watch", "id_derived", "content_id"),
+    "ads": ("watch", "id_derived", "content_id"),
     "changes": ("watch",),
     "items": ("watch",),
 }
+#: What older files hold in an added column that is not text (an id was never derived
+#: before ``id_derived`` was written).
+ADDED_AS: Final = {"id_derived": "false"}
 #: A study's kinds with no file yet: every column, typed, and no row.
 EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
     "comments": _empty_comments,
@@ -92,17 +96,68 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
 
 #: What each kind's files hold: their columns and dtypes (``object``: lists of text).
 STORED: Final = {
-    "comments": {**COMMENT_DTYPES, **SEEN},
-    "ads": {**AD_DTYPES, "extra": "string", **SEEN},
+    "comments": {**COMMENT_DTYPES, "content_id": "string", **SEEN},
+    "ads": {**AD_DTYPES, "extra": "string", "content_id": "string", **SEEN},
     "changes": {**CHANGE_DTYPES, "watch": "string"},
     "runs": RUN_DTYPES,
     "items": {**ITEM_DTYPES, "watch": "string"},
 }
 
 
-def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
+class Reader:
+    """A DuckDB connection over a study's views (:func:`connect`), that reads nothing but
+    the study's files, writes nothing, and hands back only what it read from the files
+    as they were checked.
+
+    DuckDB may read below the study's folder alone (``allowed_directories``: a link out
+    of it is refused as it is read), loads no extension, and its settings are locked, so
+    the SQL it is given (:meth:`socialframe.Study.sql`'s) can change none of this. Each
+    answer (:meth:`df`) is checked once read: every file the views read is still the
+    one checked (:func:`socialframe._study.integrity.unchanged`).
+    """
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, dataset: Dataset, checked: integrity.Checked
+    ) -> None:
+        self.con = con
+        self._dataset = dataset
+        self._checked = checked
+
+    def df(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
+        """The answer to ``query``, read from the files as they were checked.
+
+        Raises:
+            StudyError: a file changed while it was read (named).
+            duckdb.Error: DuckDB refused the query, or could not read a file (which did
+                not change).
+        """
+        import duckdb
+
+        try:
+            frame = self.con.execute(query, params or []).df()
+        except duckdb.Error:
+            self.unchanged()  # (a file swapped for a link, say: that is what to say)
+            raise
+        self.unchanged()
+        return frame
+
+    def unchanged(self) -> None:
+        """Raise a StudyError naming a file that is no longer the one checked."""
+        integrity.unchanged(self._dataset.path, self._checked)
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        self.con.register(name, frame)
+
+    def unregister(self, name: str) -> None:
+        self.con.unregister(name)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def connect(dataset: Dataset, manifest: Manifest) -> Reader:
     """An in-memory DuckDB connection with the study's views (times in UTC), once every
-    file the manifest names is checked whole (:mod:`.integrity`).
+    file the manifest names is checked whole (:mod:`.integrity`); see :class:`Reader`.
 
     Raises:
         StudyError: a file is not as the study wrote it (named), or is reached
@@ -115,17 +170,48 @@ def connect(dataset: Dataset, manifest: Manifest) -> duckdb.DuckDBPyConnection:
             'studies need DuckDB and pyarrow: pip install "socialframe[study]"'
         ) from None
     files = [(kind, path) for kind in KINDS for path in manifest.files(kind)]
-    integrity.check(dataset.path, files, manifest.checks, stored=STORED, optional=ADDED)
+    checked = integrity.check(dataset.path, files, manifest.checks, stored=STORED, optional=ADDED)
 
     con = duckdb.connect(":memory:")
+    reader = Reader(con, dataset, checked)
     try:
-        _views(con, dataset, manifest)
+        # (the folder as DuckDB will find it, the user's links in its path followed once)
+        root = Path(os.path.realpath(dataset.path))
+        _confine(con, root)
+        _views(con, dataset, root, manifest)
     except BaseException as exc:
         con.close()
         if isinstance(exc, duckdb.Error):
+            reader.unchanged()
             raise unreadable(dataset, exc) from None
         raise
-    return con
+    return reader
+
+
+def _confine(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """What every query of ``con`` may do (see :class:`Reader`), set first and locked:
+    read below ``root``, the study's real folder."""
+    con.execute("set TimeZone = 'UTC'")
+    # Bounded memory, whatever the study's size: past the limit DuckDB spills to the
+    # system's temporary folder (never into the study or the working folder).
+    con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
+    con.execute(
+        f"set temp_directory = {_quoted(str(Path(tempfile.gettempdir()) / 'socialframe-duckdb'))}"
+    )
+    con.execute("set preserve_insertion_order = false")
+    con.execute("set enable_progress_bar = false")  # a library prints nothing
+    # Files below the study's real folder alone (DuckDB compares each path it opens, its
+    # links followed: one that leads out of the study is refused), no extension from
+    # disk or the network, and none of this changed by a query.
+    inside = os.path.join(root, "")
+    # (and as the views name it: DuckDB checks a path before it expands a pattern, and a
+    # study at s* is read as s[*]: see _no_glob)
+    allowed = ", ".join(_quoted(folder) for folder in dict.fromkeys([inside, _no_glob(inside)]))
+    con.execute(f"set allowed_directories = [{allowed}]")
+    con.execute("set enable_external_access = false")
+    con.execute("set autoinstall_known_extensions = false")
+    con.execute("set autoload_known_extensions = false")
+    con.execute("set lock_configuration = true")
 
 
 #: What the views read from each kind's files (a file without them is not the study's).
@@ -141,8 +227,8 @@ NEEDED: Final = {
 #: Columns the views add to each kind's rows: never a file's own.
 _OWN_ALL: Final = ("refresh",)
 OWN: Final = {
-    "comments": ("refresh", "rank_", "first_seen", "last_seen"),
-    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id"),
+    "comments": ("refresh", "rank_", "first_seen", "last_seen", "ident_"),
+    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id", "ident_"),
 }
 #: The DuckDB types each needed column may have (by name; text where not named).
 _TYPES: Final = {
@@ -178,18 +264,11 @@ def unreadable(dataset: Dataset, exc: Exception) -> StudyError:
     )
 
 
-def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest) -> None:
-    con.execute("set TimeZone = 'UTC'")
-    # Bounded memory, whatever the study's size: past the limit DuckDB spills to the
-    # system's temporary folder (never into the study or the working folder).
-    con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
-    con.execute(
-        f"set temp_directory = {_quoted(str(Path(tempfile.gettempdir()) / 'socialframe-duckdb'))}"
-    )
-    con.execute("set preserve_insertion_order = false")
-    con.execute("set enable_progress_bar = false")  # a library prints nothing
+def _views(
+    con: duckdb.DuckDBPyConnection, dataset: Dataset, root: Path, manifest: Manifest
+) -> None:
     for kind in ("comments", "ads", "changes", "runs", "items"):
-        files = [_no_glob(str(dataset.path / path)) for path in manifest.files(kind)]
+        files = [_no_glob(str(root / path)) for path in manifest.files(kind)]
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
         con.register(empty, EMPTY[kind]())
@@ -234,41 +313,85 @@ def _views(con: duckdb.DuckDBPyConnection, dataset: Dataset, manifest: Manifest)
                 f"{dataset.path}: the study's files cannot be read (its {kind} files have"
                 f" {what}); a file the manifest names is not one socialframe wrote"
             )
+        later = ADDED.get(kind, ())
         added = "".join(
-            f", null::varchar as {column}" for column in ADDED.get(kind, ()) if column not in have
+            f", {ADDED_AS.get(column, 'null::varchar')} as {column}"
+            for column in later
+            if column not in have
         )
-        con.execute(f"create view {name} as select *{added} from _files_{name}")
+        # (files of both ages read together: the older ones' rows are null there)
+        older = [
+            f"coalesce({c}, {ADDED_AS[c]}) as {c}" for c in later if c in have and c in ADDED_AS
+        ]
+        replaced = f" replace ({', '.join(older)})" if older else ""
+        con.execute(f"create view {name} as select *{replaced}{added} from _files_{name}")
+    # One comment, two names: sent once with its permalink (its id) and once without (the
+    # id derived from it, its content_id), a comment is one. Its name in the study
+    # (ident_) is its id where any sighting had one, else the derived id.
+    con.execute(
+        """
+        create view _comment_names as
+        select v.*,
+            coalesce(case when not v.id_derived then v.comment_id end, named.id, v.comment_id)
+                as ident_
+        from comment_versions v left join (
+            select item, content_id, max(comment_id) as id from comment_versions
+            where not id_derived and content_id in (
+                select comment_id from comment_versions where id_derived
+            ) group by item, content_id
+        ) named on v.id_derived and named.item = v.item and named.content_id = v.comment_id
+        """
+    )
     con.execute(
         """
         create view comments as
-        select * exclude (rank_) from (
+        select * exclude (rank_, ident_, content_id) from (
             select *,
                 min(seen_at) over ids as first_seen,
                 max(seen_at) over ids as last_seen,
-                row_number() over (partition by comment_id order by refresh desc) as rank_
-            from comment_versions
-            window ids as (partition by comment_id)
+                row_number() over (partition by ident_ order by refresh desc, id_derived)
+                    as rank_
+            from _comment_names
+            window ids as (partition by ident_)
         ) where rank_ = 1
+        """
+    )
+    # An ad, like a comment, is one whether it came with its ad_archive_id or without.
+    con.execute(
+        """
+        create view _ad_names as
+        select v.*,
+            coalesce(case when not v.id_derived then v.ad_archive_id end, named.id,
+                v.ad_archive_id) as ident_
+        from ad_versions v left join (
+            select content_id, max(ad_archive_id) as id from ad_versions
+            where not id_derived and content_id in (
+                select ad_archive_id from ad_versions where id_derived
+            ) group by content_id
+        ) named on v.id_derived and named.content_id = v.ad_archive_id
         """
     )
     con.execute(
         """
         create view ads as
         with stops as (
-            select id, min("at") as stopped_seen from changes
-            where kind = 'ad' and change = 'stopped' group by id
+            select n.ident_, min(c."at") as stopped_seen from changes c join (
+                select distinct ad_archive_id, ident_ from _ad_names
+            ) n on n.ad_archive_id = c.id
+            where c.kind = 'ad' and c.change = 'stopped' group by n.ident_
         )
-        select * exclude (rank_, id) replace (
+        select * exclude (rank_, ident_, content_id) replace (
             case when stopped_seen is not null and stopped_seen >= seen_at then false
                  else is_active end as is_active
         ) from (
             select v.*,
                 min(v.seen_at) over ids as first_seen,
                 max(v.seen_at) over ids as last_seen,
-                row_number() over (partition by v.ad_archive_id order by v.refresh desc) as rank_
-            from ad_versions v
-            window ids as (partition by v.ad_archive_id)
-        ) latest left join stops on stops.id = latest.ad_archive_id
+                row_number() over (partition by v.ident_ order by v.refresh desc, v.id_derived)
+                    as rank_
+            from _ad_names v
+            window ids as (partition by v.ident_)
+        ) latest left join stops using (ident_)
         where rank_ = 1
         """
     )

@@ -54,8 +54,9 @@ class Walked:
         reached: Whether the walk got where it had to (a known comment, the last
             page; every page of each search): if not, it was cut short.
         total: Page 1's ``total`` (posts).
-        active_ids: The ids of the running ads the search returned, when it read
-            them all (None otherwise: nothing can be said about stopped ads).
+        active: The running ads the search returned, when it read them all (None
+            otherwise: nothing can be said about stopped ads): each one's id, content
+            id and whether its id was derived.
         error: The failure that cut the walk short.
         stopped: Whether that failure is another item's (the refresh was ended for it).
         paid: The calls the service charged for, counted as they were made (a page
@@ -65,7 +66,7 @@ class Walked:
     pages: list[Page] = field(default_factory=list)
     reached: bool = False
     total: int | None = None
-    active_ids: set[str] | None = None
+    active: list[tuple[str, str, bool]] | None = None
     error: FetchError | None = None
     stopped: bool = False  # the refresh was ended by another item (or an interrupt)
     paid: int = 0  # the calls the service charged for (a charged retry too)
@@ -76,9 +77,21 @@ class Walked:
         return comment_rows(self.pages)
 
 
-def _ids(page: Page) -> set[str]:
-    frame = frames.comments_frame([page])
-    return set(frame["comment_id"].dropna().tolist())
+def _holds_known(pages: list[Page], known: set[str]) -> bool:
+    """Whether the last of ``pages`` (a walk's, so far) holds a comment in ``known``,
+    by its id or its content id (a comment known under its other name is known).
+
+    An id the service sent needs no other page; a derived id, and any content id,
+    count the equal comments before it in the walk: for those the walk's pages are
+    read together.
+    """
+    alone, content = frames.comments_with_content(pages[-1:])
+    if set(alone["comment_id"][~alone["id_derived"]]) & known:
+        return True
+    if len(pages) > 1 and len(alone):
+        frame, content = frames.comments_with_content(pages)
+        alone, content = frame.tail(len(alone)), content[-len(alone) :]
+    return bool((set(alone["comment_id"]) | (set(content) - {None})) & known)
 
 
 def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: bool) -> Walked:
@@ -91,7 +104,7 @@ def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: b
             total = page.body.get("total")
             if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
                 walked.total = max(total, 0)  # (kept in the manifest: a count)
-            if not full and known and _ids(page) & known:
+            if not full and known and _holds_known(walked.pages, known):  # older from here
                 break
         walked.reached = True
     except FetchError as exc:
@@ -139,9 +152,16 @@ def walk_search(
                 got.append(page)  # cut short keeps what it paid for)
                 walked.pages.append(page)
             if active:
-                ads = frames.ads_frame(got) if got else frames.ads_frame([])
+                ads = ad_rows(got)
                 running = ads[ads["is_active"].fillna(True).astype(bool)]
-                walked.active_ids = set(running["ad_archive_id"].dropna().tolist())
+                walked.active = list(
+                    zip(
+                        running["ad_archive_id"].tolist(),
+                        running["content_id"].tolist(),
+                        running["id_derived"].tolist(),
+                        strict=True,
+                    )
+                )
         walked.reached = True
     except FetchError as exc:
         walked.error = exc
@@ -149,14 +169,18 @@ def walk_search(
 
 
 def comment_rows(pages: list[Page]) -> pd.DataFrame:
-    """The comments of ``pages``, one row per comment (the last sighting wins)."""
-    frame = frames.comments_frame(pages)
+    """The comments of ``pages``, one row per comment (the last sighting wins), with
+    ``content_id``: the id each is derived as without its permalink (see
+    :func:`socialframe._frames.comments.comments_with_content`)."""
+    frame, content = frames.comments_with_content(pages)
+    frame["content_id"] = pd.array(content, dtype="string")
     return frame.drop_duplicates("comment_id", keep="last").reset_index(drop=True)
 
 
 def ad_rows(pages: list[Page]) -> pd.DataFrame:
-    """The ads of ``pages``, one row per ad."""
-    if not pages:
-        return frames.ads_frame([])
-    frame = frames.ads_frame(pages)
+    """The ads of ``pages``, one row per ad, with ``content_id``: the id each is
+    derived as without its ``ad_archive_id`` (see
+    :func:`socialframe._frames.ads.ads_with_content`)."""
+    frame, content = frames.ads_with_content(pages)
+    frame["content_id"] = pd.array(content, dtype="string")
     return frame.drop_duplicates("ad_archive_id", keep="last").reset_index(drop=True)

@@ -112,7 +112,7 @@ class Refresh:
         finally:
             con.close()
 
-    def _run(self, con: Any, known: dict[str, Any]) -> pd.DataFrame:
+    def _run(self, con: queries.Reader, known: dict[str, Any]) -> pd.DataFrame:
         self.interrupted: list[tuple[dict[str, Any], refresh.Walked]] | None = None
         try:
             results = self._walk_all(known)
@@ -129,10 +129,11 @@ class Refresh:
         return frame
 
     def _old_texts(
-        self, con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]
-    ) -> dict[str, Any]:
-        """:func:`_old_texts`; a file that cannot be read any more (damaged, moved away
-        while the walks ran) is a StudyError, and the refresh stays pending: the pages
+        self, con: queries.Reader, results: list[tuple[dict[str, Any], refresh.Walked]]
+    ) -> Names:
+        """:func:`_old_texts`; a file that cannot be read any more, or is not the one
+        checked before the walks (damaged, moved away, replaced while they ran) is a
+        StudyError, and the refresh stays pending: the pages
         it paid for are the next one's, from the HTTP cache."""
         import duckdb
 
@@ -140,13 +141,15 @@ class Refresh:
             return _old_texts(con, results)
         except duckdb.Error as exc:
             error = queries.unreadable(self.data, exc)
-            raise StudyError(
-                f"{error}. Nothing of this refresh was kept; the pages it paid for are in"
-                " the client's HTTP cache (if it keeps one), for the next refresh once the"
-                " files are put back"
-            ) from None
+        except StudyError as exc:  # a file changed since it was checked (named)
+            error = exc
+        raise StudyError(
+            f"{error}. Nothing of this refresh was kept; the pages it paid for are in"
+            " the client's HTTP cache (if it keeps one), for the next refresh once the"
+            " files are put back"
+        )
 
-    def _known(self, con: Any) -> dict[str, Any]:
+    def _known(self, con: queries.Reader) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
         # A walk stops at the first page holding a comment known before: reading newest
         # first, that is one of the post's newest known ones, so those are all it needs
@@ -173,31 +176,42 @@ class Refresh:
         )
         con.register("walked_through", walked)
         try:
-            comments = con.execute(
-                "select item, comment_id, refresh from ("
-                " select item, comment_id, min(refresh) as refresh, max(created_at) as created"
-                " from comment_versions group by item, comment_id"
+            # A comment is known by every name it had: its id and its content id (the
+            # id derived from it), so that one sent now without its permalink, or now with
+            # it, is known (see queries: _comment_names).
+            comments = con.df(
+                "with newest as (select item, ident_, refresh from ("
+                " select item, ident_, min(refresh) as refresh, max(created_at) as created"
+                " from _comment_names group by item, ident_"
                 ") c join walked_through w using (item) where c.refresh <= w.walked"
                 " qualify row_number() over (partition by item order by created desc nulls"
-                f" last, comment_id desc) <= {NEWEST_KNOWN}"
-            ).df()
+                f" last, ident_ desc) <= {NEWEST_KNOWN})"
+                " select n.item, n.refresh, list_concat(list(distinct v.comment_id),"
+                " list(distinct v.content_id) filter (where v.content_id is not null)) as names"
+                " from newest n join _comment_names v using (item, ident_)"
+                " group by n.item, n.ident_, n.refresh"
+            )
         finally:
             con.unregister("walked_through")
-        held = con.execute(
-            "select item, count(distinct comment_id) as n from comment_versions group by item"
-        ).df()
-        ads = con.execute(
+        held = con.df("select item, count(distinct ident_) as n from _comment_names group by item")
+        # Ads by their name in the study (ident_, as comments: see queries), and every
+        # name each had.
+        ad_names = Names(
+            con.df("select distinct ad_archive_id, content_id, id_derived, ident_ from _ad_names"),
+            "ad_archive_id",
+        )
+        ads = con.df(
             "select item, ad_archive_id, is_active, end_date, stopped_seen,"
             f" {', '.join(AD_TEXT)} from ads"
-        ).df()
-        found = con.execute(
-            "select distinct watch, ad_archive_id from ad_versions where watch is not null"
-        ).df()
-        ads_of = {str(k): set(g["ad_archive_id"]) for k, g in found.groupby("watch")}
+        )
+        ads.index = pd.Index([ad_names.ident.get(a, a) for a in ads["ad_archive_id"]])
+        found = con.df("select distinct watch, ident_ from _ad_names where watch is not null")
+        ads_of = {str(k): set(g["ident_"]) for k, g in found.groupby("watch")}
         return {
             "comments": comments,
             "held": dict(zip(held["item"], held["n"], strict=True)),
             "ads": ads,
+            "ad_names": ad_names,
             "ads_of": ads_of,
         }
 
@@ -265,7 +279,8 @@ class Refresh:
                 elif walked_through is None:
                     base = set()
                 else:
-                    base = set(rows.loc[rows["refresh"] <= walked_through, "comment_id"])
+                    names = rows.loc[rows["refresh"] <= walked_through, "names"]
+                    base = {str(name) for each in names for name in each}
                 full = self.full and not state.get("complete", False)
                 walked = refresh.walk_post(resumed(state, paid), watched, base, full=full)
                 first = walked.pages[0].fetched_at if walked.pages else None
@@ -273,7 +288,8 @@ class Refresh:
                     # A cut walk finished from the cache: its pages are of when it began,
                     # so what arrived since is on none of them (and its total is old).
                     # Read the newest pages now, as any refresh does, down to a known one.
-                    seen = base | set(walked.comments["comment_id"].dropna())
+                    seen = base | set(walked.comments["comment_id"])
+                    seen |= set(walked.comments["content_id"])
                     newest = refresh.walk_post(
                         fetcher("comments", self.fresh_after, paid), watched, seen, full=False
                     )
@@ -321,9 +337,10 @@ class Refresh:
         comment_parts, ad_parts, changes, rows = [], [], [], []
         first_error: FetchError | None = None
         skipped: list[str] = []
-        old_ads = known["ads"].drop_duplicates("ad_archive_id").set_index("ad_archive_id")
+        old_ads = known["ads"]  # the latest version of each, by its name in the study
+        ad_names = known["ad_names"]
         held = known["held"]
-        known_ids = set(known["texts"])  # of the comments the walks brought back
+        names = known["texts"]  # the comments the walks brought back that the study held
         new_ads: set[str] = set()  # an ad two searches find is new once
         stopped_ads: set[str] = set()  # and stopped once
         for watched, walked in results:
@@ -340,20 +357,34 @@ class Refresh:
                     first_error = walked.error
             if watched["kind"] == "post":
                 got = walked.comments if walked.pages else None
+                fresh: set[str] = set()  # the names of the comments new in this walk
                 if got is not None and len(got):
                     got = _labelled(got, item, key, at)
                     comment_parts.append(got)
-                    for cid, text in zip(got["comment_id"], got["text"], strict=True):
-                        if pd.isna(cid):
-                            continue
-                        if cid not in known_ids:
-                            new += 1
-                            changes.append((at, "comment", item, cid, "new", key))
-                        elif cid in known["texts"] and _differs(known["texts"][cid], text):
+                    checked: set[str] = set()
+                    for cid, content, derived, text in zip(
+                        got["comment_id"],
+                        got["content_id"],
+                        got["id_derived"],
+                        got["text"],
+                        strict=True,
+                    ):
+                        content = content if isinstance(content, str) else None
+                        ident = names.named(cid, content, bool(derived))
+                        if ident is None:
+                            # (sent twice in one walk, with and without its permalink: once)
+                            if cid not in fresh and (derived or content not in fresh):
+                                new += 1
+                                changes.append((at, "comment", item, cid, "new", key))
+                            fresh.add(cid)
+                            if content is not None and not derived:
+                                fresh.add(content)
+                        elif ident not in checked and _differs(names.text[ident], text):
                             changed += 1
                             changes.append((at, "comment", item, cid, "edited", key))
-                ids = set() if got is None else set(got["comment_id"].dropna())
-                have = held.get(item, 0) + len(ids - known_ids)
+                        if ident is not None:
+                            checked.add(ident)
+                have = held.get(item, 0) + new
                 total = walked.total if walked.total is not None else state.get("total")
                 missing = None if total is None else max(int(total) - have, 0)
                 if walked.reached:
@@ -369,42 +400,46 @@ class Refresh:
                     state["complete"] = complete  # a complete one stays so for `full`)
             else:
                 got = refresh.ad_rows(walked.pages) if walked.pages else None
-                seen: set[str] = set()
+                seen: set[str] = set()  # (by their names in the study)
                 if got is not None and len(got):
-                    got = _labelled(_ads_for_storage(got), item, key, at)
+                    content = got.pop("content_id").array
+                    got = _labelled(_ads_for_storage(got).assign(content_id=content), item, key, at)
                     ad_parts.append(got)
                     for _, row in got.iterrows():
-                        aid = row["ad_archive_id"]
-                        if pd.isna(aid):
-                            continue
-                        seen.add(aid)
-                        if aid not in old_ads.index:
-                            if aid not in new_ads:
+                        aid, derived = row["ad_archive_id"], bool(row["id_derived"])
+                        its = row["content_id"] if isinstance(row["content_id"], str) else None
+                        ident = ad_names.named(aid, its, derived)
+                        if ident is None:  # (one two searches find, or sent twice: new once)
+                            if aid not in new_ads and (derived or its not in new_ads):
                                 new += 1
-                                new_ads.add(aid)
                                 changes.append((at, "ad", item, aid, "new", key))
+                            new_ads.add(aid)
+                            if its is not None and not derived:
+                                new_ads.add(its)
                             continue
-                        old = old_ads.loc[aid]
+                        seen.add(ident)
+                        old = old_ads.loc[ident]
                         was_running = bool(old["is_active"]) and pd.isna(old["stopped_seen"])
                         # (a running ad's end_date is the last day it was shown: it moves on)
                         if was_running and _is_false(row["is_active"]):
-                            if aid not in stopped_ads:
+                            if ident not in stopped_ads:
                                 changed += 1
-                                stopped_ads.add(aid)
+                                stopped_ads.add(ident)
                                 changes.append((at, "ad", item, aid, "stopped", key))
                         elif any(_differs(old[f], row[f]) for f in AD_TEXT):
                             changed += 1
                             changes.append((at, "ad", item, aid, "edited", key))
-                if walked.active_ids is not None:
+                if walked.active is not None:
+                    running_now = {ad_names.named(*ad) or ad[0] for ad in walked.active}
                     # the ads this very search found before (another search's are not its)
                     mine = old_ads.loc[old_ads.index.isin(known["ads_of"].get(key, set()))]
                     running = mine[
                         mine["is_active"].fillna(False).astype(bool) & mine["stopped_seen"].isna()
                     ]
-                    for aid in sorted(set(running.index) - walked.active_ids - seen - stopped_ads):
+                    for ident in sorted(set(running.index) - running_now - seen - stopped_ads):
                         changed += 1
-                        stopped_ads.add(aid)
-                        changes.append((at, "ad", item, aid, "stopped", key))
+                        stopped_ads.add(ident)
+                        changes.append((at, "ad", item, ident, "stopped", key))
                 if walked.reached:
                     # as of its oldest page: a walk finished from the cache shows the
                     # search as it was then, and an ad started later that day is new next time
@@ -477,28 +512,90 @@ class Refresh:
         return frame, first_error
 
 
-def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> dict[str, Any]:
-    """Of the comments the walks brought back, those the study held, with their latest
-    text (a study may be larger than memory: only these are asked for)."""
+class Names:
+    """Comments (or ads) the study held, by every name they had: what tells one seen
+    before from a new one (see :meth:`named`).
+
+    Args:
+        rows: Rows of the view ``_comment_names`` (or ``_ad_names``): each one's id
+            (``id_column``), ``content_id``, ``id_derived`` and ``ident_`` (its name in
+            the study), and for comments ``text`` and ``refresh``.
+        id_column: ``comment_id`` or ``ad_archive_id``.
+
+    Attributes:
+        ident: Each name (an id; a content id of one sent with its id) -> its name in
+            the study.
+        content: Each content id of one sent with its id -> its name in the study.
+        text: Each comment's latest text.
+    """
+
+    def __init__(self, rows: pd.DataFrame | None = None, id_column: str = "comment_id") -> None:
+        self.ident: dict[str, str] = {}
+        self.content: dict[str, str] = {}
+        self.text: dict[str, Any] = {}
+        if rows is None or not len(rows):
+            return
+        if "refresh" in rows:
+            rows = rows.sort_values("refresh", kind="stable")
+        texts = rows["text"] if "text" in rows else [None] * len(rows)
+        for cid, content, derived, ident, text in zip(
+            rows[id_column],
+            rows["content_id"],
+            rows["id_derived"],
+            rows["ident_"],
+            texts,
+            strict=True,
+        ):
+            if not isinstance(ident, str):
+                continue  # (a comment an older socialframe kept without any id)
+            self.ident[str(cid)] = ident
+            if not derived and isinstance(content, str):
+                self.content[content] = ident
+            self.text[ident] = text  # (the latest refresh last)
+
+    def named(self, cid: str, content: str | None, derived: bool) -> str | None:
+        """The study's name of the comment a walk sent as ``cid`` (content id
+        ``content``), or None when it is new.
+
+        Known by that id; or, sent without its id, known by its id under the content
+        id it had then; or, sent with its id, known only by the id derived from it
+        (never another id's: two ids are two comments).
+        """
+        ident = self.ident.get(cid)
+        if ident is not None:
+            return ident
+        if derived:
+            return self.content.get(cid)
+        ident = None if content is None else self.ident.get(content)
+        return ident if ident == content else None
+
+
+def _old_texts(con: Any, results: list[tuple[dict[str, Any], refresh.Walked]]) -> Names:
+    """Of the comments the walks brought back, those the study held (by their ids or
+    their content ids), with their latest text (a study may be larger than memory:
+    only these are asked for)."""
     ids = [
-        cid
+        name
         for watched, walked in results
         if watched["kind"] == "post" and walked.pages
-        for cid in walked.comments["comment_id"].dropna()
+        for column in ("comment_id", "content_id")
+        for name in walked.comments[column]
     ]
     if not ids:
-        return {}
-    wanted = pd.DataFrame({"comment_id": pd.array(ids, dtype="string")})
+        return Names()
+    wanted = pd.DataFrame({"id": pd.array(ids, dtype="string")}).drop_duplicates()
     con.register("wanted", wanted)
     try:
-        found = con.execute(
-            "select v.comment_id, arg_max(v.text, v.refresh) as text from comment_versions v"
-            " join (select distinct comment_id from wanted) w using (comment_id)"
-            " group by v.comment_id"
-        ).df()
+        found = con.df(
+            "with touched as ("
+            " select ident_ from _comment_names join wanted on comment_id = wanted.id"
+            " union select ident_ from _comment_names join wanted on content_id = wanted.id"
+            ") select comment_id, content_id, id_derived, ident_, text, refresh"
+            " from _comment_names join touched using (ident_)"
+        )
     finally:
         con.unregister("wanted")
-    return dict(zip(found["comment_id"], found["text"], strict=True))
+    return Names(found)
 
 
 def _labelled(rows: pd.DataFrame, item: str, key: str, at: pd.Timestamp) -> pd.DataFrame:

@@ -247,10 +247,12 @@ class Study:
         """Every comment the study has seen.
 
         Returns:
-            One row per ``comment_id`` (its latest version), newest first: the comments
+            One row per comment (its latest version), newest first: the comments
             frame's columns (``sf.COMMENT_COLUMNS``, typed alike), then ``item`` (the
             watched post), ``first_seen`` and ``last_seen`` (the refreshes that first
-            and last saw it).
+            and last saw it). A comment sent without a readable permalink is kept
+            under its derived id (``id_derived``); one seen with its permalink and
+            without is one comment, shown under its id whenever a sighting had it.
 
         Example:
             >>> import tempfile
@@ -268,7 +270,8 @@ class Study:
         """Every ad the study has seen.
 
         Returns:
-            One row per ``ad_archive_id`` (its latest version): the ads frame's columns
+            One row per ad (its latest version; one sent without ``ad_archive_id``
+            under its derived id, as comments): the ads frame's columns
             (``sf.AD_COLUMNS``), ``extra`` (every other field, as JSON text), then
             ``item`` (the watched search), ``first_seen``, ``last_seen`` and
             ``stopped_seen`` (the first refresh that saw it stopped; ``is_active`` is
@@ -344,8 +347,12 @@ class Study:
         return mark(queries.read_as(self._data, frame, queries.RUN_DTYPES), "study.runs")
 
     def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
-        """Any SQL over the study's views: ``comments``, ``ads`` (latest versions),
+        """Any query over the study's views: ``comments``, ``ads`` (latest versions),
         ``comment_versions``, ``ad_versions`` (every version), ``changes``, ``runs``.
+
+        One ``SELECT`` (DuckDB's dialect), which reads the study's own files and
+        nothing else: no other file, no extension, no network; no ``COPY``, ``ATTACH``,
+        ``SET`` or second statement (it would write files, in the study or beside it).
 
         Args:
             query: The SQL (DuckDB's dialect); ``?`` marks a parameter.
@@ -354,6 +361,11 @@ class Study:
         Returns:
             The query's result (DuckDB streams the files: only the result must fit in
             memory).
+
+        Raises:
+            ValueError: the query is not one ``SELECT``, or DuckDB refused it (reading
+                a file outside the study among the reasons), saying why.
+            StudyError: a file of the study is damaged, or changed while it was read.
 
         Example:
             >>> import tempfile
@@ -374,7 +386,9 @@ class Study:
 
         con = queries.connect(self._data, self._data.read())
         try:
-            return con.execute(query, params or []).df()
+            if yours:
+                _only_a_query(con, query)
+            return con.df(query, params or [])
         except duckdb.Error as exc:
             files = isinstance(exc, duckdb.IOException | duckdb.InvalidInputException)
             if yours and not files:
@@ -383,6 +397,28 @@ class Study:
             raise queries.unreadable(self._data, exc) from None
         finally:
             con.close()
+
+
+def _only_a_query(con: queries.Reader, query: str) -> None:
+    """Refuse SQL that is not one ``SELECT`` (a ``COPY``, ``ATTACH``, ``EXPORT``,
+    ``INSTALL``, ``SET``..., or a second statement): :meth:`Study.sql` reads the study,
+    it never writes a file, inside the study (its manifest, its data) or beside it.
+
+    Raises:
+        ValueError: it is not.
+        duckdb.Error: DuckDB cannot parse it.
+    """
+    import duckdb
+
+    statements = con.con.extract_statements(query)
+    kinds = [statement.type for statement in statements]
+    if kinds != [duckdb.StatementType.SELECT]:
+        what = ", ".join(str(k.name) for k in kinds) or "nothing"
+        raise ValueError(
+            f"study.sql answers one query (SELECT ..., WITH ... SELECT ...), not {what}: it"
+            " reads the study and writes no file. Write its answer yourself (a DataFrame:"
+            " .to_parquet(), .to_csv()), or query the files with DuckDB directly"
+        )
 
 
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(w|d|h|m|s)", re.ASCII | re.IGNORECASE)

@@ -43,6 +43,14 @@ Operation A (ads, :mod:`socialframe.sandbox._ads`):
     ``repeats()`` says which searches keep ``has_next_page`` true after their
     last page.
 
+Rows without an id, as the service sends some:
+    ``IDLESS_POSTS["all"]`` (50 comments) and ``IDLESS_POSTS["some"]`` (82, with
+    an exact duplicate pair) are posts whose comments come without a readable
+    permalink (so without an id); ``IDLESS_QUERIES["all"]`` (26 ads) and
+    ``IDLESS_QUERIES["some"]`` (40) are searches whose ads come without an
+    ``ad_archive_id``. Which rows lack it follows from each row's hidden id, so a
+    row stays as it is from request to request, and the worlds grow as any other.
+
 Time (:mod:`socialframe.sandbox._growth`):
     At ``REFERENCE`` the world is the one above, which every example, the demo
     and the notebooks show (they pin it: ``Sandbox(clock=PinnedClock())`` keeps
@@ -97,6 +105,7 @@ from .._clock import ManualClock, PinnedClock
 from ._ads import (
     ADS_PER_ANSWER,
     EXAMPLE_QUERIES,
+    IDLESS_QUERIES,
     AdSearch,
     ads_body,
     ads_total,
@@ -105,6 +114,7 @@ from ._ads import (
 )
 from ._comments import (
     EXAMPLE_POSTS,
+    IDLESS_POSTS,
     PAGE_SIZE,
     TOTALS,
     comment_total,
@@ -127,6 +137,8 @@ __all__ = [
     "ENVELOPES",
     "EXAMPLE_POSTS",
     "EXAMPLE_QUERIES",
+    "IDLESS_POSTS",
+    "IDLESS_QUERIES",
     "PAGE_AD_GROWTH",
     "PAGE_SIZE",
     "REFERENCE",

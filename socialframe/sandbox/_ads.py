@@ -25,6 +25,8 @@ Rules (all deterministic; the seed changes the content, never the counts):
   true`` and its cursor answers the same last page again, forever, each time
   with a new cursor. Otherwise the last page has ``has_next_page: false`` and
   ``end_cursor: null``. Nothing left after filters: ``ads: []``, no cursor.
+* ``IDLESS_QUERIES``: searches whose ads come without an ``ad_archive_id`` (all of
+  them, or about a third), as the service sends some.
 * Cursors are url-safe base64 of a small JSON (search fingerprint, offset, step,
   a short hash): one from another search, another seed or tampered is a 400.
 * The first groups generated show every quirk: a DCO and a DPA ad (templates in
@@ -81,6 +83,13 @@ EXAMPLE_QUERIES: dict[str, int] = {
     "typewriter ribbon": 3,
 }
 """Queries with pinned ad counts (before filters), one for each possible count."""
+
+IDLESS_QUERIES: dict[str, str] = {"all": "garden gnomes", "some": "desk lamps"}
+"""Searches whose ads come without an ``ad_archive_id``, as the service sends some:
+``"all"`` (26 ads, a search whose last page repeats forever) has none; ``"some"``
+(40 ads, repeating too) lacks it on about a third. Which ad lacks it, and how (no
+``ad_archive_id`` key, ``null`` or ``""``), follows from its hidden id, so an ad stays
+as it is from one request to the next."""
 
 Ad = dict[str, Any]
 Group = tuple[Ad, ...]
@@ -276,9 +285,13 @@ def ads_body(
     following: int | None = end if end < len(groups) else None
     if following is None and repeats(search):
         following = offset  # the quirk: "next" is this last page again
+    idless = {normalise_query(q): kind for kind, q in IDLESS_QUERIES.items()}.get(search.key[2:])
     return {
         "data": {
-            "ads": [list(copy.deepcopy(group)) for group in groups[offset:end]],
+            "ads": [
+                [_without_id(ad, idless) for ad in copy.deepcopy(group)]
+                for group in groups[offset:end]
+            ],
             "page_info": {
                 "end_cursor": None
                 if following is None
@@ -287,6 +300,20 @@ def ads_body(
             },
         }
     }
+
+
+def _without_id(ad: Ad, idless: str | None) -> Ad:
+    """An ad of an :data:`IDLESS_QUERIES` search as served: without its id where its
+    hidden id says so (see there)."""
+    own = int(ad["ad_archive_id"])
+    if idless is None or (idless == "some" and own % 3):
+        return ad
+    way = own % 3 if idless == "all" else (own // 3) % 3
+    if way == 0:
+        del ad["ad_archive_id"]
+    else:
+        ad["ad_archive_id"] = None if way == 1 else ""
+    return ad
 
 
 def error_body(message: str) -> dict[str, Any]:

@@ -20,6 +20,8 @@ the world before the reference date, which its comments' dates cut):
   milliseconds rendered as if they were seconds: a year in the tens of thousands).
 * Comment ids are ``(created_ms << 22) | random_22_bits``, so ``id >> 22`` gives
   the creation time, for replies too.
+* ``IDLESS_POSTS``: posts whose comments come without a readable permalink (all of
+  them, or about a quarter with an exact duplicate pair), as the service sends some.
 * The first items generated carry every text quirk (``_corpus.COMMENT_QUIRKS``) and
   the first four use one author of each shape (person v1 with ``name``, v2 with
   ``firstName``/``lastName``, v3 with ``FirstName``/``LastName``, organisation), so
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import threading
 from bisect import bisect_right
 from collections.abc import Mapping
@@ -57,6 +60,19 @@ EXAMPLE_POSTS: dict[int, str] = {
     total: str(_BASE_POST + TOTALS.index(total)) for total in (0, 1, 50, 51, 82, 2345)
 }
 """A post id (19 digits) for each interesting total; 2345 is the "thousands" one."""
+
+_IDLESS_BASE = 7_384_427_202_500_000_000  # (divisible by 8: + 3 has 50 comments)
+_IDLESS_SPAN = 8 * 10**6
+IDLESS_POSTS: dict[str, str] = {"all": str(_IDLESS_BASE + 3), "some": str(_IDLESS_BASE + 8)}
+"""Posts whose comments come without a readable permalink (so without an id), as the
+service sends some: ``"all"`` (50 comments) has none; ``"some"`` (82 comments) lacks it
+on about a quarter, and its first thread's two replies are exact duplicates (one
+person's "+1" twice, in the same moment, neither with a permalink). Every post from
+``7384427202500000000`` to 8 million after it is one of these two kinds (of its total
+as any post): ``"all"`` where ``(post - 7384427202500000000) // 8`` is even, else
+``"some"``. Which comment loses its permalink, and how (no ``permalink`` key, ``null``,
+or the post's own URL with no comment in it), follows from its hidden id, so a
+comment stays as it is from one request to the next."""
 
 _WINDOW_MS = 60 * 86_400_000  # top-level comments: within 60 days before the reference
 _REPLY_DELAY_MS = (60_000, 2 * 86_400_000)  # a reply comes minutes to two days later
@@ -256,6 +272,9 @@ def comments_body(
     items = _ordered(post_id, sort, seed, _state(post_id, seed, now_ms(now)))
     start = (page - 1) * PAGE_SIZE
     data = [_comment(post_id, seed, entry) for entry in items[start : start + PAGE_SIZE]]
+    idless = _idless(post_id)
+    if idless is not None:
+        data = [_without_id(post_id, seed, idless, c) for c in data]
     return {
         "success": True,
         "message": "",
@@ -301,6 +320,50 @@ def comments_response(
     if page > 1:
         started = _walk_started(params.get("paginationToken"), post_id, sort, page, seed)
     return comments_body(post_id, sort, page, seed, now=now, walk_started=started)
+
+
+def _idless(post_id: str) -> str | None:
+    """Which of :data:`IDLESS_POSTS`' kinds the post is (``"all"``, ``"some"``), if any."""
+    offset = int(post_id) - _IDLESS_BASE
+    if not 0 <= offset < _IDLESS_SPAN:
+        return None
+    return "all" if (offset // 8) % 2 == 0 else "some"
+
+
+_OWN_ID = re.compile(r"Urn=urn%3Ali%3Acomment%3A%28activity%3A\d+%2C(\d+)%29")
+
+
+def _without_id(post_id: str, seed: int, kind: str, comment: Comment) -> Comment:
+    """A comment of an :data:`IDLESS_POSTS` post as served: without a readable
+    permalink where its hidden id says so (see there)."""
+    link = comment["permalink"]
+    own = int(_OWN_ID.findall(link)[-1])  # (a reply's own id comes last)
+    threads = _threads(post_id, seed)
+    if kind == "some" and len(threads[0].items) >= 3 and link in _twin_links(threads[0]):
+        # the first thread's two replies: one person's "+1", twice in one moment
+        first = threads[0].items[1]
+        return {
+            **first,
+            "author": dict(first["author"]),
+            "text": "+1",
+            "isEdited": False,
+            "permalink": None,
+        }
+    if kind == "some" and own % 4:
+        return comment
+    served = dict(comment)
+    way = own % 3
+    if way == 0:
+        del served["permalink"]
+    elif way == 1:
+        served["permalink"] = None
+    else:  # the post's URL, no comment in it: nothing to read an id from
+        served["permalink"] = f"{_PERMALINK}{post_id}/"
+    return served
+
+
+def _twin_links(thread: _Thread) -> tuple[str, str]:
+    return thread.items[1]["permalink"], thread.items[2]["permalink"]
 
 
 def error_body(message: str) -> dict[str, Any]:

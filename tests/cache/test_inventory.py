@@ -13,7 +13,14 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, AdSearch, PinnedClock, Sandbox, repeats
+from socialframe.sandbox import (
+    EXAMPLE_POSTS,
+    IDLESS_QUERIES,
+    AdSearch,
+    PinnedClock,
+    Sandbox,
+    repeats,
+)
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
 # The report's columns, as the README documents them.
@@ -97,6 +104,19 @@ def test_the_report_of_a_team_cache(team: str) -> None:
     ):
         got = _fill(client)
         _check(client.cache_report(), got, sandbox)
+
+
+def test_ads_without_ids_are_counted_once_each(sandbox: Sandbox, tmp_path: Path) -> None:
+    # Their searches' last page repeats: its ads (known by the ids derived from them) are
+    # rows already, as the frame says.
+    queries = list(IDLESS_QUERIES.values())
+    assert all(repeats(AdSearch(f"q:{q}")) for q in queries)
+    with sandbox.client(cache=tmp_path, progress=False, max_cost=0.5) as client:
+        frames = [client.search_ads(q) for q in queries]
+        report = client.cache_report()
+    assert report["rows"].tolist() == [len(f) for f in frames] == [26, 40]
+    assert report["pages"].tolist() == [f["result_page"].max() + 1 for f in frames]
+    assert all(f["id_derived"].any() for f in frames)
 
 
 def test_a_second_run_adds_nothing_and_pays_nothing(sandbox: Sandbox, tmp_path: Path) -> None:

@@ -514,3 +514,98 @@ def test_every_call_on_the_backend_with_redis_gone_is_ours(tmp_path: Path) -> No
         assert "stopped answering" in backend.take_undeleted()
         with pytest.raises(NotImplementedError):
             backend.responses.connection.pipeline()  # (it would go around the guard)
+
+
+class _Garbling:
+    """A TCP relay in front of a real redis-server that, once :attr:`garbage` is set,
+    answers every command with it instead (what a Redis with a broken network card, a
+    proxy gone wrong, or another program on the port sends)."""
+
+    def __init__(self, url: str) -> None:
+        import socket
+        from urllib.parse import urlsplit
+
+        behind = urlsplit(url)
+        self._to = (behind.hostname or "127.0.0.1", behind.port or 6379)
+        self._listener = socket.socket()
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(16)
+        self.url = f"redis://127.0.0.1:{self._listener.getsockname()[1]}/0"
+        self.garbage: bytes | None = None
+        self._open: list[Any] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                near, _ = self._listener.accept()
+            except OSError:
+                return
+            far = socket.create_connection(self._to)
+            self._open += [near, far]
+            threading.Thread(target=self._ask, args=(near, far), daemon=True).start()
+            threading.Thread(target=self._pass, args=(far, near), daemon=True).start()
+
+    def _ask(self, near: Any, far: Any) -> None:
+        try:
+            while data := near.recv(65536):
+                if self.garbage is None:
+                    far.sendall(data)
+                else:
+                    near.sendall(self.garbage)
+        except OSError:
+            pass
+
+    def _pass(self, far: Any, near: Any) -> None:
+        try:
+            while data := far.recv(65536):
+                near.sendall(data)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self._listener.close()
+        for each in self._open:
+            each.close()
+
+
+#: Answers no Redis gives: each raised a raw error out of redis-py's parser (a
+#: RecursionError, a ValueError, an AttributeError), not a NetworkError.
+GARBAGE = {
+    "nested a hundred thousand deep": b"*1\r\n" * 100_000 + b":1\r\n",
+    "a number that is none": b":notanumber\r\n",
+    "a length that is none": b"$-5x\r\n",
+    "a type RESP2 has not": b"=15\r\ntxt:hello world\r\n",
+    "bytes of no protocol": b"\x00\xffgarbage\r\n",
+}
+
+
+@pytest.mark.parametrize("garbage", GARBAGE.values(), ids=GARBAGE.keys())
+def test_a_redis_that_answers_garbage_raises_nothing_raw(tmp_path: Path, garbage: bytes) -> None:
+    """Whatever comes back on the socket, at the start or mid-run, is socialframe's
+    error: a ConfigError as the client is built, a NetworkError keeping what was fetched
+    (``.partial``) during a fetch; the service is paid for nothing twice."""
+    with (
+        running_redis(tmp_path) as (_, url),
+        Sandbox(clock=PinnedClock()) as sandbox,
+    ):
+        relay = _Garbling(url)
+        try:
+            relay.garbage = garbage
+            with pytest.raises(sf.ConfigError, match="cannot reach the team cache"):
+                sf.Client("k", base_url="http://127.0.0.1:9", cache=relay.url)
+            relay.garbage = None
+            with sandbox.client(cache=relay.url, backoff=0.01, progress=False) as c:
+                first = c.post_comments(POSTS[3])
+                relay.garbage = garbage
+                frame, error, caught = _fetch(c, "raise")
+                _assert_ours(error, caught)
+                assert isinstance(error, sf.NetworkError), error
+                assert "team cache" in str(error) and error.partial is not None
+                frame, error, caught = _fetch(c, "skip")
+                _assert_ours(error, caught)
+            assert len(first) == 50 and c.ledger.paid_calls == sandbox.charges == 1
+        finally:
+            relay.close()

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from socialframe._display import export, reading
-from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, IDLESS_POSTS, PinnedClock, Sandbox
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +66,23 @@ def test_csv_for_excel(frames: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path
     assert rows[0]["comment_id"] == f'="{comments["comment_id"].iloc[0]}"'
     assert [r["text"] for r in rows] == comments["text"].tolist()
     assert rows[0]["author_name"] == comments["author_name"].iloc[0]  # non-ASCII kept
+
+
+def test_derived_ids_are_exported_as_the_text_they_are(tmp_path: Path) -> None:
+    with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=False) as client:
+        comments = client.post_comments(IDLESS_POSTS["some"])
+    derived = comments[comments["id_derived"]]
+    assert len(derived) == 25
+    plain = comments.social.to_csv(tmp_path / "plain.csv")
+    back = pd.read_csv(plain, dtype={"comment_id": str})
+    assert back["comment_id"].tolist() == comments["comment_id"].tolist()
+    assert back["id_derived"].tolist() == comments["id_derived"].tolist()  # a flag, read back
+    excel = comments.social.to_csv(tmp_path / "excel.csv", excel=True)
+    rows = list(csv.DictReader(io.StringIO(excel.read_text("utf-8-sig"), newline="")))
+    shown = {r["comment_id"]: r["id_derived"] for r in rows}
+    for cid in derived["comment_id"]:  # text as it is ("derived:" shows what it is): the
+        # ="..." form is for ids of digits alone (spreadsheet_id)
+        assert shown[cid] == "True"
 
 
 def _as_lists(value: object) -> object:
@@ -133,6 +150,7 @@ TRICKY = (
     "\r", "\n", "\r\n", "\n\r", "\x00", "\x1b[31m", '"', '""', "'", ",", ";", "\t", "=",
     "+", "-", "@", "\u2028", "\u2029", "\ufeff", "\x85", "\x0b", "\x0c", "#", " ", "é",
     "😀", "_x000D_", "NA", "null", "None", "True", "[1]", '{"a"', "\\", "\\N",
+    "\u200b", ";=", ",@", "\t-",
 )  # fmt: skip
 
 
@@ -233,6 +251,8 @@ def test_every_export_reads_back_row_for_row_whatever_the_text_holds(
         "=1+1",
         "'=1+1",
         "''@x",
+        "\x00=1+1",
+        "hi;=1+1, ok,\u200b@x\n\t-1",
         '="7384427202391592960"',
         "x" * 100_000,
     ],

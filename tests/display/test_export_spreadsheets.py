@@ -47,6 +47,12 @@ PAYLOADS = (
     "'=1+1",
     "=1+1\r\nsecond line",
     "plain text, with a comma",
+    "\x00=1+1",  # (LibreOffice drops the NUL: it ran the formula)
+    "hi;=1+1",  # (two cells where ; is the separator, the second a formula)
+    "ok;=cmd|' /C calc'!A0",
+    "tab\t=1+1",
+    "line\n@SUM(1)",
+    "a, \u200b=1 and ;\u200b-1",  # (zero-width spaces of the text's own)
 )
 #: Ids of digits: kept as text by ="...", the one formula allowed.
 DIGITS = "7384427202391592960"
@@ -85,14 +91,16 @@ def _hostile(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _convert(soffice: str, sources: list[Path], into: Path, *, csv: bool) -> list[Path]:
+def _convert(
+    soffice: str, sources: list[Path], into: Path, *, csv: bool, options: str = CSV_IMPORT
+) -> list[Path]:
     """Each source opened and saved again as .xlsx by LibreOffice (its private profile,
-    so that runs side by side do not share one)."""
+    so that runs side by side do not share one); a CSV read with ``options``."""
     into.mkdir(exist_ok=True)
     profile = (into / "profile").absolute().as_uri()
     command = [soffice, f"-env:UserInstallation={profile}", "--headless", "--norestore"]
     if csv:
-        command.append(f"--infilter={CSV_IMPORT}")
+        command.append(f"--infilter={options}")
     command += ["--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(into)]
     done = subprocess.run(
         [*command, *map(str, sources)], capture_output=True, text=True, timeout=300
@@ -179,12 +187,15 @@ def _expected(value: Any, name: str, *, csv: bool) -> Any:
         held = value.tolist() if isinstance(value, np.ndarray) else value
         return json.dumps(held, ensure_ascii=False, default=str)
     text = str(value)
-    if not csv:
-        return text
+    if not csv:  # (XML holds no control character: U+FFFD in its place)
+        return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "\ufffd", text)
     if is_id(name) and text == DIGITS:
         return text  # (="7384…": its value)
-    # the CSV for spreadsheets: the ' that kept a formula text (LibreOffice shows it)
-    return "'" + text if re.match(r"'*[=+\-@\t\r]", text) else text
+    # the CSV for spreadsheets: a zero-width space where a formula would start inside
+    # the text, the ' that kept a formula text (LibreOffice shows both); a NUL dropped
+    text = re.sub(r"([,;\t\r\n])(?=\u200b*'*[=+\-@\t\r\x00])", "\\1\u200b", text)
+    text = "'" + text if re.match(r"'*[=+\-@\t\r\x00]", text) else text
+    return text.replace("\x00", "")
 
 
 @pytest.mark.parametrize("kind", ["comments", "ads"])
@@ -201,3 +212,29 @@ def test_no_cell_of_an_export_is_a_formula_in_libreoffice(
     (from_xlsx,) = _convert(soffice, [xlsx_file], tmp_path / "from-xlsx", csv=False)
     _check(frame, from_csv, csv=True)
     _check(frame, from_xlsx, csv=False)
+
+
+#: LibreOffice's CSV import with the separators a spreadsheet may take for a .csv: the
+#: semicolon (Excel's where the comma is the decimal sign), and several at once.
+OTHER_SEPARATORS = {
+    "semicolon": "CSV:59,34,76,1,,0,false,true,false,false,false,-1,true",
+    "comma, semicolon and tab": "CSV:44/59/9,34,76,1,,0,false,true,false,false,false,-1,true",
+}
+
+
+@pytest.mark.parametrize("separators", list(OTHER_SEPARATORS))
+def test_no_cell_is_a_formula_whatever_separator_the_spreadsheet_reads_it_with(
+    soffice: str, tmp_path: Path, separators: str
+) -> None:
+    """Read with another separator than the comma, a text is cut where that separator
+    is, its quotes are text, a line break in it ends the row: ``hi;=1+1`` was two
+    cells, the second a live formula. The cells come out garbled, as any CSV read so;
+    none may be a formula, but an id of digits (``="7384…"``, ours)."""
+    frame = _hostile(example_comments())
+    path = export.write(frame, tmp_path / "comments.csv", excel=True)
+    assert path is not None
+    options = OTHER_SEPARATORS[separators]
+    (converted,) = _convert(soffice, [path], tmp_path / "converted", csv=True, options=options)
+    formulas, _ = _cells(converted)
+    found = [f for row in formulas for f in row if f is not None]
+    assert [f for f in found if not re.match(r'="\d+"', f)] == []

@@ -193,6 +193,32 @@ def test_dollar_signs_in_names_are_shown_as_written(tmp_path: Path) -> None:
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [r"\$a\$ \$b\$", r"\$c\$"]
 
 
+def test_a_name_starting_with_an_underscore_keeps_its_place_in_the_legend(tmp_path: Path) -> None:
+    """matplotlib leaves a label starting with ``_`` out of the legend: an advertiser or
+    an author type named so lost its entry, and its band or bars were nobody's."""
+    from matplotlib.figure import Figure
+
+    from socialframe.sandbox import example_ads, example_comments
+
+    ads = example_ads().copy()
+    first, second = ads["page_name"].value_counts().index[:2]
+    ads["page_name"] = ads["page_name"].replace({first: "_nolegend_", second: "_Under Co"})
+    comments = example_comments().copy()
+    comments["author_type"] = comments["author_type"].cat.rename_categories({"person": "_person"})
+    for frame, draw, wanted in (
+        (ads, lambda f, ax: f.social.plot_share_of_voice(ax=ax), {"_nolegend_", "_Under Co"}),
+        (comments, lambda f, ax: f.social.plot_activity(ax=ax), {"_person", "organization"}),
+    ):
+        figure = Figure()
+        ax = figure.subplots()
+        draw(frame, ax)
+        figure.savefig(tmp_path / "chart.png")
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        handles, _ = ax.get_legend_handles_labels()
+        assert wanted <= {t.strip("\u200b") for t in legend}, legend
+        assert len(legend) == len(handles) == len(ax.get_legend().legend_handles)
+
+
 def test_names_in_cjk_arabic_and_devanagari_draw_with_installed_fonts(tmp_path: Path) -> None:
     """With Debian's Noto fonts, labels from the data draw in every script of the data
     (matplotlib's own font has no CJK: boxes and a "Glyph missing" warning, an error here)."""

@@ -3,6 +3,7 @@ escaped (the browser test drives the widget itself: tests/test_browser.py)."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import pandas as pd
@@ -48,6 +49,43 @@ def test_the_separators_in_the_data_cannot_forge_a_cell() -> None:
     assert display == "&lt;b&gt;x&lt;/b&gt; 1 2" and plain == "<b>x</b> 1 2"
 
 
+def test_every_part_of_a_cell_travels_as_text_to_html() -> None:
+    # RowGroup puts a row's data into the page as HTML, and a caller's columnDefs took
+    # the render function away: DataTables then showed the cell as it travels. Its
+    # hidden parts held the raw text, and a comment ran script (tests/test_browser_tables.py)
+    payload = "Q&A <img src=x onerror=alert(1)> \"'"
+    frame = pd.DataFrame(
+        {
+            "text": [payload, "=" + payload],
+            "link_url": ["https://example.com/?a=<b>&c='d'", payload],
+            "tags": [[payload], [payload, "https://x.example/<i>"]],
+            "extra": [{"k": payload}, None],
+            "ad_archive_id": [payload, "1"],
+            "post": [payload, "urn:li:activity:1"],
+            "n": [1234.5, -2],
+        }
+    )
+    rows = json.loads(sf.show(frame)._dt_args["data_json"])
+    for number, row in enumerate(rows):
+        for name, cell in zip(frame.columns, row, strict=True):
+            travelled = tables.split(cell)
+            hidden = cell.split(SEP)[1:] or [cell]  # (a cell of one part is text too)
+            for part in hidden:
+                assert "<" not in part and ">" not in part, (name, part)
+                assert html.unescape(part) != part or "&" not in part, (name, part)
+            value = frame[name].iloc[number]
+            if isinstance(value, str):
+                assert travelled.plain == value and html.escape(value) in travelled.display
+
+
+def test_a_callers_column_defs_are_added_after_the_render_that_keeps_text_text() -> None:
+    mine = {"targets": 0, "width": "12em", "render": "function (data) { return data; }"}
+    defs = sf.show(pd.DataFrame({"text": ["<b>"]}), columnDefs=[mine])._dt_args["columnDefs"]
+    # DataTables takes the first definition that says a thing of a column
+    assert defs[0] == {"targets": "_all", "render": tables.RENDER}
+    assert defs[1] == mine and defs[2]["className"] == "sf-word"
+
+
 def test_the_download_keeps_what_a_spreadsheet_would_run_as_text_and_numbers_as_numbers() -> None:
     # OWASP's CSV injection: a text cell starting with = + - @ tab or CR gets a "'";
     # a number is never touched (a numeric column's -5 is -5)
@@ -67,8 +105,8 @@ def test_the_download_keeps_what_a_spreadsheet_would_run_as_text_and_numbers_as_
     assert export["text"] == [
         "'=1+2",
         "'-5 stars",
-        "'\t=x",
-        "'\r=x",
+        "'\t\u200b=x",  # (a tab, a CR: where a spreadsheet may start a cell)
+        "'\r\u200b=x",
         "'@SUM(A1)",
         "'+44 20",
         "x=1",
@@ -153,6 +191,25 @@ def test_an_ad_links_to_its_library_page_and_its_image_shows() -> None:
     thumb, _, plain = parts(shown.iloc[0, 1])
     assert "<img class='sf-thumb' src='https://cdn.example/a.jpg'" in thumb
     assert "javascript" not in thumb and plain == "https://cdn.example/a.jpg"
+
+
+def test_an_ad_id_socialframe_derived_links_nowhere() -> None:
+    derived = "derived:41f9654f9c0e08950fceb7f84d232275"
+    ads = sf.ads_frame([{"data": {"ads": [[{"page_id": "1"}], [{"ad_archive_id": "123"}]]}}])
+    assert ads["id_derived"].tolist() == [True, False]
+    shown, _ = tables.cells(ads)
+    assert (
+        "href" not in shown.loc[0, "ad_archive_id"]
+        and "library" not in shown.loc[0, "ad_archive_id"]
+    )
+    assert f"{tables.AD_LIBRARY}123'" in shown.loc[1, "ad_archive_id"]
+    # the flag decides where it is shown; the derived form, where it is not
+    flagged = pd.DataFrame({"ad_archive_id": ["777"], "id_derived": pd.array([True])})
+    assert "href" not in tables.cells(flagged)[0].loc[0, "ad_archive_id"]
+    alone = pd.DataFrame({"ad_archive_id": [derived, "9"]})
+    links = tables.cells(alone)[0]["ad_archive_id"].tolist()
+    assert "href" not in links[0] and parts(links[0])[0] == derived
+    assert "href" in links[1]
 
 
 def test_a_named_index_is_shown_and_the_frame_is_left_as_it_was() -> None:

@@ -113,20 +113,22 @@ def test_ad_pages_max_ads_and_max_pages() -> None:
         assert len(fetch.sent) == calls, kwargs
 
 
+def _nameless(page: int, cursor: str) -> dict[str, object]:
+    """A page of 26 ads without ids, each its own copy (``page``: which ones)."""
+    groups = [[{"snapshot": {"body": {"text": f"{page}-{i}"}}}] for i in range(26)]
+    return {"data": {"ads": groups, "page_info": {"end_cursor": cursor, "has_next_page": True}}}
+
+
 def test_max_ads_counts_ads_without_ids() -> None:
-    nameless = {
-        "data": {
-            "ads": [[{"x": i}] for i in range(26)],
-            "page_info": {"end_cursor": "c", "has_next_page": True},
-        }
-    }
-    bodies = [
-        dict(
-            nameless,
-            data=dict(nameless["data"], page_info={"end_cursor": f"c{p}", "has_next_page": True}),
-        )
-        for p in range(6)
-    ]
-    fetch = Script(*bodies)
-    search(fetch, max_ads=30)
+    fetch = Script(*[_nameless(p, f"c{p}") for p in range(6)])
+    assert len(search(fetch, max_ads=30)) == 30
     assert len(fetch.sent) == 2
+
+
+def test_a_repeated_page_of_ads_without_ids_brings_nothing_new() -> None:
+    # The service's quirk: the last page again, has_next_page still true, a new cursor
+    # each time. Ads without ids are known by the ids derived from them: one repeat.
+    fetch = Script(*[_nameless(0, f"c{p}") for p in range(50)])
+    frame = search(fetch)
+    assert len(fetch.sent) == 2
+    assert len(frame) == 26 and frame["id_derived"].all() and frame["ad_archive_id"].is_unique

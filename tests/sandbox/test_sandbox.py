@@ -21,11 +21,17 @@ import requests
 from socialframe.sandbox import (
     EXAMPLE_POSTS,
     EXAMPLE_QUERIES,
+    IDLESS_POSTS,
+    IDLESS_QUERIES,
+    AdSearch,
     PinnedClock,
     Sandbox,
+    ads_body,
     ads_total,
     comment_total,
+    comments_body,
     expected_token,
+    repeats,
 )
 
 COMMENTS = "get-profile-posts-comments"
@@ -729,3 +735,77 @@ def test_two_hundred_simultaneous_connections_are_all_answered(sb: Sandbox) -> N
         thread.join()
     assert len(answers) == 200 and all(a.startswith(b"HTTP/1.1 200 ") for a in answers)
     assert sb.charges == 200
+
+
+# -- rows without an id ------------------------------------------------------------------------
+
+
+def _walk(post: str, sort: str, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every comment of a post, page by page, as served at ``now``."""
+    first = comments_body(post, sort, now=now)
+    return [
+        c
+        for page in range(1, first["totalPage"] + 1)
+        for c in comments_body(post, sort, page, now=now)["data"]
+    ]
+
+
+def _readable(comment: dict[str, Any]) -> bool:
+    link = comment.get("permalink")
+    return isinstance(link, str) and ("commentUrn=" in link or "replyUrn=" in link)
+
+
+def test_posts_whose_comments_come_without_a_readable_permalink() -> None:
+    everything = _walk(IDLESS_POSTS["all"], "mostRelevant")
+    assert len(everything) == comment_total(IDLESS_POSTS["all"]) == 50
+    assert not any(map(_readable, everything))
+    # each way the service fails to send one: no key, null, the post's bare URL
+    ways = Counter(
+        "missing" if "permalink" not in c else "null" if c["permalink"] is None else "bare"
+        for c in everything
+    )
+    assert set(ways) == {"missing", "null", "bare"}
+    some = _walk(IDLESS_POSTS["some"], "mostRecent")
+    assert len(some) == comment_total(IDLESS_POSTS["some"]) == 82
+    assert 15 <= sum(not _readable(c) for c in some) <= 30
+    twins = [c for c in some if c["text"] == "+1" and not _readable(c)]
+    assert len(twins) == 2 and twins[0] == twins[1] and twins[0]["createdAt"] == 0
+    # any other post is as it was: every comment has its ids
+    assert all(map(_readable, _walk(P82, "mostRelevant")))
+
+
+def test_comments_without_a_permalink_stay_as_they_were_from_one_read_to_the_next() -> None:
+    post = IDLESS_POSTS["some"]
+    key = json.dumps  # (a comment as a whole, to compare)
+    by_relevance = sorted(map(key, _walk(post, "mostRelevant")))
+    assert by_relevance == sorted(map(key, _walk(post, "mostRecent")))
+    later = datetime(2026, 3, 1, tzinfo=UTC)  # grown since: the old ones are unchanged
+    grown = [key(c) for c in _walk(IDLESS_POSTS["all"], "mostRecent", later)]
+    assert set(map(key, _walk(IDLESS_POSTS["all"], "mostRecent"))) <= set(grown)
+    assert len(grown) == comment_total(IDLESS_POSTS["all"], now=later) > 50
+    assert not any(_readable(json.loads(c)) for c in grown)
+
+
+def test_searches_whose_ads_come_without_an_id() -> None:
+    for kind, query in IDLESS_QUERIES.items():
+        assert repeats(AdSearch(f"q:{query}"))  # the paging quirk too
+        ads = []
+        cursor = None
+        while True:
+            params = {"query": query, **({"end_cursor": cursor} if cursor else {})}
+            data = ads_body(params)["data"]
+            page = [ad for group in data["ads"] for ad in group]
+            if ads and page == ads[-len(page) :]:
+                break  # the repeated last page
+            ads += page
+            cursor = data["page_info"]["end_cursor"]
+        assert len(ads) == ads_total(query)
+        ids = [ad.get("ad_archive_id", "missing") for ad in ads]
+        nameless = [i for i in ids if i in (None, "", "missing")]
+        if kind == "all":
+            assert len(nameless) == len(ads) == 26 and {None, "", "missing"} <= set(ids)
+        else:
+            assert len(ads) == 40 and 0 < len(nameless) < 20
+    assert all(
+        ad.get("ad_archive_id") for g in ads_body({"query": "yoga mat"})["data"]["ads"] for ad in g
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -121,8 +122,8 @@ def _flip_a_byte_in_a_data_page(path: Path) -> None:
 #: The columns of each kind's files (the frames' own, and what a refresh adds).
 SEEN = ["item", "watch", "seen_at"]
 COLUMNS_OF = {
-    "comments": [*sf.COMMENT_COLUMNS, *SEEN],
-    "ads": [*sf.AD_COLUMNS, "extra", *SEEN],
+    "comments": [*sf.COMMENT_COLUMNS, "content_id", *SEEN],
+    "ads": [*sf.AD_COLUMNS, "extra", "content_id", *SEEN],
     "changes": ["at", "kind", "item", "id", "change", "watch"],
     "runs": ["at", "paid_calls", "cost_usd", "new", "changed", "items", "complete"],
     "items": ["kind", "item", "new", "changed", "paid_calls", "cost_usd", "complete"]
@@ -433,3 +434,137 @@ def test_readers_never_see_a_refresh_half_written_by_other_processes(tmp_path: P
     assert all(comments in (0, 132) for _, comments in seen), seen
     assert [runs for runs, _ in seen] == sorted(runs for runs, _ in seen)
     assert len(study.runs()) == said.count("ok") and len(study.comments()) == 132
+
+
+# -- files changed after they were checked: never read as the study's -----------------------
+
+
+def _forged(path: Path, into: Path) -> Path:
+    """Sound Parquet of ``path``'s very columns, every text changed: what a backup, a sync
+    tool or another program may put in its place."""
+    table = pq.read_table(path)
+    at = table.schema.get_field_index("text")
+    texts = [None if t is None else f"{t} [changed]" for t in table["text"].to_pylist()]
+    pq.write_table(
+        table.set_column(at, table.schema.field(at), pa.array(texts, table["text"].type)), into
+    )
+    return into
+
+
+def _renamed_over(path: Path, forged: Path, outside: Path) -> None:
+    os.replace(forged, path)  # a new file moved over the name: no link anywhere
+
+
+def _folder_linked_out(path: Path, forged: Path, outside: Path) -> None:
+    shutil.move(path.parent, outside / "moved")
+    (outside / "theirs").mkdir()
+    shutil.move(forged, outside / "theirs" / path.name)
+    path.parent.symlink_to(outside / "theirs", target_is_directory=True)
+
+
+def _rewritten_in_place(path: Path, forged: Path, outside: Path) -> None:
+    with path.open("r+b") as out:  # the same file (inode), other bytes
+        out.write(forged.read_bytes())
+        out.truncate()
+
+
+def _put_back(path: Path, kept: bytes, outside: Path) -> None:
+    if path.parent.is_symlink():
+        path.parent.unlink()
+        shutil.move(outside / "moved", path.parent)
+    path.write_bytes(kept)
+
+
+SWAPS = {
+    "renamed over it": _renamed_over,
+    "its folder linked out": _folder_linked_out,
+    "rewritten in place": _rewritten_in_place,
+}
+
+
+@pytest.mark.parametrize("swap", SWAPS)
+def test_a_file_changed_while_a_refresh_pays_is_never_read_as_the_studys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+) -> None:
+    """Before: the files were checked before the walks and read again by their paths after
+    them (the texts the new rows are compared with): a sound file of the same columns
+    moved over one, its partition folder linked out of the study, or the file rewritten
+    in place was read as the study's, and the refresh committed 50 "edited" changes
+    made up from it. Now the refresh is refused naming the file, keeps nothing, and the
+    next one (the file put back) pays for nothing again: the page is in the cache."""
+    from socialframe._study import refresh as walks
+
+    clock = PinnedClock()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        comments = _file(tmp_path / "s", "comments")
+        kept = comments.read_bytes()
+        forged = _forged(comments, tmp_path / "forged.parquet")
+        walk = walks.walk_post
+
+        def swapped(*args: Any, **kwargs: Any) -> Any:
+            SWAPS[swap](comments, forged, outside)  # as the walk pays: after the check
+            return walk(*args, **kwargs)
+
+        clock.advance(3600)
+        with monkeypatch.context() as patched:
+            patched.setattr(walks, "walk_post", swapped)
+            with pytest.raises(sf.StudyError) as raised:
+                study.refresh(client)
+        assert str(comments.parent) in str(raised.value), raised.value
+        paid = sandbox.charges
+        _put_back(comments, kept, outside)
+        assert len(study.runs()) == 1 and len(study.changes()) == 50  # the 50 new ones
+        again = study.refresh(client)
+        assert sandbox.charges == paid  # the page the refused refresh paid for: cached
+    assert again["changed"].tolist() == [0] and again["new"].tolist() == [0]
+    assert (study.changes()["change"] == "edited").sum() == 0
+
+
+def test_answers_read_only_what_was_checked_while_a_file_is_swapped_back_and_forth(
+    pristine: tuple[Path, dict[str, pd.DataFrame]], tmp_path: Path
+) -> None:
+    """Another process moves a sound file of the same columns over one of the study's
+    and back again, as fast as it can, while the study answers: each answer is the
+    study's own, or a StudyError; never the other file's rows. (Before: answers read
+    the files by path after checking them, and some held the changed texts.)"""
+    import threading
+
+    study_path = _copy(pristine, tmp_path)
+    comments = _file(study_path, "comments")
+    kept = tmp_path / "kept.parquet"
+    shutil.copyfile(comments, kept)
+    forged = _forged(comments, tmp_path / "forged.parquet")
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            shutil.copyfile(forged, tmp_path / "next")
+            os.replace(tmp_path / "next", comments)
+            shutil.copyfile(kept, tmp_path / "next")
+            os.replace(tmp_path / "next", comments)
+
+    flipping = threading.Thread(target=flip)
+    flipping.start()
+    study = sf.Study(study_path)
+    answered = refused = 0
+    try:
+        for _ in range(150):
+            try:
+                texts = study.comments()["text"].dropna()
+            except sf.StudyError:
+                refused += 1
+                continue
+            answered += 1
+            assert not texts.str.endswith(" [changed]").any()
+    finally:
+        stop.set()
+        flipping.join()
+    assert answered + refused == 150

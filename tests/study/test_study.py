@@ -780,6 +780,62 @@ def test_nothing_outside_the_study_is_touched_or_read(study: sf.Study, tmp_path:
         sf.Study(study.path).watched()
 
 
+#: SQL that would write a file, in the study or beside it, read one that is not the
+#: study's, or reach the network; ``{study}``, ``{data}``, ``{outside}``, ``{secret}`` and
+#: ``{other}`` (another study's data file) are filled in.
+ESCAPES = {
+    "COPY over the manifest": "copy (select 1 as x) to '{study}/study.json' (format csv)",
+    "COPY over a data file": "copy (select * from comment_versions) to '{data}'"
+    " (format parquet, use_tmp_file false)",
+    "COPY beside it": "copy (select 1 as x) to '{outside}/x.csv'",
+    "EXPORT DATABASE": "export database '{outside}/export'",
+    "ATTACH a file": "attach '{study}/x.duckdb' as x",
+    "INSTALL": "install httpfs",
+    "LOAD": "load httpfs",
+    "SET": "set enable_external_access = true",
+    "a second statement": "select 1; copy (select 1 as x) to '{outside}/y.csv'",
+    "read_csv of another file": "select * from read_csv('{secret}')",
+    "read_text of another file": "select * from read_text('{secret}')",
+    "another study's files": "select count(*) as n from read_parquet('{other}')",
+    "a glob beside it": "select * from glob('{outside}/*')",
+    "the network": "select * from read_parquet('http://127.0.0.1:9/x.parquet')",
+}
+
+
+@pytest.mark.parametrize("sql", ESCAPES.values(), ids=ESCAPES.keys())
+def test_sql_reads_the_study_and_nothing_else(
+    sandbox: Sandbox, study: sf.Study, tmp_path: Path, sql: str
+) -> None:
+    """Before: ``study.sql`` ran any DuckDB statement: ``COPY ... TO 'study.json'`` made
+    the study unreadable, and it could write any file, read any file or load
+    extensions from the network. Now each is a ValueError, and nothing changed."""
+    study.add_posts([P82])
+    other = sf.Study(tmp_path / "other")
+    other.add_posts([P50])
+    with _client(sandbox, tmp_path) as client:
+        study.refresh(client)
+        other.refresh(client)
+    folder, outside = Path(study.path), tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("a secret of the user\n")
+    data = next(folder.glob("comments/*/part-0.parquet"))
+    before = {p: p.read_bytes() for p in [*folder.rglob("*"), *outside.rglob("*")] if p.is_file()}
+    query = sql.format(
+        study=folder,
+        data=data,
+        outside=outside,
+        secret=outside / "secret.txt",
+        other=next(Path(other.path).glob("comments/*/part-0.parquet")),
+    )
+    with pytest.raises(ValueError) as raised:
+        study.sql(query)
+    assert "secret of the user" not in str(raised.value)
+    after = {p: p.read_bytes() for p in [*folder.rglob("*"), *outside.rglob("*")] if p.is_file()}
+    assert after == before  # not one file written, changed or removed
+    assert study.sql("select count(*) as n from comments")["n"].tolist() == [82]
+    assert len(study.comments()) == 82
+
+
 def test_refreshes_in_one_instant_have_ids_that_stay_short(tmp_path: Path) -> None:
     clock = ManualClock()  # never moves: every refresh at the same instant
     study = sf.Study(tmp_path / "s")

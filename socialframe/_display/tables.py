@@ -413,7 +413,7 @@ def _any(name: str, value: object) -> str:
                 " referrerpolicy='no-referrer'></a>"
             )
             return _cell(thumb, len(urls), " ".join(urls))
-        return _text(", ".join(str(item) for item in items))
+        return _text(values.listed(items))
     if isinstance(value, numbers.Real) and not isinstance(value, bool):  # (not complex)
         number = float(value)
         if math.isfinite(number):

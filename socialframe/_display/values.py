@@ -17,6 +17,8 @@ widgets' tables (:mod:`.html`), the reports (:mod:`.report`) and the charts' lab
   ``last_end``) are days everywhere (``2024-01-11``), in UTC.
 - **Durations** show their two largest units (``20h 14m``, ``1d 19h``).
 - **Ranges** of days or times read ``2025-11-02 to 2026-01-01``.
+- **Lists** show their items joined by ``, ``; an object (alone or in a list) shows as
+  JSON (``{"title": null}``), never as Python's repr.
 - **Posts** show the end of their id (``…592962``), as long as it takes to tell the
   posts apart, the whole post on hover where a display has one.
 
@@ -25,9 +27,10 @@ Pure functions of pandas values; HTML is each display's own business.
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
 import pandas as pd
@@ -164,6 +167,29 @@ def texts(
         fmt = number_format(column, name=name, share=share)
         return [fmt(v) if _present(v) else "" for v in column], "num"
     return None
+
+
+def item(value: object) -> str:
+    """An object, or one item of a list, as every display shows it: objects and lists as
+    JSON, anything else as its text.
+
+    Example:
+        >>> item({"title": None}), item(["a", 1]), item("FACEBOOK")
+        ('{"title": null}', '["a", 1]', 'FACEBOOK')
+    """
+    if isinstance(value, Mapping | list | tuple):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return str(value)
+
+
+def listed(values: Iterable[object]) -> str:
+    """A list as every display shows it: its items (:func:`item`) joined by ``, ``.
+
+    Example:
+        >>> listed(["FACEBOOK", "INSTAGRAM"]), listed([{"title": None}])
+        ('FACEBOOK, INSTAGRAM', '{"title": null}')
+    """
+    return ", ".join(map(item, values))
 
 
 def span(first: str, last: str) -> str:

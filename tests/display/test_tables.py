@@ -313,3 +313,15 @@ def test_a_frame_too_big_for_the_page_is_sampled_by_what_it_sends_and_says_so(
 def test_a_column_of_complex_numbers_shows_as_text() -> None:
     shown, _ = tables.cells(pd.DataFrame({"z": [1 + 2j, None]}))
     assert parts(shown.iloc[0, 0])[0] == "(1+2j)"
+
+
+def test_objects_in_a_list_show_as_an_object_alone_does() -> None:
+    # (snapshot_cards: a list of objects; once shown as Python's repr, None and quotes)
+    card = {"title": "<b>Shoes</b>", "video_preview_image_url": None}
+    frame = pd.DataFrame({"cards": [[card, card]], "card": [card]})
+    shown, _ = tables.cells(frame)
+    alone = json.dumps(card, ensure_ascii=False)
+    assert html.unescape(shown.loc[0, "card"].split("\x1f")[0]) == alone
+    listed = html.unescape(shown.loc[0, "cards"].split("\x1f")[0])
+    assert listed == f"{alone}, {alone}"
+    assert "None" not in listed and "'" not in listed

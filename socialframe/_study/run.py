@@ -28,6 +28,7 @@ from .. import _operations as endpoints
 from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning, StudyError
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Fetched
+from .._schema import mark
 from . import queries, refresh, watch
 from .dataset import Dataset, Manifest, refresh_id
 
@@ -464,7 +465,9 @@ class Refresh:
                 }
             )
         frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
-        frame = queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"})
+        frame = mark(
+            queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"}), "study.refresh"
+        )
         files: dict[str, str] = {}
         write = self.data.write_partition
         if comment_parts:

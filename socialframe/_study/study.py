@@ -118,7 +118,7 @@ class Study:
         )
 
     def _add(self, items: list[dict[str, Any]]) -> None:
-        now = datetime.now(UTC).isoformat()
+        now = datetime.now(UTC).replace(microsecond=0).isoformat()  # (when, to the second)
         with self._data.writing() as manifest:
             known = {watch.key(w) for w in manifest.watched}
             for item in items:
@@ -132,8 +132,10 @@ class Study:
 
         Returns:
             One row per watched item, in the order added: ``kind`` (``post`` / ``ads``),
-            ``item`` (the post id; the search text or ``page <id>``), ``filters`` (a
-            dict of the search's filters, as sent) and ``added_at`` (UTC).
+            ``item`` (the post id; the search text or ``page <id>``), ``filters`` (the
+            search's filters as ``search_ads`` names them, ``active_status=all
+            country=US``, as :meth:`refresh` and :meth:`changes` show them; none for a
+            post) and ``added_at`` (UTC, to the second).
 
         Example:
             >>> import tempfile
@@ -143,17 +145,19 @@ class Study:
             ['kind', 'item', 'filters', 'added_at']
         """
         manifest = self._data.read()
+        added = pd.to_datetime([w["added_at"] for w in manifest.watched], utc=True)
         frame = pd.DataFrame(
             {
                 "kind": pd.array([w["kind"] for w in manifest.watched], dtype="string"),
                 "item": pd.array([w["item"] for w in manifest.watched], dtype="string"),
-                "filters": [dict(w["filters"]) for w in manifest.watched],
-                "added_at": pd.to_datetime(
-                    [w["added_at"] for w in manifest.watched], utc=True
-                ).astype("datetime64[us, UTC]"),
+                "filters": pd.array(
+                    [watch.filters_text(w) for w in manifest.watched], dtype="string"
+                ),
+                # (an older study wrote microseconds: when it was added, not how fast)
+                "added_at": added.astype("datetime64[us, UTC]").floor("s"),
             }
         )
-        return frame
+        return mark(frame, "study.watched")
 
     # -- refreshing ------------------------------------------------------------------------
 
@@ -181,8 +185,8 @@ class Study:
         Returns:
             One row per watched item: ``kind``, ``item``, ``new``, ``changed``,
             ``paid_calls``, ``cost_usd``, ``complete``, ``missing``, and ``filters``
-            (a search's filters as JSON text, telling two searches of one text
-            apart; none for a post).
+            (a search's filters as :meth:`watched` shows them, telling two searches of
+            one text apart; none for a post).
 
         Raises:
             StudyError: another refresh holds the study, or it cannot be written; a
@@ -289,8 +293,8 @@ class Study:
     def changes(self, since: object = None) -> pd.DataFrame:
         """What changed, oldest first: ``at`` (the refresh), ``kind`` (comment / ad),
         ``item``, ``id``, ``change`` (new / stopped / edited), and ``filters``: the
-        search's filters as JSON text (as in :meth:`refresh`'s rows; none for a
-        comment), telling apart two watched searches of one text.
+        search's filters (as :meth:`watched` and :meth:`refresh` show them; none for
+        a comment), telling apart two watched searches of one text.
 
         Args:
             since: Only changes at or after this: a time (datetime, date, ISO text) or

@@ -42,7 +42,7 @@ def test_a_cron_job_adds_refreshes_and_writes_the_changes(tmp_path: Path) -> Non
             "add-posts", "bw", P82, "-", sandbox=sandbox, cwd=tmp_path, stdin=f"{P50}\n# a note\n"
         )
         assert added.returncode == 0, added.stderr
-        assert "2 post(s) added; bw watches 2 post(s) and 0 search(es)" in added.stderr
+        assert "2 posts added; bw watches 2 posts and 0 searches" in added.stderr
         assert (
             run(
                 "add-ads", "bw", "coffee", "--country", "US", sandbox=sandbox, cwd=tmp_path
@@ -191,7 +191,7 @@ def test_a_refresh_whose_cache_disk_is_full_warns_as_comments_does(tmp_path: Pat
         f" at {cache / 'http_cache.sqlite'}: the disk is full"  # (EFBIG: "... or failing")
     )
     assert "a re-run would pay for them again" in line
-    assert "50 new, 0 changed in 1 item(s)" in refreshed.stderr
+    assert "50 new, 0 changed in 1 item" in refreshed.stderr
     assert len(sf.Study(tmp_path / "bw").comments()) == 50  # the study kept them
 
 

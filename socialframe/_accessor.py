@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pandas as pd
 
+from . import _words as words
 from ._analysis import ads as ad_analysis
 from ._analysis import comments as analysis
 from ._analysis.ads import campaigns, share_of_voice, spend
@@ -42,7 +43,7 @@ from ._display.plots import (
     plot_timeline,
 )
 from ._display.report import write_report
-from ._schema import AD_CORE, COMMENT_CORE, mark
+from ._schema import AD_CORE, COMMENT_CORE, SHARES_MARK, mark
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -88,7 +89,7 @@ class SocialAccessor:
                 kind, needs, source = other.kind, other._needs, other._source
                 missing = [c for c in needs if c not in self._frame.columns]
                 raise AttributeError(
-                    f"df.social.{name}() works on a {kind} frame (from {source});"
+                    f"df.social.{name}() works on {words.a(f'{kind} frame')} (from {source});"
                     f" this frame lacks the columns {missing}"
                 )
         raise AttributeError(f"df.social has no attribute {name!r}")
@@ -1014,8 +1015,9 @@ class AdsAccessor(SocialAccessor):
             every period from the first start to the last end, one column per
             kept value (columns named ``by``, most ad-periods first), then
             ``"other"`` when values were summed. Counts are int64; shares are
-            float64 and sum to 1 in every period with a running ad (0 in a
-            period without). An empty frame gives no rows and no columns.
+            fractions (Float64) that sum to 1 in every period with a running ad (0
+            in a period without), shown as percentages in a notebook, a table or a
+            report. An empty frame gives no rows and no columns.
 
         Raises:
             AttributeError: not an ads frame.
@@ -1036,9 +1038,8 @@ class AdsAccessor(SocialAccessor):
         """
 
         frame = self._frame
-        return mark(
-            share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share), "ads.share_of_voice"
-        )
+        found = share_of_voice(frame, freq, by=by, top=top, tz=tz, share=share)
+        return mark(found, SHARES_MARK if share else "ads.share_of_voice")
 
     def plot_share_of_voice(
         self,

@@ -70,7 +70,7 @@ from ._ledger import to_cents
 OPERATIONS: Final = ("ads", "comments")
 
 #: Cached pages never expire unless asked: each one was paid for, and ``fetched_at``
-#: tells how old it is. See the README ("Cache") for the reasoning.
+#: tells how old it is. See docs/cache-and-ledger.md ("Expiry") for the reasoning.
 DEFAULT_EXPIRE: Final = -1
 #: The longest ``expire_after``: a century. Far longer than any use, and far from
 #: the year 9999 where date arithmetic (requests-cache's expiry time) overflows.

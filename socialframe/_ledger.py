@@ -25,6 +25,7 @@ import weakref
 from decimal import Decimal, DecimalException
 from typing import Final, Literal
 
+from . import _words as words
 from ._errors import BudgetExceededError
 
 PRICE_CENTS: Final = 1  # 0.01 USD per successful call
@@ -302,6 +303,25 @@ class Ledger:
         return spent > budget
 
     @property
+    def calls_left(self) -> int | None:
+        """How many more paid calls the budget allows (calls in flight count); ``None``
+        without a budget.
+
+        Example:
+            >>> ledger = Ledger(max_cost_cents=5)
+            >>> ledger.record("paid")
+            >>> ledger.calls_left
+            4
+            >>> Ledger().calls_left is None
+            True
+        """
+        budget = self.max_cost_cents
+        if budget is None:
+            return None
+        spent = self.paid_calls * PRICE_CENTS + self._held
+        return max(0, (budget - spent) // PRICE_CENTS)
+
+    @property
     def max_cost_usd(self) -> float | None:
         """The budget in USD (``None``: none): what ``max_cost`` shows at the edges.
 
@@ -380,14 +400,14 @@ class Ledger:
     def __str__(self) -> str:
         paid, cached = self.paid_calls, self.cached_calls
         unsure = (
-            f" (of which {self.unsure_calls} unsure: cut short or late, maybe not charged)"
+            f" (of which {self.unsure_calls:,} unsure: cut short or late, maybe not charged)"
             if self.unsure_calls
             else ""
         )
         return (
-            f"paid {paid} call{'s' * (paid != 1)} ({usd(paid * PRICE_CENTS)}){unsure}"
-            f" · cached {cached} ({usd(cached * PRICE_CENTS)} saved)"
-            f" · failed {self.failed_calls} (free)"
+            f"paid {words.count(paid, 'call')} ({usd(paid * PRICE_CENTS)}){unsure}"
+            f" · cached {cached:,} ({usd(cached * PRICE_CENTS)} saved)"
+            f" · failed {self.failed_calls:,} (free)"
         )
 
     def __repr__(self) -> str:

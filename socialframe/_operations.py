@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import re
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Final, Literal, get_args
 from urllib.parse import unquote, urlsplit
@@ -230,6 +231,41 @@ def ad_params(
     if end:
         params["before_time"] = end.isoformat()
     return params
+
+
+#: The service's parameters that are filters, by the names ``search_ads`` and
+#: ``post_comments`` give them.
+FILTER_NAMES: Final = {
+    "sort": "sort",
+    "country": "country",
+    "activeStatus": "active_status",
+    "after_time": "after",
+    "before_time": "before",
+}
+#: The parameters that name the item itself (a post, a query, an advertiser).
+ITEM_PARAMS: Final = frozenset({"urn", "query", "ad_page_id"})
+
+
+def filters_text(params: Mapping[str, str]) -> str | None:
+    """The filters among a call's parameters as a person writes them to ``search_ads``:
+    the user's names and words, sorted, ``name=value`` apart by spaces (the item and
+    nothing else left out); None when there are none. One form for every frame that
+    shows filters (a study's ``watched()``, ``refresh()`` and ``changes()``, the cache
+    report).
+
+    Example:
+        >>> filters_text({"query": "shoes", "country": "US", "activeStatus": "ALL"})
+        'active_status=all country=US'
+        >>> filters_text({"ad_page_id": "123"}) is None
+        True
+    """
+    words = {service: user for user, service in ACTIVE_STATUS.items()}
+    shown = sorted(
+        (FILTER_NAMES.get(name, name), words.get(value, value) if name == "activeStatus" else value)
+        for name, value in params.items()
+        if name not in ITEM_PARAMS
+    )
+    return " ".join(f"{name}={value}" for name, value in shown) or None
 
 
 def operation_of(url: str | None) -> str:

@@ -201,8 +201,9 @@ THREAD_SUMMARY: Final = (
     Column("last_reply_at", TIME, "the latest of them"),
 )
 
-#: A share (0 to 1; NaN when nothing to divide by).
-RATIO: Final = np.dtype("float64")
+#: A share: a fraction from 0 to 1 (``<NA>`` when there is nothing to divide by). Every
+#: display shows it as a percentage (``14.0%``): see :func:`share_columns`.
+RATIO: Final = FLOAT
 #: A time between two comments (their times are microseconds).
 ELAPSED: Final = np.dtype("timedelta64[us]")
 #: The column of a many-post fetch holding each row's post as given; per-post frames
@@ -298,6 +299,58 @@ AD_SPEND: Final = (
     Column("impressions_lower", INT, "the fewest impressions"),
     Column("impressions_upper", INT, "the most impressions; missing when open or unknown"),
 )
+
+
+# -- how columns show (socialframe._display.values) --
+
+#: Columns of an ad's days: the Ad Library dates an ad by its day (at a time of day of
+#: its own choosing), so every display shows these as days, in UTC.
+AD_DAYS: Final = frozenset({"start_date", "end_date", "first_start", "last_end"})
+
+
+def is_instant(name: object) -> bool:
+    """Whether a column of this name holds moments (``created_at``, ``fetched_at``,
+    ``at``, ``first_seen``, ``last_fetched``...): shown to the minute, even when one
+    falls on a midnight.
+
+    Example:
+        >>> is_instant("created_at"), is_instant("first_seen"), is_instant("period")
+        (True, True, False)
+    """
+    return isinstance(name, str) and (name == "at" or name.endswith(("_at", "_seen", "_fetched")))
+
+
+#: The mark (:data:`MARK`) of a frame whose every number is a share (``share_of_voice``
+#: with ``share=True``).
+SHARES_MARK: Final = "ads.share_of_voice.shares"
+
+
+def is_share(name: object) -> bool:
+    """Whether a column of this name holds shares (fractions from 0 to 1).
+
+    Example:
+        >>> is_share("organization_share"), is_share("shares"), is_share("comments")
+        (True, False, False)
+    """
+    return isinstance(name, str) and (name == "share" or name.endswith("_share"))
+
+
+def share_columns(frame: pd.DataFrame) -> frozenset[object]:
+    """The columns of ``frame`` that hold shares: its columns of fractions (floats)
+    named as shares (:func:`is_share`), or all of them in a frame marked
+    :data:`SHARES_MARK` (whose columns are named by advertiser).
+
+    Example:
+        >>> frame = pd.DataFrame({"organization_share": [0.14], "comments": [50]})
+        >>> sorted(share_columns(frame))
+        ['organization_share']
+    """
+    every = frame.attrs.get(MARK) == SHARES_MARK
+    return frozenset(
+        name
+        for name, dtype in frame.dtypes.items()
+        if pd.api.types.is_float_dtype(dtype) and (every or is_share(name))
+    )
 
 
 MARK: Final = "socialframe"

@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
+from . import _words as words
 from ._analysis import comments as analysis
 from ._display import controls, tables
 from ._display import html as render
 from ._display.html import MAX_ROWS
 from ._display.plots import activity_span
-from ._errors import FetchError, SocialFrameError
+from ._errors import BudgetExceededError, FetchError, SocialFrameError
 from ._frames import ads_frame
 
 if TYPE_CHECKING:
@@ -44,8 +45,9 @@ __all__ = ["MAX_PAGES", "MAX_ROWS", "ad_search", "explore_comments"]
 MAX_PAGES: Final = 1000
 """Upper bound of the pages box of :func:`ad_search` ($10.00 at most)."""
 
-ANY: Final = "any"
-"""The value of :func:`ad_search`'s status box that sends no status filter."""
+STATUSES: Final = ("all", "active", "inactive")
+"""The choices of :func:`ad_search`'s status box: ``search_ads``' own ``active_status``
+words, passed to it as they are."""
 
 #: The columns of the explorer's table.
 _EXPLORER_COLUMNS: Final = (
@@ -167,7 +169,7 @@ def explore_comments(
     shown = comments.loc[:, list(_EXPLORER_COLUMNS)]
     # pages scroll in a box of fixed height: a page of 200 never stretches the notebook
     table = tables.interactive(shown, tz=tz, page_length=max_rows, height=render.TABLE_HEIGHT)
-    results = w.VBox([chart, *([days] if days is not None else []), table])
+    results = w.VBox([chart, *([controls.with_range(days)] if days is not None else []), table])
     results.add_class("socialframe-results")
 
     panel = _panel_type("CommentExplorer")(
@@ -214,7 +216,8 @@ def explore_comments(
         panel.filtered, panel.selected = matched, matched.iloc[:0]
         count.value = render.count_html(len(matched), len(comments))
         png = render.activity_png(matched, freq, tz=tz, span=span)
-        chart.outputs = (render.png_output(png, f"Comment activity ({len(matched):,} comments)"),)
+        alt = f"Comment activity ({words.count(len(matched), 'comment')})"
+        chart.outputs = (render.png_output(png, alt),)
         tables.refill(table, matched.loc[:, list(_EXPLORER_COLUMNS)])
 
     def picked(change: dict[str, Any]) -> None:
@@ -260,19 +263,22 @@ def _plots_span(comments: pd.DataFrame, freq: str, tz: str) -> Any:
 def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ipywidgets.VBox:
     """Search the Meta Ad Library from a notebook, seeing the price before paying it.
 
-    The button's label is the most the search can cost of the pages box, and follows
-    each keystroke in it; pressing it searches exactly that many pages:
+    The button's label is the most the search can cost of the pages box, within what
+    the client's budget has left (``client.max_cost``), and follows each keystroke in
+    it and each search; pressing it searches exactly that many pages:
     ``client.search_ads(query, country=..., active_status=..., after=..., before=...,
     max_ads=..., max_pages=pages)``. Pressing Enter in the query box does not search,
     so money is only spent on an explicit click. Errors (bad input, which costs
     nothing, or a :class:`~socialframe.SocialFrameError`) show as one line in words in
-    ``status``; the ads fetched before a failure are shown, and when it fetched none
-    (a typo) the previous search's results stay, dimmed and said to be the last ones.
+    ``status``; the ads fetched before a failure are shown (and are in ``.results``),
+    and when it fetched none (a typo) the previous search's results stay, dimmed and
+    said to be the last ones. A stop by the client's budget says so, and how to go on.
 
     The returned box exposes ``query`` (Text), ``country`` (Text: ``US``, ``ALL``,
-    blank for the service's default), ``active_status`` (Dropdown: ``"any"``, which
-    sends no filter, ``"active"``, ``"inactive"``), ``after`` / ``before`` (ISO day
-    boxes: ads started on or after / before that day), ``max_ads`` (0: no limit),
+    blank for the service's default), ``active_status`` (Dropdown of ``search_ads``'
+    own words, passed as they are: ``"all"``, ``"active"``, ``"inactive"``),
+    ``after`` / ``before`` (ISO day boxes: ads started on or after / before that
+    day), ``max_ads`` (0, as its label says: no limit),
     ``pages`` (BoundedIntText), ``button``, ``status`` / ``ledger`` (HTML), ``table``
     (an itables ``ITable``, see :func:`socialframe.show`: thumbnails, each ad linked
     to its Ad Library page, the landing page's site, days; sort, search, pages, CSV),
@@ -304,23 +310,28 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
     query = w.Text(value="", description="Query", placeholder="e.g. running shoes")
     country = w.Text(value="", description="Country", placeholder="US, GB… or ALL")
     active_status = w.Dropdown(
-        # "any" sends nothing, like search_ads' default, so both share cached pages.
-        # A value, not None: a Dropdown whose value is None shows no selection at all.
-        options=[("any", ANY), ("active", "active"), ("inactive", "inactive")],
-        value=ANY,
+        # search_ads' words, passed as they are. A value, not None: a Dropdown whose
+        # value is None shows no selection at all.
+        options=list(STATUSES),
+        value="all",
         description="Status",
     )
     after = controls.date_box("Started from")
     before = controls.date_box("Started until")
     max_ads = w.BoundedIntText(
-        value=0, min=0, max=10**6, description="Max ads", tooltip="0: no limit"
+        value=0,
+        min=0,
+        max=10**6,
+        description="Max ads (0: no limit)",
+        tooltip="The most ads to fetch; 0 fetches every page the Pages box allows.",
+        style={"description_width": "initial"},
     )
     # Every keystroke: the price on the button is the price of what is typed.
     pages_box = w.BoundedIntText(
         value=pages, min=1, max=MAX_PAGES, description="Pages", continuous_update=True
     )
     button = w.Button(
-        description=render.search_cost_label(pages),
+        description=render.search_cost_label(pages, client.ledger.calls_left),
         button_style="primary",
         icon="search",
         layout=w.Layout(width="auto"),
@@ -369,7 +380,9 @@ def ad_search(client: Client, *, pages: int = 1, max_rows: int = MAX_ROWS) -> ip
 
     def relabel(change: dict[str, Any]) -> None:
         button.pages = change["new"]
-        button.description = render.search_cost_label(change["new"])
+        button.description = render.search_cost_label(change["new"], client.ledger.calls_left)
+
+    panel.relabel = lambda: relabel({"new": button.pages})
 
     def search(_button: object) -> None:
         _run_search(panel, client)
@@ -411,12 +424,12 @@ def _run_search(panel: Any, client: Client) -> None:
     pages = panel.button.pages  # what the button said, whatever the box says meanwhile
     # A second click while this one runs would pay for the same pages twice.
     panel.button.disabled = True
-    panel.status.value = f"Searching (up to {pages:,} pages)…"
+    panel.status.value = f"Searching (up to {words.count(pages, 'page')})…"
     try:
         ads = client.search_ads(
             panel.query.value,
             country=panel.country.value.strip() or None,
-            active_status=None if panel.active_status.value == ANY else panel.active_status.value,
+            active_status=panel.active_status.value,
             after=panel.after.value.strip() or None,
             before=panel.before.value.strip() or None,
             max_ads=panel.max_ads.value or None,
@@ -427,14 +440,18 @@ def _run_search(panel: Any, client: Client) -> None:
         )
     except (ValueError, TypeError, SocialFrameError) as exc:
         partial = exc.partial if isinstance(exc, FetchError) else None
+        if isinstance(exc, BudgetExceededError):  # in the widget's words, not error.partial
+            said, what = render.budget_stop_html(exc.max_cost, exc.spent_usd), "the stop"
+        else:
+            said, what = render.error_html(exc), "the error"
         if partial is None or partial.empty:
             # Nothing came back (a typo, a refused key): the last results stay, dimmed.
-            panel.status.value = render.error_html(exc) + _kept_note(panel.results)
+            panel.status.value = said + _kept_note(panel.results)
             if panel.results is not None:
                 panel.results_box.add_class("socialframe-stale")
         else:
             panel.results = partial
-            panel.status.value = render.error_html(exc) + _partial_note(partial)
+            panel.status.value = said + _partial_note(partial, what)
             panel.results_box.remove_class("socialframe-stale")
             tables.refill(panel.table, _ad_columns(partial))
     else:
@@ -446,16 +463,18 @@ def _run_search(panel: Any, client: Client) -> None:
         tables.refill(panel.table, _ad_columns(ads))
     finally:
         panel.ledger.value = client.ledger.to_html()
+        panel.relabel()  # what the budget has left now
         panel.button.disabled = False
 
 
-def _partial_note(partial: pd.DataFrame) -> str:
+def _partial_note(partial: pd.DataFrame, what: str = "the error") -> str:
     return (
-        f"<br>Showing the {len(partial):,} ads fetched before the error (in <code>.results</code>)."
+        f"<br>Showing the {words.count(len(partial), 'ad')} fetched before {what}"
+        " (in <code>.results</code>)."
     )
 
 
 def _kept_note(previous: pd.DataFrame | None) -> str:
     if previous is None:
         return ""
-    return f"<br>Still showing the previous search's {len(previous):,} ads (dimmed)."
+    return f"<br>Still showing the previous search's {words.count(len(previous), 'ad')} (dimmed)."

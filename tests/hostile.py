@@ -146,10 +146,13 @@ FORMULAS = [
     "ok;=1+1",
     "tab\t@SUM(1)",
     "line\n-1+1",
+    " =1+1",
+    "see =1+1",
 ]
 """Text a spreadsheet takes for a formula (OWASP's CSV injection: = + - @ tab CR; NUL,
 which LibreOffice drops), at its start or where a spreadsheet reading the file with
-another separator (``;``, a tab) or cut at a line break starts a cell."""
+another separator (``;``, a space, a tab), trimming spaces or cut at a line break
+starts a cell."""
 
 AS_IT_IS = [
     "<script>alert(1)</script> stays",

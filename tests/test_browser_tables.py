@@ -303,9 +303,10 @@ RISKY = "=+\\-@\t\r\x00"
 
 
 def _safe(text: str) -> str:
-    """A zero-width space where a spreadsheet reading with another separator (, ; tab)
-    or cutting at a line break would start a formula; a ' before a formula."""
-    text = re.sub(f"([,;\t\r\n])(?=\u200b*'*[{RISKY}])", "\\1\u200b", text)
+    """A zero-width space where a spreadsheet reading with another separator (, ; space
+    tab), trimming spaces or cutting at a line break would start a formula; a ' before
+    a formula."""
+    text = re.sub(f"([,; \t\r\n])(?=\u200b*'*[{RISKY}])", "\\1\u200b", text)
     return "'" + text if re.match(f"'*[{RISKY}]", text) else text
 
 

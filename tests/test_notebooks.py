@@ -230,11 +230,10 @@ def check_ad_insights(nb: Any) -> None:
     counts = _cell(nb, 'share_of_voice("ME", top=5).tail()')
     leaders = ["RunRight", "Bloom & Co", "Kawaii Kids", "Nordlicht", "Zenfit", "other"]
     assert _header(counts) == ["page_name", *leaders]
-    assert _table(counts)[-1] == ["2026-01-01 00:00:00+00:00", "18", "12", "8", "5", "5", "22"]
-    shares = _table(_cell(nb, "share=True"))
-    assert shares[-1][0] == "2026-01-01 00:00:00+00:00"
-    assert [float(v) for v in shares[-1][1:]] == [0.26, 0.17, 0.11, 0.07, 0.07, 0.31]
-    assert all(abs(sum(float(v) for v in row[1:]) - 1) < 0.03 for row in shares)  # rounded
+    assert _table(counts)[-1] == ["2026-01-01", "18", "12", "8", "5", "5", "22"]  # a month: a day
+    shares = _table(_cell(nb, "share=True"))  # fractions, shown as percentages
+    assert shares[-1] == ["2026-01-01", "25.7%", "17.1%", "11.4%", "7.1%", "7.1%", "31.4%"]
+    assert all(abs(sum(float(v[:-1]) for v in row[1:]) - 100) < 0.3 for row in shares)
     money = _cell(nb, "ads.social.spend()")
     assert "spend reported for 16 of 94 ads, impressions for 55" in _text(money)
     # as a notebook shows it: a missing currency blank, amounts with thousands separators
@@ -254,7 +253,7 @@ def check_monitoring(nb: Any, cwd: Path) -> None:
         assert [row[3] for row in week1] == ["60", "4", "3", "0", "3"]  # new
         assert [row[8] for row in week1][:4] == ["12", "0", "0", "0"]  # missing
         full = _table(_cell(nb, "full = study.refresh(client, full=True)"))
-        assert {row[5] for row in full} == {"True"}  # every item complete after it
+        assert {row[5] for row in full} == {"yes"}  # every item complete after it (a flag)
         runs = _table(_cell(nb, "runs = study.runs()"))
         assert [row[2] for row in runs] == ["57", "11", "11", "51"]
         assert _images(nb) == 1  # paid calls per refresh

@@ -10,12 +10,13 @@ from __future__ import annotations
 import html
 import inspect
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import matplotlib
 
@@ -29,6 +30,7 @@ from samples import png_of
 import socialframe as sf
 from socialframe._display.html import ads_table_html, comments_table_html
 from socialframe._display.tables import host
+from socialframe._operations import ActiveStatus
 from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe.widgets import ad_search, explore_comments
 
@@ -338,6 +340,26 @@ def test_explorer_day_range_and_date_boxes_stay_in_step(comments: pd.DataFrame) 
     assert days.index[0] == 0 and "Start must be" in explorer.count.value
 
 
+def test_the_day_range_reads_as_a_range(comments: pd.DataFrame) -> None:
+    """Its own readout joined the days with a hyphen ("2025-11-02-2026-01-01")."""
+    explorer = explore_comments(comments)
+    days = explorer.days
+    assert days.readout is False  # (ipywidgets' own, hyphenated)
+    [said] = [
+        child
+        for box in explorer.children
+        for child in getattr(box, "children", ())
+        for child in getattr(child, "children", ())
+        if "socialframe-range" in getattr(child, "_dom_classes", ())
+    ]
+    first, last = days.options[0][0], days.options[-1][0]
+    assert said.value == f"{first} to {last}" == "2025-11-02 to 2026-01-01"
+    frontend_sets(days, index=[3, 10])
+    assert said.value == f"{days.options[3][0]} to {days.options[10][0]}"
+    explorer.end.value = days.options[3][0]  # one day: that day
+    assert said.value == days.options[3][0]
+
+
 # -- ad_search -------------------------------------------------------------------------------------
 
 
@@ -439,11 +461,13 @@ def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -
         Sandbox(seed=0, clock=PinnedClock()) as other,
         other.client(cache=False, progress=False) as reference,
     ):
-        first_page = reference.search_ads("for kids", max_pages=1)
+        first_page = reference.search_ads("for kids", active_status="all", max_pages=1)
     assert sandbox.charges == 1
-    assert search.status.value.startswith("<span style='color:#b00020'>The next ads call would")
+    assert search.status.value.startswith(
+        "<span style='color:#b00020'>Stopped by the client's budget"
+    )
     assert search.status.value.endswith(
-        f"<br>Showing the {len(first_page)} ads fetched before the error (in <code>.results</code>)."
+        f"<br>Showing the {len(first_page)} ads fetched before the stop (in <code>.results</code>)."
     )
     assert search.results["ad_archive_id"].tolist() == first_page["ad_archive_id"].tolist()
     assert len(shown(search.table)) == len(first_page)
@@ -451,6 +475,44 @@ def test_budget_error_shows_what_was_fetched(sandbox: Sandbox, tmp_path: Path) -
         ">1</td><td style='text-align:left;padding:2px 12px 2px 0;line-height:1.35'>$0.01 spent</td>"
         in (search.ledger.value)
     )
+
+
+def test_the_button_offers_what_the_budget_has_left_and_a_stop_says_where_the_rows_are(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    with sandbox.client(cache=tmp_path / "c.sqlite", progress=False, max_cost=0.02) as client:
+        search = ad_search(client, pages=5)
+        # $0.05 of pages, $0.02 left: the button says the most it can cost is $0.02
+        assert search.button.description == "Search (at most $0.02, what the budget has left)"
+        search.pages.value = 1
+        assert search.button.description == "Search (at most $0.01)"
+        search.pages.value = 5
+        search.query.value = "for kids"
+        search.button.click()  # two pages paid, the third refused
+        said = html.unescape(re.sub(r"<[^>]+>", "", search.status.value))
+        assert sandbox.charges == 2
+        # the widget's words: the rows are in .results (the widget user never had
+        # error.partial), and how to go on, with the client they gave it
+        assert "error.partial" not in said and "partial" not in said
+        assert said.startswith(
+            "Stopped by the client's budget: the next call would take the spend over max_cost"
+            " $0.02 (spent $0.02), so it was not sent. To go on, raise client.max_cost"
+        )
+        assert said.endswith(
+            f"Showing the {len(search.results)} ads fetched before the stop (in .results)."
+        )
+        assert len(search.results) > 26
+        # the budget is spent: the button says so (cached pages are still free)
+        assert search.button.description == "Search (cached pages only: the budget is spent)"
+        client.max_cost = 0.05
+        search.pages.value = 4
+        assert search.button.description == "Search (at most $0.03, what the budget has left)"
+
+
+def test_max_ads_says_that_0_means_no_limit(client: sf.Client) -> None:
+    search = ad_search(client)
+    assert search.max_ads.value == 0
+    assert search.max_ads.description == "Max ads (0: no limit)"
 
 
 def test_search_results_are_escaped(client: sf.Client) -> None:
@@ -467,18 +529,27 @@ def test_search_results_are_escaped(client: sf.Client) -> None:
 # -- what a browser showed (issue 10) --------------------------------------------------------------
 
 
-def test_status_starts_on_any_and_any_sends_no_filter(sandbox: Sandbox, client: sf.Client) -> None:
+def test_status_choices_are_the_librarys_words_passed_as_they_are(
+    sandbox: Sandbox, client: sf.Client
+) -> None:
     search = ad_search(client)
+    # search_ads' own words (active_status="all" / "active" / "inactive"), not "any"
+    assert search.active_status.options == ("all", "active", "inactive")
+    assert set(search.active_status.options) == set(get_args(ActiveStatus))
     # A Dropdown whose value is None has no selected index: the browser shows it blank.
-    assert (search.active_status.index, search.active_status.label) == (0, "any")
+    assert (search.active_status.index, search.active_status.label) == (0, "all")
     search.query.value = "coffee"
     search.button.click()
     frontend_sets(search.active_status, index=1)  # the browser picks "active"
     assert search.active_status.value == "active"
     search.button.click()
-    assert [dict(r.params) for r in sandbox.requests] == [
-        {"query": "coffee"},
+    with sandbox.client(cache=False, progress=False) as same:  # what the library sends
+        same.search_ads("coffee", active_status="all", max_pages=1)
+    sent = [dict(r.params) for r in sandbox.requests]
+    assert sent == [
+        {"query": "coffee", "activeStatus": "ALL"},
         {"query": "coffee", "activeStatus": "Active"},
+        {"query": "coffee", "activeStatus": "ALL"},
     ]
 
 
@@ -581,6 +652,7 @@ def test_dates_and_max_ads_reach_the_search(sandbox: Sandbox, client: sf.Client)
     [request] = sandbox.requests
     assert dict(request.params) == {
         "query": "coffee",
+        "activeStatus": "ALL",
         "after_time": "2025-06-01",
         "before_time": "2025-12-31",
     }

@@ -232,7 +232,8 @@ def share_of_voice(
     tz: str = "UTC",
     share: bool = False,
 ) -> pd.DataFrame:
-    """Ads running per period per ``by`` value: counts (int64) or shares (float64).
+    """Ads running per period per ``by`` value: counts (int64) or shares (Float64, as
+    every share of the analysis: fractions from 0 to 1).
 
     See :meth:`socialframe._accessor.AdsAccessor.share_of_voice` for the rules.
     """
@@ -267,7 +268,7 @@ def share_of_voice(
     if not len(first):
         index = pd.DatetimeIndex([], dtype=f"datetime64[us, {tz}]", name="period")
         empty = pd.DataFrame(index=index, columns=pd.Index([], name=by), dtype="int64")
-        return empty.astype("float64") if share else empty
+        return empty.astype("Float64") if share else empty
     span = pd.Series(0, index=pd.DatetimeIndex([first.min(), last.max()]))
     starts = pd.DatetimeIndex(span.resample(offset, closed="left", label="left").sum().index)
     begin = starts.searchsorted(first, side="right") - 1
@@ -290,7 +291,7 @@ def share_of_voice(
     out = out.astype("int64")
     if share:
         active = out.sum(axis=1)
-        return out.div(active.where(active > 0), axis=0).fillna(0.0).astype("float64")
+        return out.div(active.where(active > 0), axis=0).fillna(0.0).astype("Float64")
     return out
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _time
+from .. import _words as words
 from .._checks import count_or_none
 from .._schema import (
     AUTHOR_DETAILS,
@@ -175,5 +176,8 @@ def _author_types(comments: pd.DataFrame, wanted: str | Iterable[str]) -> list[s
     unknown = [t for t in chosen if t not in known]
     if unknown:
         # A typo ("people") would otherwise silently match nothing.
-        raise ValueError(f"unknown author type(s) {unknown}; expected some of {sorted(known)}")
+        raise ValueError(
+            f"unknown {words.noun(len(unknown), 'author type')} {unknown}; expected some of"
+            f" {sorted(known)}"
+        )
     return chosen

@@ -37,7 +37,8 @@ from .._frames.shape import problem
 from .._json import decoded
 from .._ledger import PRICE_CENTS, usd
 from .._models import FETCHED_AT
-from .._operations import operation_of
+from .._operations import filters_text, operation_of
+from .._schema import mark
 from .._time import instant
 from .notices import unreadable_message
 from .sqlite import Store
@@ -58,15 +59,6 @@ REPORT_COLUMNS: Final = (
 
 #: Parameters that move through an item's pages rather than name the item.
 PAGING: Final = frozenset({"page", "paginationToken", "end_cursor"})
-
-#: Parameters of the service -> the names of ``search_ads`` / ``post_comments``.
-_FILTER_NAMES: Final = {
-    "sort": "sort",
-    "country": "country",
-    "activeStatus": "active_status",
-    "after_time": "after",
-    "before_time": "before",
-}
 
 # requests-cache keys are hex digests. Others in a team cache's Redis namespace are
 # not pages: page locks (``lock:...``), the rate limit's bucket (``rate:...``) and the
@@ -235,17 +227,12 @@ def _describe(operation: str, item: tuple[tuple[str, str], ...]) -> tuple[str, s
     """``(item, filters)`` as a person reads them: the post or query, then the rest."""
     given = dict(item)
     if operation == "comments":
-        name = given.pop("urn", "")
+        name = given.get("urn", "")
     elif "query" in given:
-        name = given.pop("query")
+        name = given["query"]
     else:
-        name = f"ad_page_id={given.pop('ad_page_id', '')}"
-    filters = []
-    for key, value in given.items():
-        if key == "activeStatus":
-            value = value.lower()
-        filters.append(f"{_FILTER_NAMES.get(key, key)}={value}")
-    return name, " ".join(filters)
+        name = f"ad_page_id={given.get('ad_page_id', '')}"
+    return name, filters_text(given) or ""
 
 
 def report(backend: Any) -> pd.DataFrame:
@@ -295,7 +282,10 @@ def report(backend: Any) -> pd.DataFrame:
         frame[name] = pd.to_datetime(frame[name], utc=True).astype("datetime64[us, UTC]")
     frame["paid_usd"] = frame["paid_usd"].astype("float64")
     order = frame.sort_values(["first_fetched", "operation", "item"], kind="stable").index
-    return frame.loc[order].reset_index(drop=True)
+    frame = frame.loc[order].reset_index(drop=True)
+    for name in ("first_fetched", "last_fetched"):  # (to the second: when, not how fast)
+        frame[name] = frame[name].dt.floor("s")
+    return mark(frame, "cache.report")
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from typing import Any, Final
 
 from filelock import FileLock, Timeout
 
+from .. import _words as words
 from .._errors import ConfigError, NetworkError
 from .connection import NOTHING_SENT, told
 from .sqlite import Store
@@ -300,7 +301,7 @@ class LockWaits:
         if pages:
             were = "it was" if pages == 1 else "they were"
             said.append(
-                f"The cache's lock of {pages:,} page{'s' * (pages != 1)} could not be had in"
+                f"The cache's lock of {words.count(pages, 'page')} could not be had in"
                 f" the {self.wait:g} s a page waits for it ({holder}): {were} fetched without"
                 " it (if another process was fetching the same page, it was paid twice),"
                 f" and later pages waited at most {self.AFTER_TIMEOUT:g} s."
@@ -312,7 +313,7 @@ class LockWaits:
                 else "Fix the permissions of the cache's .locks folder."
             )
             said.append(
-                f"The cache's lock of {failed:,} page{'s' * (failed != 1)} could not be taken"
+                f"The cache's lock of {words.count(failed, 'page')} could not be taken"
                 f" ({reason}): fetched without it (if another process was fetching the same"
                 f" page, it was paid twice). {fix}"
             )

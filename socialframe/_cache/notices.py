@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _words as words
+
 
 def unreadable_message(count: int, where: object, then: str = "") -> str:
     """The :class:`~socialframe.CacheWarning` text for ``count`` entries of a cache that
     are not pages socialframe can read; ``then`` says what became of them."""
-    entries = "1 entry" if count == 1 else f"{count:,} entries"
     return (
-        f"{entries} of the cache at {where} could not be read as a page (junk, another"
-        " program's data, or a page pickled by an earlier version, which is never read from"
-        " a team cache) and counted as not cached"
+        f"{words.count(count, 'entry')} of the cache at {where} could not be read as a page"
+        " (junk, another program's data, or a page pickled by an earlier version, which is"
+        " never read from a team cache) and counted as not cached"
         + (f": {then}" if then else "; a fetch pays for such a page again and stores it anew.")
     )
 
@@ -40,7 +41,7 @@ def notices(backend: Any) -> list[str]:
             else "Free some space or fix the file's permissions, or pass another cache= path."
         )
         said.append(
-            f"{count} paid page{'s' * (count != 1)} could not be stored in the cache at"
+            f"{words.count(count, 'paid page')} could not be stored in the cache at"
             f" {where}: {reason}. They are in what this fetch returns (or in its error's"
             f" .partial); a re-run would pay for them again. {fix}"
         )

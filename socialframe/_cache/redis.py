@@ -62,8 +62,8 @@ def team_cache(url: TeamURL) -> Any:
     if problem:
         raise ConfigError(
             f"cannot reach the team cache at {url.shown}: {problem}. Start the Redis server"
-            " (see the README: 'A team cache'), fix the URL, or pass cache=True for the"
-            " local cache."
+            " (see docs/cache-and-ledger.md: 'A team cache'), fix the URL, or pass cache=True"
+            " for the local cache."
         )
     return _team_cache_class()(url, connection)
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import _words as words
 from . import outputs
 from .exits import EXIT_OK, Usage
 from .messages import PROG, say, shown
@@ -38,17 +39,20 @@ def cache(args: argparse.Namespace) -> int:
             export.write(frame, target, excel=args.excel)
             pages = int(frame["pages"].sum())
             paid = usd(pages * PRICE_CENTS)
-            say(f"{len(frame):,} items, {pages:,} pages, {paid} paid, in {where}")
+            say(
+                f"{words.count(len(frame), 'item')}, {words.count(pages, 'page')}, {paid} paid,"
+                f" in {where}"
+            )
             return EXIT_OK
         found = inventory.scan(backend) if backend is not None else inventory.Scan([], [])
         chosen = [page for page in found.pages if page.expired or not args.expired]
-        kind = "expired pages" if args.expired else "pages"
+        kind = "expired page" if args.expired else "page"
         if not chosen and not found.unreadable:
-            say(f"no {kind} to remove in {where}")
+            say(f"no {words.plural(kind)} to remove in {where}")
             return EXIT_OK
-        what = f"{len(chosen):,} {kind} ({usd(len(chosen) * PRICE_CENTS)} paid)"
+        what = f"{words.count(len(chosen), kind)} ({usd(len(chosen) * PRICE_CENTS)} paid)"
         if found.unreadable:  # not pages: worth nothing, whichever pages are chosen
-            what += f" and {len(found.unreadable):,} unreadable entries"
+            what += f" and {words.count(len(found.unreadable), 'unreadable entry')}"
         what += f" from {where}"
         if not args.yes and not _confirm(f"remove {what}?"):
             raise Usage(f"cache clear would remove {what}: add --yes to do it")

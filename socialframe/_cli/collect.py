@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import _words as words
 from . import outputs
 from .exits import EXIT_AUTH, EXIT_BUDGET, EXIT_FAILED, EXIT_OK, NoKey, Usage
 from .messages import PROG, fail, holds_key, say
@@ -133,7 +134,7 @@ def comments(args: argparse.Namespace) -> int:
             )
             raise exc.with_partial(partial) from None
 
-    return _collect(args, fetch, noun="comments")
+    return _collect(args, fetch, noun="comment")
 
 
 def ads(args: argparse.Namespace) -> int:
@@ -156,7 +157,7 @@ def ads(args: argparse.Namespace) -> int:
             max_ads=args.max_ads,
             on_error=args.on_error,
         ),
-        noun="ads",
+        noun="ad",
     )
 
 
@@ -185,7 +186,8 @@ def _collect(
                 unwritten = _write(partial, target, excel=args.excel)
                 say(
                     unwritten
-                    or f"wrote the {len(partial):,} {noun} fetched before it to {where} (partial)"
+                    or f"wrote the {words.count(len(partial), noun)} fetched before it to {where}"
+                    " (partial)"
                 )
             raise
         except Exception as exc:
@@ -205,13 +207,15 @@ def _collect(
             return fail(EXIT_FAILED, unwritten)
         skipped = frame.attrs.get("failed") or []
         say(
-            f"wrote {len(frame):,} {noun}{_of_posts(frame, args)} to {where}"
-            + (f"; {len(skipped)} item(s) skipped after failing" if skipped else "")
+            f"wrote {words.count(len(frame), noun)}{_of_posts(frame, args)} to {where}"
+            + (f"; {words.count(len(skipped), 'item')} skipped after failing" if skipped else "")
         )
         return EXIT_OK
     if frame is not None and len(frame):
         unwritten = _write(frame, target, excel=args.excel)
-        written = f"wrote the {len(frame):,} {noun} fetched before it to {where} (partial)"
+        written = (
+            f"wrote the {words.count(len(frame), noun)} fetched before it to {where} (partial)"
+        )
         kept = unwritten or written
     else:
         kept = "nothing was fetched before it, so nothing was written"
@@ -240,7 +244,7 @@ def _of_posts(frame: pd.DataFrame, args: argparse.Namespace) -> str:
     none = [p for p in given if p not in had and p not in skipped]
     if len(given) == 1 and not none:
         return ""  # (one post: its comments say it all)
-    text = f" of {len(given):,} post{'s' * (len(given) != 1)}"
+    text = f" of {words.count(len(given), 'post')}"
     if none:
         shown = ", ".join(none[:5]) + (f" and {len(none) - 5:,} more" if len(none) > 5 else "")
         text += f" ({len(none):,} had none: {shown})"

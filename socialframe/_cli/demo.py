@@ -1,8 +1,8 @@
 """The main job: the sandbox, six posts' comments, one ad search, the ledger, three charts.
 
 Run it twice: the second run is answered from the on-disk cache and pays nothing.
-The charts of the README (``docs/``) are this demo's: ``python -m socialframe demo
---out docs`` redraws them.
+The charts of the README and ``docs/analysis.md`` (``docs/*.png``) are this demo's:
+``python -m socialframe demo --out docs`` redraws them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import _words as words
 from .._client import Client
-from .._display import files
+from .._display import files, values
 from .._display.files import Guarded
 from ..sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
@@ -27,15 +28,17 @@ CHARTS = ("comment-activity.png", "comment-overlap.png", "share-of-voice.png")
 def _summary_comments(df: pd.DataFrame) -> str:
     kinds = df["author_type"].value_counts()
     top = df.social.top_authors(3).set_index("author_name")["comments"]
-    span = f"{df['created_at'].min():%Y-%m-%d} .. {df['created_at'].max():%Y-%m-%d}"
+    span = values.span(f"{df['created_at'].min():%Y-%m-%d}", f"{df['created_at'].max():%Y-%m-%d}")
     return "\n".join(
         [
-            f"  {len(df):,} comments ({int(df['is_reply'].sum()):,} replies) on"
+            f"  {words.count(len(df), 'comment')}"
+            f" ({words.count(int(df['is_reply'].sum()), 'reply')}) on"
             f" {df['post_urn'].iloc[0]}, {span} UTC",
-            f"  authors: {len(df.social.authors()):,} distinct; {kinds.get('person', 0):,}"
-            f" comments by people, {kinds.get('organization', 0):,} by organisations",
+            f"  authors: {len(df.social.authors()):,} distinct;"
+            f" {words.count(int(kinds.get('person', 0)), 'comment')} by people,"
+            f" {int(kinds.get('organization', 0)):,} by organisations",
             "  most active: " + ", ".join(f"{name} ({n})" for name, n in top.items()),
-            f"  fetched at {df['fetched_at'].min():%Y-%m-%d %H:%M:%S} UTC",
+            f"  fetched at {df['fetched_at'].min():%Y-%m-%d %H:%M} UTC",
         ]
     )
 
@@ -44,14 +47,16 @@ def _summary_posts(df: pd.DataFrame) -> str:
     posts = df["post_urn"].nunique()
     regulars = df.social.overlap(min_posts=2)
     lines = [
-        f"  {len(df):,} comments on {posts} of the {len(DEMO_POSTS)} posts"
+        f"  {words.count(len(df), 'comment')} on {posts}"
+        f" of the {words.count(len(DEMO_POSTS), 'post')}"
         f" ({len(DEMO_POSTS) - posts} without comments)",
-        f"  {len(regulars)} authors commented on 2 or more of them",
+        f"  {words.count(len(regulars), 'author')} commented on 2 or more of them",
     ]
     if len(regulars):
         first = regulars.iloc[0]
         lines[-1] += (
-            f"; most: {first['author_name']} ({first['posts']} posts, {first['comments']} comments)"
+            f"; most: {first['author_name']} ({words.count(int(first['posts']), 'post')},"
+            f" {words.count(int(first['comments']), 'comment')})"
         )
     return "\n".join(lines)
 
@@ -61,11 +66,15 @@ def _summary_ads(df: pd.DataFrame) -> str:
     pages = df.social.by_page()
     return "\n".join(
         [
-            f"  {len(df)} ads from {len(pages)} advertisers,"
-            f" {int(df['is_active'].sum())} active; {len(df.columns)} columns",
-            f"  biggest advertiser: {pages['page_name'].iloc[0]} ({pages['ads'].iloc[0]} ads)",
+            f"  {words.count(len(df), 'ad')} from {words.count(len(pages), 'advertiser')},"
+            f" {int(df['is_active'].sum())} active; {words.count(len(df.columns), 'column')}",
+            f"  biggest advertiser: {pages['page_name'].iloc[0]}"
+            f" ({words.count(int(pages['ads'].iloc[0]), 'ad')})",
             "  formats: " + ", ".join(f"{k} {v}" for k, v in formats.items()),
-            f"  started {df['start_date'].min():%Y-%m-%d} .. {df['start_date'].max():%Y-%m-%d}",
+            "  started "
+            + values.span(
+                f"{df['start_date'].min():%Y-%m-%d}", f"{df['start_date'].max():%Y-%m-%d}"
+            ),
             _summary_voice(df),
         ]
     )
@@ -77,9 +86,9 @@ def _summary_voice(df: pd.DataFrame) -> str:
         return "  share of voice: no ad with a start date"
     month, last = shares.index[-1], shares.iloc[-1]
     named = last.drop("other", errors="ignore").sort_values(ascending=False, kind="stable")
-    parts = ", ".join(f"{name} {share:.0%}" for name, share in named.items())
+    parts = ", ".join(f"{name} {values.percent(share)}" for name, share in named.items())
     if "other" in last:
-        parts += f", other {last['other']:.0%}"
+        parts += f", other {values.percent(last['other'])}"
     return f"  share of the ads running in {month:%Y-%m}: {parts}"
 
 
@@ -95,7 +104,7 @@ def run(out: Path, *, cache: object = True, guard: Iterable[Guarded] = ()) -> di
     import matplotlib.pyplot as plt
 
     # The world as of the sandbox's reference date (2026-01-01), whatever the day:
-    # the demo's figures ($0.57, 2,345 comments) and the README's charts stay put.
+    # the demo's figures ($0.57, 2,345 comments) and the charts in docs/ stay put.
     with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
         client: Client
         with sandbox.client(cache=cache) as client:

@@ -435,7 +435,7 @@ def build_parser() -> _Parser:
 
     made = commands.add_parser(
         "report",
-        help="the HTML report of a comments or ads file (CSV, JSON lines or Parquet)",
+        help="the HTML report of a comments or ads file (CSV, JSON lines, Parquet, .xlsx)",
         description="The report df.social.report writes, from a file socialframe wrote:\n\n"
         "  socialframe report comments.parquet -o report.html\n"
         "  socialframe comments POST | socialframe report - -o report.html",
@@ -443,7 +443,10 @@ def build_parser() -> _Parser:
         allow_abbrev=False,
     )
     made.add_argument(
-        "file", metavar="FILE", help="a .csv, .jsonl or .parquet file, or - for stdin"
+        "file",
+        metavar="FILE",
+        help="a file comments or ads wrote with -o (.csv, --excel .csv, .jsonl, .parquet,"
+        " .xlsx; told by its content, not its name), or - for stdin",
     )
     made.add_argument("-o", "--output", metavar="FILE", required=True, help="the .html to write")
     made.add_argument(

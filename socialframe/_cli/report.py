@@ -1,6 +1,7 @@
 """The ``report`` command: the HTML report of a comments or ads file socialframe wrote
-(CSV, CSV for spreadsheets, JSON lines or Parquet; ``-`` reads standard input), as
-``df.social.report``."""
+(CSV, CSV for spreadsheets, JSON lines, Parquet or Excel; ``-`` reads standard input), as
+``df.social.report``. What it cannot read is said in words (see
+:mod:`socialframe._display.reading`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import _words as words
 from . import outputs
 from .exits import EXIT_OK, Usage
 from .messages import say
@@ -15,8 +17,7 @@ from .messages import say
 
 def report(args: argparse.Namespace) -> int:
     """``socialframe report FILE -o report.html``: check, read, write the page."""
-    from .._display import export as export
-    from .._display import files
+    from .._display import files, reading
     from .._display.report import write_report
     from .._time import check_zone
 
@@ -29,15 +30,15 @@ def report(args: argparse.Namespace) -> int:
     if args.file == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise Usage("FILE '-' reads standard input, but nothing is piped in")
-        frame = export.read_frame(sys.stdin.buffer)
+        frame = reading.read_frame(sys.stdin.buffer)
     else:
         source = Path(args.file)
         if not source.is_file():
             raise Usage(f"no such file: {args.file!r}")
-        frame = export.read_frame(source)
+        frame = reading.read_frame(source)
     kind = frame.attrs["socialframe"]
     path = write_report(
         frame, target, kind=kind, title=args.title, tz=args.tz, guard=guard, inputs=read
     )
-    say(f"wrote the report of {len(frame):,} {kind} to {path}")
+    say(f"wrote the report of {words.count(len(frame), kind.removesuffix('s'))} to {path}")
     return EXIT_OK

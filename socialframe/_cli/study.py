@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from .. import _words as words
 from . import outputs
 from .collect import _client, _items, _write
 from .exits import EXIT_AUTH, EXIT_BUDGET, EXIT_FAILED, EXIT_OK, Usage
@@ -33,7 +34,7 @@ def study(args: argparse.Namespace) -> int:
         before = len(chosen.watched())
         chosen.add_posts(posts)
         added = len(chosen.watched()) - before
-        say(f"{added} post(s) added; {args.study} watches" + _count(chosen))
+        say(f"{words.count(added, 'post')} added; {args.study} watches" + _count(chosen))
         return EXIT_OK
     if args.action == "add-ads":
         if args.query is None and args.page_id is None:
@@ -43,18 +44,18 @@ def study(args: argparse.Namespace) -> int:
             args.query, page_id=args.page_id, country=args.country, active_status=args.status
         )
         added = len(chosen.watched()) - before
-        say(f"{added} search(es) added; {args.study} watches" + _count(chosen))
+        say(f"{words.count(added, 'search')} added; {args.study} watches" + _count(chosen))
         return EXIT_OK
     if args.action == "refresh":
         return _refresh(args, chosen)
     frame = chosen.changes(since=args.since) if args.action == "changes" else chosen.runs()
-    return _written(frame, args, "changes" if args.action == "changes" else "refreshes")
+    return _written(frame, args, "change" if args.action == "changes" else "refresh")
 
 
 def _count(chosen: Study) -> str:
     watched = chosen.watched()
     posts = int((watched["kind"] == "post").sum())
-    return f" {posts} post(s) and {len(watched) - posts} search(es)"
+    return f" {words.count(posts, 'post')} and {words.count(len(watched) - posts, 'search')}"
 
 
 def _written(frame: pd.DataFrame, args: argparse.Namespace, noun: str) -> int:
@@ -62,7 +63,7 @@ def _written(frame: pd.DataFrame, args: argparse.Namespace, noun: str) -> int:
     unwritten = _write(frame, target, excel=args.excel)
     if unwritten:
         return fail(EXIT_FAILED, unwritten)
-    say(f"wrote {len(frame):,} {noun} to {target}")
+    say(f"wrote {words.count(len(frame), noun)} to {target}")
     return EXIT_OK
 
 
@@ -90,8 +91,8 @@ def _refresh(args: argparse.Namespace, chosen: Study) -> int:
         new, changed = int(frame["new"].sum()), int(frame["changed"].sum())
         incomplete = int((~frame["complete"].fillna(False).astype(bool)).sum())
         say(
-            f"{new:,} new, {changed:,} changed in {len(frame)} item(s)"
-            + (f"; {incomplete} not complete" if incomplete else "")
+            f"{new:,} new, {changed:,} changed in {words.count(len(frame), 'item')}"
+            + (f"; {incomplete:,} not complete" if incomplete else "")
             + (" (--full reads what a refresh cannot see)" if incomplete and not failure else "")
         )
         if target is not None:

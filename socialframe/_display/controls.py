@@ -15,6 +15,7 @@ from typing import Any, Final
 import pandas as pd
 
 from .._time import parse_when
+from . import values
 
 DEBOUNCE: Final = 0.3
 """Seconds a typed filter waits for the next keystroke before it applies."""
@@ -100,7 +101,8 @@ def date_box(description: str) -> Any:
 
 
 def day_range(first: date, last: date) -> Any:
-    """A slider over the days ``first`` to ``last`` (ends included), both ends chosen."""
+    """A slider over the days ``first`` to ``last`` (ends included), both ends chosen;
+    :func:`with_range` shows it with the range it holds in words."""
     import ipywidgets as w
 
     days = [d.date() for d in pd.date_range(first, last, freq="D")]
@@ -109,9 +111,28 @@ def day_range(first: date, last: date) -> Any:
         index=(0, len(days) - 1),
         description="Days",
         continuous_update=False,
-        layout=w.Layout(width="95%"),
+        # (its own readout joins the two days with a hyphen: "2025-11-02-2026-01-01")
+        readout=False,
+        layout=w.Layout(flex="1 1 auto", width="auto"),
         style={"description_width": "initial"},
     )
+
+
+def with_range(slider: Any) -> Any:
+    """``slider`` (:func:`day_range`) beside the range it holds, as every display says a
+    range: ``2025-11-02 to 2026-01-01``."""
+    import ipywidgets as w
+
+    label = w.Label(layout=w.Layout(flex="0 0 auto"))
+    label.add_class("socialframe-range")
+
+    def show(_change: object = None) -> None:
+        low, high = (slider.options[i][0] for i in slider.index)
+        label.value = values.span(low, high)
+
+    slider.observe(show, names="index")
+    show()
+    return w.HBox([slider, label], layout=w.Layout(width="95%", align_items="center"))
 
 
 def in_step(slider: Any, start: Any, end: Any) -> None:

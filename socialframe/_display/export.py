@@ -1,6 +1,6 @@
 """Files that survive spreadsheets and pipelines: CSV (ids as text, lists as JSON,
 line breaks quoted), JSON lines, Parquet and Excel, chosen by the suffix of the name
-given; and reading them back (:func:`read_frame`).
+given (reading them back is :mod:`.reading`'s job).
 
 Every file is written through :func:`socialframe._display.files.write_whole`: whole
 or not at all, never through a link, never over the cache, a study or an input
@@ -17,12 +17,13 @@ Two kinds of CSV, for two readers:
   than a rounded 7.38E+18) and any other text that a spreadsheet would run as a
   formula (its first character ``=``, ``+``, ``-``, ``@``, a tab, a CR or a NUL,
   after any ``'``) given a leading ``'`` (OWASP's rule for CSV injection); such a
-  character after a comma, a semicolon, a tab or a line break inside a text (where a
-  spreadsheet reading the file with another separator starts a cell) gets a
-  zero-width space before it: no cell from the service becomes a formula, whatever
-  separator the spreadsheet takes. :func:`read_frame` takes them off again.
+  character after a comma, a semicolon, a space, a tab or a line break inside a text
+  (where a spreadsheet reading the file with another separator starts a cell, or
+  trimming spaces, ends them) gets a zero-width space before it: no cell from the
+  service becomes a formula, whatever separator the spreadsheet takes, spaces trimmed
+  or not. :func:`.reading.read_frame` takes them off again.
 
-Why over 400 lines: one job, a frame into a file and back, for four formats; the
+Why over 400 lines: one job, a frame into a file, for four formats; the
 rules of where a file may go live in :mod:`.files`.
 """
 
@@ -35,7 +36,6 @@ import json
 import os
 import re
 import sys
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,12 +69,15 @@ def _json(value: Any) -> Any:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\x00")
 #: Where a spreadsheet may start a cell inside a text: after a comma, a semicolon (the
 #: separator of a CSV where the comma is the decimal sign: Excel in much of Europe), a
-#: tab, a line break. Read with another separator than the file's, the quotes around a
-#: text are text too, a line break in it ends the row, and ``hi;=1+1`` was two cells,
-#: the second a live formula (LibreOffice, separator ``;``).
-CELL_BOUNDARIES = (",", ";", "\t", "\r", "\n")
+#: space, a tab, a line break. Read with another separator than the file's, the quotes
+#: around a text are text too, a line break in it ends the row, and ``hi;=1+1`` was two
+#: cells, the second a live formula (LibreOffice, separator ``;``); so was ``see =1+1``
+#: with a space as the separator (a box of LibreOffice's import, and of Excel's, that
+#: stays ticked for the next file), and `` =1+1`` with spaces trimmed (LibreOffice's
+#: "Trim spaces"), which ends the spaces before a formula.
+CELL_BOUNDARIES = (",", ";", " ", "\t", "\r", "\n")
 #: Put after such a boundary when a formula would start there: a zero-width space,
-#: which no spreadsheet runs (nor shows); :func:`read_frame` takes it off again.
+#: which no spreadsheet runs (nor shows); :func:`.reading.read_frame` takes it off again.
 INSIDE_MARK: Final = "\u200b"
 _ESCAPED: Final = {"\t": r"\t", "\r": r"\r", "\n": r"\n", "-": r"\-", "\x00": r"\x00"}
 #: Text a spreadsheet would run (a formula's first character, after any quotes already
@@ -434,7 +437,9 @@ def _installed(*modules: str) -> str | None:
 def write(
     df: pd.DataFrame, path: str | os.PathLike[str] | Target | None, *, excel: bool = False
 ) -> Path | None:
-    """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout.
+    """Write ``df`` in the format its suffix names; ``None`` or ``-``: CSV to stdout
+    (exact to a pipe or a file; on a terminal, what it would obey rather than show, the
+    escapes a comment may hold, is written out: see :func:`on_terminal`).
 
     ``.csv`` follows :func:`to_csv` (``excel=True``: for spreadsheets); ``.jsonl`` is
     one JSON object per row (lists as arrays, times ISO 8601 UTC, missing as
@@ -473,7 +478,13 @@ def write(
     if target.path is None:
         if sys.stdout is None:
             raise OSError("standard output is closed: nothing could be written")
-        _csv_into(df, sys.stdout.buffer, excel=excel)
+        if _terminal(sys.stdout):  # read by a person: escapes shown, never obeyed
+            held = io.BytesIO()
+            _csv_into(df, held, excel=excel)
+            shown = on_terminal(held.getvalue().decode("utf-8"))
+            sys.stdout.buffer.write(shown.encode("utf-8"))
+        else:  # a pipe or a file: the data exact
+            _csv_into(df, sys.stdout.buffer, excel=excel)
         sys.stdout.buffer.flush()
         return None
     suffix = target.suffix
@@ -482,6 +493,39 @@ def write(
         _into(df, into, suffix, excel=excel)
 
     return files.write_whole(target.path, fill, guard=target.guard, inputs=target.inputs)
+
+
+#: What a terminal would act on rather than show: C0 and C1 controls (ESC starts the
+#: sequences that clear the screen, set the window's title or the clipboard; a lone CR
+#: writes over the line) and the marks that reorder text on screen. A line feed and a
+#: tab are layout, and a CR before a line feed a line's end: kept.
+TERMINAL_CONTROLS: Final = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+)
+
+
+def on_terminal(text: str) -> str:
+    """``text`` as a terminal may be given it: each of :data:`TERMINAL_CONTROLS` written
+    out (``\\x1b``, ``\\u202e``), so that it is shown, never obeyed.
+
+    Example:
+        >>> print(on_terminal("red \\x1b[31m, line\\nnext"))
+        red \\x1b[31m, line
+        next
+    """
+    return TERMINAL_CONTROLS.sub(_written_out, text)
+
+
+def _written_out(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):  # (closed)
+        return False
 
 
 def _into(df: pd.DataFrame, into: BinaryIO, suffix: str, *, excel: bool) -> None:
@@ -547,196 +591,3 @@ def _to_xlsx(df: pd.DataFrame, into: BinaryIO) -> None:
                 for cell in row:
                     if cell.data_type == "f":
                         cell.data_type = "s"
-
-
-# -- reading back -----------------------------------------------------------------------
-
-
-def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
-    """A comments or ads frame as written by socialframe (CSV, CSV for spreadsheets,
-    JSON lines or Parquet), its columns typed again as the fetch made them: times,
-    counts, flags, lists, ids as text.
-
-    Every row written is read back, its text as written: a CSV for spreadsheets
-    (told by its BOM) has the ``'`` that kept formulas text and the ``="..."`` around
-    ids taken off; a plain CSV is read as it is (there, ``'=1`` is text that starts
-    with a quote). A CSV cannot tell an empty text from a missing one: both read as
-    missing.
-
-    Args:
-        source: A path, or a binary stream (the format is told by the first bytes:
-            Parquet's ``PAR1``, JSON lines' ``{``, else CSV).
-
-    Returns:
-        The frame, marked as ours.
-
-    Raises:
-        ValueError: the file is none of these, or not a frame socialframe wrote; a
-            value that cannot be its column's type.
-        OSError: it cannot be read.
-    """
-    from .._schema import AD_CORE, AD_DTYPES, COMMENT_CORE, COMMENT_DTYPES, mark
-
-    data = source.read() if hasattr(source, "read") else Path(source).read_bytes()
-    name = getattr(source, "name", None) if hasattr(source, "read") else str(source)
-    jsonl = data.lstrip(b" \t\r\n")[:1] == b"{"
-    if data[:4] == b"PAR1":
-        frame = _parquet(data, name)
-    elif jsonl:
-        frame = _jsonl(data, name)
-    else:
-        try:
-            text = data.decode("utf-8-sig")
-            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise ValueError(
-                f"{name}: not a file of ours (CSV, JSON lines or Parquet): {exc}"
-            ) from None
-        frame = frame.replace("", None)
-        if data[:3] == b"\xef\xbb\xbf":  # for spreadsheets (its BOM): the text as it was
-            frame.columns = [_unquoted(str(c)) for c in frame.columns]
-            for number, column in enumerate(frame.columns):
-                undo = _from_id if _is_id(str(column)) else _unquoted
-                frame.isetitem(number, frame.iloc[:, number].map(undo, na_action="ignore"))
-    columns = set(frame.columns)
-    if set(COMMENT_CORE) <= columns:
-        kind, types = "comments", COMMENT_DTYPES
-    elif set(AD_CORE) <= columns:
-        kind, types = "ads", AD_DTYPES
-    else:
-        raise ValueError(
-            f"{name}: not a comments or ads frame of socialframe (its columns:"
-            f" {', '.join(map(str, list(frame.columns)[:8]))}…)"
-        )
-    for column in frame.columns:
-        if column in types:
-            frame[column] = _typed(frame[column], types[column], str(column))
-        elif _is_id(str(column)):
-            frame[column] = frame[column].astype("string")
-        elif jsonl:
-            if frame[column].map(lambda v: v is None or isinstance(v, str)).all():
-                frame[column] = frame[column].astype("string")
-        elif pd.api.types.is_string_dtype(frame[column]):
-            frame[column] = _extra(frame[column])
-    return mark(frame, kind)
-
-
-def _parquet(data: bytes, name: str | None) -> pd.DataFrame:
-    try:
-        frame = pd.read_parquet(io.BytesIO(data))
-    except Exception as exc:  # pyarrow's errors name no file: say which
-        raise ValueError(f"{name}: not a Parquet file pandas can read ({exc})") from None
-    for column in frame.columns:
-        if frame[column].dtype == object:
-            frame[column] = frame[column].map(
-                lambda v: v.tolist() if isinstance(v, np.ndarray) else v
-            )
-    return frame
-
-
-def _jsonl(data: bytes, name: str | None) -> pd.DataFrame:
-    """JSON lines: one object a line (a line break inside a text is escaped in JSON, so
-    only LF ends a row; U+2028 and the like are text)."""
-    rows: list[dict[str, Any]] = []
-    try:
-        for number, line in enumerate(data.decode("utf-8-sig").split("\n"), 1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if not isinstance(row, dict):
-                raise ValueError(f"line {number} is not a JSON object")
-            rows.append(row)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ValueError(f"{name}: not JSON lines of ours ({_cut(str(exc))})") from None
-    columns = list(dict.fromkeys(key for row in rows for key in row))
-    frame = pd.DataFrame(
-        {c: pd.Series([row.get(c) for row in rows], dtype=object) for c in columns}
-    )
-    return frame
-
-
-def _extra(column: pd.Series) -> pd.Series:
-    """An extra column (one no schema types) read as text, typed as the fetch typed it
-    where the text tells: lists and objects written as JSON, flags written as True /
-    False; other text stays text (a number cannot be told from text that is one)."""
-    given = column.dropna()
-    words = set(given.unique())
-    if words and words <= {"True", "False"}:
-        return column.map({"True": True, "False": False}).astype("boolean")
-    if len(given) and given.str.match(r"\s*[\[{]").all():
-        try:
-            decoded = [json.loads(v) for v in given]
-        except (ValueError, RecursionError):
-            decoded = []
-        if decoded and all(isinstance(v, list | dict) for v in decoded):
-            out = pd.Series([None] * len(column), index=column.index, dtype=object)
-            out[given.index] = pd.Series(decoded, index=given.index, dtype=object)
-            return out
-    return column.astype("string")  # (as a fetch types text)
-
-
-def _blank(value: object) -> bool:
-    return value is None or (isinstance(value, float) and value != value) or value is pd.NA
-
-
-def _unquoted(text: str) -> str:
-    """Text :func:`spreadsheet_text` wrote (``'@Anna``, ``'=1+1``, ``''=x``,
-    ``hi;\u200b=1``) as it was: the one ``'`` it was given and the marks it put
-    inside taken away."""
-    text = text[1:] if _QUOTED.match(text) else text
-    return _INSIDE_MARKED.sub(r"\1", text) if INSIDE_MARK in text else text
-
-
-def _from_id(text: str) -> str:
-    """An id as :func:`spreadsheet_id` wrote it (``="738…"``, or text) as it was."""
-    found = _EXCEL_ID.fullmatch(text)
-    return found.group(1) if found else _unquoted(text)
-
-
-_QUOTED: Final = re.compile(_QUOTED_FORMULA)
-#: An id as a spreadsheet CSV holds it: digits now; any text in files of earlier
-#: versions (which wrote every id so).
-_EXCEL_ID: Final = re.compile(r'="(.*)"', re.DOTALL)
-
-
-def _typed(column: pd.Series, dtype: Any, name: str) -> pd.Series:
-    """``column`` (text from a CSV, or already typed from Parquet) as ``dtype``.
-
-    Raises:
-        ValueError: a value is not of ``dtype``; what it says is cut short (pandas
-            quotes the value whole, and a file may hold a megabyte in one cell).
-    """
-    try:
-        with warnings.catch_warnings():  # (numpy's casts warn first, then fail: said below)
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return _as(column, dtype)
-    except KeyError as exc:
-        said = _cut(str(exc))
-        raise ValueError(f"column {name!r} holds {said} where true or false was expected") from None
-    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        # (OverflowError: a count of 1e400; RecursionError: a list nested 100,000 deep)
-        raise ValueError(f"column {name!r} does not read as {dtype} ({_cut(str(exc))})") from None
-
-
-def _cut(text: str, most: int = 160) -> str:
-    return text if len(text) <= most else text[: most - 1] + "…"
-
-
-def _as(column: pd.Series, dtype: Any) -> pd.Series:
-    """``column`` as ``dtype`` (see :func:`_typed`, which says what fails)."""
-    if str(dtype) == "object":  # lists, written as JSON text
-        return column.map(lambda v: json.loads(v) if isinstance(v, str) else v).astype(object)
-    if isinstance(dtype, pd.DatetimeTZDtype):
-        return pd.to_datetime(column, utc=True, format="ISO8601").astype(dtype)
-    if str(dtype).startswith("timedelta"):
-        return pd.to_timedelta(column).astype(dtype)
-    text = column.dtype == object or pd.api.types.is_string_dtype(column)
-    if str(dtype) == "boolean" and text:
-        flags = {"true": True, "false": False}
-        kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
-        return kept.astype(dtype)
-    if isinstance(dtype, pd.StringDtype):
-        return column.astype(dtype)
-    if pd.api.types.is_numeric_dtype(dtype) and text:
-        return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
-    return column.astype(dtype)

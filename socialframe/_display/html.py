@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from .._checks import count
-from . import tables
+from .._checks import count as checked_count
+from .._words import count, noun, plural
+from . import tables, values
 from .plots import plot_activity
 
 if TYPE_CHECKING:
@@ -80,13 +81,13 @@ def comments_table_html(
     """
     ordered = comments.sort_values("created_at", kind="stable", na_position="last")
     shown = ordered.head(max_rows)
-    times = shown["created_at"].dt.tz_convert(tz).dt.strftime("%Y-%m-%d %H:%M")
+    times = _shown(shown, "created_at", tz)
     rows = [
         [
             _escape(time),
             _link(url, name),
             _escape(kind),
-            _escape(f"{followers:,}" if _present(followers) else None),
+            _escape(followers),
             _escape(body),
             _link(permalink, "open"),
         ]
@@ -95,7 +96,7 @@ def comments_table_html(
             shown["author_name"],
             shown["author_url"],
             shown["author_type"],
-            shown["author_followers"],
+            _shown(shown, "author_followers", tz),
             shown["text"],
             shown["permalink"],
             strict=True,
@@ -103,7 +104,7 @@ def comments_table_html(
     ]
     headers = [f"time ({tz})", "author", "type", "followers", "comment", "link"]
     looks = ["time", "", "word", "word", "text", "word"]
-    return table(headers, rows, looks, inline=True, total=len(comments), noun="comments")
+    return table(headers, rows, looks, inline=True, total=len(comments), noun="comment")
 
 
 def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
@@ -123,14 +124,13 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
         HTML text; a short note instead of a table when there are no ads.
     """
     shown = ads.head(max_rows)
-    starts = shown["start_date"].dt.tz_convert("UTC").dt.strftime("%Y-%m-%d")
-    ends = shown["end_date"].dt.tz_convert("UTC").dt.strftime("%Y-%m-%d")
+    starts, ends = _shown(shown, "start_date"), _shown(shown, "end_date")
     rows = [
         [
             _escape(ad_id),
             _link(page_url, page),
             _link(url, _host(url)),
-            _escape(None if not _present(active) else ("yes" if active else "no")),
+            _escape(active),
             _escape(start),
             _escape(stop),
             _escape(display_format),
@@ -141,7 +141,7 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
             shown["ad_archive_id"],
             shown["page_name"],
             shown["page_profile_uri"],
-            shown["is_active"],
+            _shown(shown, "is_active"),
             starts,
             ends,
             shown["publisher_platforms"],
@@ -163,7 +163,14 @@ def ads_table_html(ads: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
         "platforms",
     ]
     looks = ["word", "", "word", "word", "time", "time", "word", "text", ""]
-    return table(headers, rows, looks, inline=True, total=len(ads), noun="ads")
+    return table(headers, rows, looks, inline=True, total=len(ads), noun="ad")
+
+
+def _shown(frame: pd.DataFrame, name: str, tz: str = "UTC") -> list[str]:
+    """What each cell of a column of numbers, flags or times shows, as in every display
+    (:mod:`.values`)."""
+    known = values.texts(name, frame[name], tz=tz)
+    return known[0] if known is not None else [str(v) for v in frame[name]]
 
 
 def _host(url: object) -> object:
@@ -208,7 +215,7 @@ def table(
     *,
     inline: bool = False,
     total: int | None = None,
-    noun: str = "rows",
+    noun: str = "row",
 ) -> str:
     """The one HTML table builder: the widgets' tables and the report's.
 
@@ -221,7 +228,7 @@ def table(
         inline: Style each cell itself (a widget's HTML box has no style sheet); else
             give it its look as a class, for the report's style sheet.
         total: How many rows there are in all; when more than shown, a note says so.
-        noun: What the rows are, for the notes.
+        noun: What a row is (``"comment"``), for the notes.
 
     Returns:
         HTML text; a short note instead of a table when there are no rows.
@@ -238,8 +245,8 @@ def table(
     """
     if not rows:
         if inline:
-            return f"<p><em>No {html.escape(noun)} to show.</em></p>"
-        return f"<p class='none'>No {html.escape(noun)} to show.</p>"
+            return f"<p><em>No {html.escape(plural(noun))} to show.</em></p>"
+        return f"<p class='none'>No {html.escape(plural(noun))} to show.</p>"
 
     def cell(tag: str, content: str, look: str) -> str:
         if inline:
@@ -265,13 +272,15 @@ def table(
             f"<tbody>\n{body}</tbody>\n</table></div>"
         )
     if total is not None and total > len(rows):
-        out += f"<p><em>Showing the first {len(rows):,} of {total:,} {html.escape(noun)}.</em></p>"
+        out += (
+            f"<p><em>Showing the first {len(rows):,} of {html.escape(count(total, noun))}.</em></p>"
+        )
     return out
 
 
 def count_html(matching: int, total: int) -> str:
     """``"<b>12</b> of 2,345 comments match"`` (thousands separated)."""
-    return f"<b>{matching:,}</b> of {total:,} comments match"
+    return f"<b>{matching:,}</b> of {count(total, 'comment')} match"
 
 
 def plain(fragment: str) -> str:
@@ -315,14 +324,18 @@ def error_html(exc: BaseException) -> str:
 # -- money -------------------------------------------------------------------------------
 
 
-def search_cost_label(pages: int) -> str:
-    """The search button's label: the most a search of ``pages`` pages can cost.
+def search_cost_label(pages: int, calls_left: int | None = None) -> str:
+    """The search button's label: the most a search of ``pages`` pages can cost, within
+    what the client's budget has left.
 
     Each page is one call, and only calls the service answers successfully are
-    charged (cached pages and failures are free), so this is an upper bound.
+    charged (cached pages and failures are free), so this is an upper bound. A
+    budget with room for fewer calls stops the search there: the label says so.
 
     Args:
         pages: The ``max_pages`` of the search (>= 1).
+        calls_left: The paid calls the client's budget allows
+            (``client.ledger.calls_left``); None without a budget.
 
     Returns:
         E.g. ``"Search (at most $0.03)"``.
@@ -333,16 +346,43 @@ def search_cost_label(pages: int) -> str:
     Example:
         >>> search_cost_label(3)
         'Search (at most $0.03)'
+        >>> search_cost_label(5, calls_left=2)
+        'Search (at most $0.02, what the budget has left)'
+        >>> search_cost_label(5, calls_left=0)
+        'Search (cached pages only: the budget is spent)'
     """
-    count("pages", pages, minimum=1)
-    return f"Search (at most {usd(pages * PRICE_CENTS)})"
+    checked_count("pages", pages, minimum=1)
+    if calls_left is None or calls_left >= pages:
+        return f"Search (at most {usd(pages * PRICE_CENTS)})"
+    if calls_left <= 0:
+        return "Search (cached pages only: the budget is spent)"
+    return f"Search (at most {usd(calls_left * PRICE_CENTS)}, what the budget has left)"
+
+
+def budget_stop_html(max_cost: float, spent_usd: float) -> str:
+    """What a widget says when the client's budget stopped its search: in words a
+    widget user acts on (the client they passed it, ``.results``), not the library's
+    ``error.partial``.
+
+    Example:
+        >>> said = plain(budget_stop_html(0.05, 0.05))
+        >>> said.startswith("Stopped by the client's budget"), "raise client.max_cost" in said
+        (True, True)
+    """
+    return (
+        f"<span style='{_ERROR_STYLE}'>Stopped by the client's budget: the next call would"
+        f" take the spend over max_cost {usd(round(max_cost * 100))} (spent"
+        f" {usd(round(spent_usd * 100))}), so it was not sent.</span> To go on, raise"
+        " <code>client.max_cost</code> and search again: the pages paid so far come from"
+        " the cache."
+    )
 
 
 def search_summary_html(ads: int, paid: int, cached: int) -> str:
     """What one search returned and what it cost, from the ledger's before/after counts."""
     return (
-        f"<b>{ads:,}</b> ad{'s' * (ads != 1)} · this search paid {paid} "
-        f"call{'s' * (paid != 1)} ({usd(paid * PRICE_CENTS)}) · {cached} from cache (free)"
+        f"<b>{ads:,}</b> {noun(ads, 'ad')} · this search paid {count(paid, 'call')}"
+        f" ({usd(paid * PRICE_CENTS)}) · {cached:,} from cache (free)"
     )
 
 

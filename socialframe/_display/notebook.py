@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._fetch.progress import ipython_shell
 from .._schema import MARK
-from . import tables
+from . import tables, values
 
 MAX_TEXT: Final = 300
 """Characters of a text cell shown (pandas shows 50); the rest is in the data."""
@@ -65,7 +65,7 @@ def frame_html(frame: pd.DataFrame) -> str | None:
         shown, cut_row = pd.concat([frame.head(half), frame.tail(half)]), half
     else:
         shown, cut_row = frame, None
-    index = shown.index
+    index = _labels(shown.index)
     plain = shown.reset_index(drop=True)
     if tables._same_post(plain):  # (before the columns are cut: the cut is among those shown)
         plain = plain.drop(columns="post_urn")
@@ -108,6 +108,25 @@ def frame_html(frame: pd.DataFrame) -> str | None:
         f"<tbody>{''.join(body)}</tbody></table>"
         f"<p>{rows:,} rows × {cols:,} columns</p></div>"
     )
+
+
+def _labels(index: pd.Index) -> list[str]:
+    """The index's labels, shown as a column of them would be (:mod:`.values`: times to
+    the minute or as days, posts short); row numbers as they are."""
+    levels = []
+    for level in range(index.nlevels):
+        name = index.names[level]
+        labels = pd.Series(index.get_level_values(level))
+        known = None
+        if not pd.api.types.is_integer_dtype(labels.dtype):
+            known = values.texts(name, labels)
+        if known is not None:
+            levels.append(known[0])
+        elif name in tables.POST_COLUMNS:
+            levels.append(values.post_labels(labels))
+        else:
+            levels.append([str(label) for label in labels])
+    return [" / ".join(parts) for parts in zip(*levels, strict=True)]
 
 
 def _shown(cell: object, look: str | None) -> str:

@@ -18,6 +18,8 @@ from .._analysis.ads import OTHER, share_of_voice
 from .._analysis.audience import shared_commenters
 from .._analysis.comments import comment_activity
 from .._checks import count, count_or_none
+from .._words import count as count_of
+from .values import post_labels
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -53,7 +55,7 @@ def families() -> list[str]:
 
     matplotlib (3.6+) takes each glyph from the first family that has it, so a
     page called ``ユニクロ`` shows in Noto Sans CJK rather than as boxes, when
-    ``fonts-noto-cjk`` is installed (Debian; the README says how). The default is
+    ``fonts-noto-cjk`` is installed (Debian; docs/development.md says how). The default is
     read on each call (``rcParams``, ``rc_context``); only the fonts found are kept.
     """
     import matplotlib
@@ -128,7 +130,7 @@ def plot_activity(
     ax.xaxis_date(tz)  # tick labels in the zone the periods were cut in
     ax.set_xlabel(f"time ({tz})")
     ax.set_ylabel(f"comments per {_time.period_word(freq)}")
-    ax.set_title(f"Comment activity ({int(counts.to_numpy().sum()):,} comments)")
+    ax.set_title(f"Comment activity ({count_of(int(counts.to_numpy().sum()), 'comment')})")
     if by is not None and len(counts.columns) > 1 and len(counts):
         # Outside the axes: inside, it would cover the tallest bars.
         ax.legend(
@@ -164,28 +166,6 @@ def _bar_width(index: pd.DatetimeIndex) -> float:
     if len(index) < 2:
         return 0.9
     return float(index.to_series().diff().min() / pd.Timedelta(days=1)) * 0.9
-
-
-def short_post_labels(urns: list[str | None]) -> list[str]:
-    """Readable labels for posts: the id of each urn, long ids cut to their shortest
-    distinct tail (at least 6 characters) after an ellipsis.
-
-    Example:
-        >>> short_post_labels(["urn:li:activity:7384427202391592960",
-        ...                    "urn:li:activity:7384427202391592963", None])
-        ['…592960', '…592963', '<NA>']
-        >>> short_post_labels(["urn:li:activity:1", "urn:li:ugcPost:1"])  # one id, two posts
-        ['urn:li:activity:1', 'urn:li:ugcPost:1']
-    """
-    ids = [u.rsplit(":", 1)[-1] if isinstance(u, str) else "<NA>" for u in urns]
-    if len(set(ids)) < len(set(urns)):  # the same id under two kinds of post: say which
-        return [u if isinstance(u, str) else "<NA>" for u in urns]
-    longest = max(map(len, ids), default=0)
-    for keep in range(6, longest):
-        tails = [i if len(i) <= keep + 1 else "…" + i[-keep:] for i in ids]
-        if len(set(tails)) == len(set(ids)):
-            return tails
-    return ids
 
 
 def plot_overlap(
@@ -229,7 +209,7 @@ def plot_overlap(
                 color="white" if dark else "black",
                 fontweight="bold" if diagonal[row, col] else "normal",
             )
-    labels = [shown(label) for label in short_post_labels(list(matrix.index))]
+    labels = [shown(label) for label in post_labels(list(matrix.index))]
     ax.set_xticks(range(n), labels, rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(n), labels)
     ax.set_xlabel("post (grey diagonal: its own commenters)")
@@ -239,9 +219,13 @@ def plot_overlap(
     bar.locator = MaxNLocator(integer=True)
     bar.update_ticks()
     if n < total:
-        title = f"Commenters shared between the {n} of {total:,} posts with most commenters"
+        title = (
+            f"Commenters shared between the {n:,} of {count_of(total, 'post')} with most commenters"
+        )
     else:
-        title = f"Commenters shared between {n} posts" if n > 1 else "Commenters of 1 post"
+        title = (
+            f"Commenters shared between {count_of(n, 'post')}" if n > 1 else "Commenters of 1 post"
+        )
     ax.set_title(title)
     return ax
 
@@ -268,7 +252,7 @@ def plot_timeline(ads: pd.DataFrame, *, ax: Axes | None = None, max_ads: int = 5
     ax.xaxis_date("UTC")
     ax.set_xlabel("time (UTC)")
     ax.set_ylabel("ad (page · ad_archive_id)")
-    ax.set_title(f"Ad run timeline ({len(picked)} of {len(ads)} ads; green = active)")
+    ax.set_title(f"Ad run timeline ({len(picked):,} of {count_of(len(ads), 'ad')}; green = active)")
     return ax
 
 
@@ -279,7 +263,7 @@ def plot_platforms(ads: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     ax.barh([shown(name) for name in counts.index], counts.to_numpy())
     ax.set_xlabel("ads")
     ax.set_ylabel("platform")
-    ax.set_title(f"Platforms of {len(ads)} ads")
+    ax.set_title(f"Platforms of {count_of(len(ads), 'ad')}")
     return ax
 
 
@@ -310,7 +294,7 @@ def plot_share_of_voice(
         ends = values.index.append(pd.DatetimeIndex([values.index[-1] + _time.period_offset(freq)]))
         utc = ends.tz_convert("UTC").tz_localize(None)
         x = mdates.date2num(utc.to_pydatetime())  # type: ignore[no-untyped-call]
-        rows = pd.concat([values, values.iloc[-1:]]).to_numpy().T
+        rows = pd.concat([values, values.iloc[-1:]]).to_numpy(dtype="float64").T
         labels = [shown(c) for c in values.columns]
         colors = [_PALETTE[i % len(_PALETTE)] for i in range(len(labels))]
         if str(values.columns[-1]) in (OTHER, f"<{OTHER}>") and len(labels) > 1:

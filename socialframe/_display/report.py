@@ -32,10 +32,12 @@ import numpy as np
 import pandas as pd
 
 from .. import _time
+from .. import _words as words
 from .._analysis import ads as ad_analysis
 from .._analysis import comments as analysis
+from .._schema import AD_DAYS, share_columns
 from .._version import __version__
-from . import files
+from . import files, values
 from . import html as markup
 from .files import Guarded
 from .sections import Kind, Section, sections
@@ -49,18 +51,22 @@ CSP: Final = (
     "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
     "form-action 'none'"
 )
-_TIME_FORMAT: Final = "%Y-%m-%d %H:%M"
 
 
 # -- the header ------------------------------------------------------------------------------
 
 
 def _span(times: pd.Series, tz: str) -> str:
+    """``2025-11-02 01:36 to 2026-01-01 00:00 (UTC)``: the first and last time, as the
+    tables show them (an ad's dates as days, in UTC)."""
     known = times.dropna()
     if known.empty:
         return "no times"
-    first, last = (t.tz_convert(tz).strftime(_TIME_FORMAT) for t in (known.min(), known.max()))
-    text = f"{first} – {last} ({tz})"
+    ends = pd.Series([known.min(), known.max()], name=times.name)
+    shown = values.texts(times.name, ends, tz=tz)
+    first, last = shown[0] if shown is not None else [str(known.min()), str(known.max())]
+    zone = "UTC" if times.name in AD_DAYS else tz
+    text = f"{values.span(first, last)} ({zone})"
     missing = len(times) - len(known)
     return text + (f"; {missing:,} without a time" if missing else "")
 
@@ -69,7 +75,7 @@ def _items(values: pd.Series, shown: int = 8) -> str:
     distinct = [str(v) for v in values.dropna().unique()]
     text = ", ".join(distinct[:shown])
     if len(distinct) > shown:
-        text += f" … and {len(distinct) - shown:,} more"
+        text += f" … and {len(distinct) - shown:,} more"  # (a count of the items named)
     return f"{len(distinct):,}" + (f": {text}" if distinct else "")
 
 
@@ -92,12 +98,10 @@ def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> lis
         >>> facts(example_ads(), "ads", tz="UTC", now=now)[:3]
         [('Ads', '60 (36 running)'), ('Queries', '1: running shoes'), ('Advertisers', '14')]
     """
-    made = now.tz_convert(tz).strftime(_TIME_FORMAT) + f" ({tz})"
+    made = now.tz_convert(tz).strftime(values.MINUTE) + f" ({tz})"
     if kind == "comments":
         replies = int(frame["parent_comment_id"].notna().sum())
-        split = (
-            f"{len(frame) - replies:,} top-level, {replies:,} repl{'y' if replies == 1 else 'ies'}"
-        )
+        split = f"{len(frame) - replies:,} top-level, {words.count(replies, 'reply')}"
         return [
             ("Comments", f"{len(frame):,} ({split})"),
             ("Posts", _items(frame["post_urn"])),
@@ -119,27 +123,29 @@ def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> lis
 
 
 def _text(value: object) -> str:
-    """A cell's text: lists joined, numbers with separators, missing blank, long text cut."""
+    """A cell's text in a column of text, lists or objects: lists joined, missing
+    blank, long text cut (other columns show as every display shows them:
+    :mod:`socialframe._display.values`)."""
     if isinstance(value, list | tuple | np.ndarray):
         return ", ".join(str(v) for v in value)
     if value is None or value is pd.NaT or (pd.api.types.is_scalar(value) and pd.isna(value)):
         return ""
     if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
+        return values.flag(value)
     if isinstance(value, pd.Timedelta | np.timedelta64):
         return _time.duration(pd.Timedelta(value))
-    if isinstance(value, numbers.Integral):
-        return f"{int(value):,}"
     if isinstance(value, numbers.Real):
-        return f"{float(value):,.2f}"
+        return values.number_format(pd.Series([value]))(float(value))
     text = str(value)
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def _cells(column: pd.Series, tz: str) -> list[str]:
-    if isinstance(column.dtype, pd.DatetimeTZDtype):
-        local = column.dt.tz_convert(tz).dt.strftime(_TIME_FORMAT)
-        return [_text(v) for v in local]
+def _cells(name: object, column: pd.Series, tz: str, share: bool) -> list[str]:
+    known = values.texts(name, column, tz=tz, share=share)
+    if known is not None:
+        return known[0]
+    if name in ("post_urn", "post"):
+        return values.post_labels(column)
     return [_text(v) for v in column]
 
 
@@ -168,6 +174,7 @@ HEADERS: Final = {
     "author_name": "Author",
     "author_type": "Type",
     "author_followers": "Followers",
+    "organization_share": "Org share",
     "created_at": "Written",
     "first_start": "First start",
     "last_end": "Last end",
@@ -197,13 +204,15 @@ def header(name: object) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _post_link(urn: str) -> str:
-    """A post's cell: its urn, linked to the post (urns of LinkedIn's shape only)."""
-    text = html.escape(urn, quote=True)
-    if not re.fullmatch(r"urn:li:[A-Za-z]+:\d+", urn):
-        return text
+def _post_link(urn: object, label: str) -> str:
+    """A post's cell: its label (:func:`.values.post_labels`), the whole urn on hover,
+    linked to the post (urns of LinkedIn's shape only)."""
+    text = html.escape(label, quote=True)
+    whole = html.escape(str(urn), quote=True)
+    if not isinstance(urn, str) or not re.fullmatch(r"urn:li:[A-Za-z]+:\d+", urn):
+        return f"<span title='{whole}'>{text}</span>" if label else text
     href = html.escape(POST_URL.format(urn=urn), quote=True)
-    return f"<a href='{href}' rel='noopener noreferrer'>{text}</a>"
+    return f"<a href='{href}' title='{whole}' rel='noopener noreferrer'>{text}</a>"
 
 
 def table_html(frame: pd.DataFrame, *, tz: str) -> str:
@@ -233,12 +242,13 @@ def table_html(frame: pd.DataFrame, *, tz: str) -> str:
         </tbody>
         </table></div>
     """
-    columns = [_cells(frame[name], tz) for name in frame.columns]
+    shares = share_columns(frame)
+    columns = [_cells(name, frame[name], tz, name in shares) for name in frame.columns]
     looks = [_look(frame[name], cells) for name, cells in zip(frame.columns, columns, strict=True)]
     escaped = [
         [
-            _post_link(t) if t and name in ("post_urn", "post") else html.escape(t, quote=True)
-            for t in cells
+            _post_link(urn, t) if t and name in ("post_urn", "post") else html.escape(t, quote=True)
+            for t, urn in zip(cells, frame[name], strict=True)
         ]
         for name, cells in zip(frame.columns, columns, strict=True)
     ]

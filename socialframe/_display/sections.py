@@ -21,6 +21,7 @@ from typing import Final, Literal
 import pandas as pd
 
 from .. import _time
+from .. import _words as words
 from .._analysis import ads as ad_analysis
 from .._analysis import audience
 from .._analysis import comments as analysis
@@ -94,7 +95,7 @@ def _top_authors(comments: pd.DataFrame, tz: str) -> Section:
     return Section(
         "Top authors",
         table=everyone.head(TOP)[columns],
-        caption=_most(TOP, len(everyone), "author", "authors", by="comments"),
+        caption=_most(TOP, len(everyone), "author", by="comments"),
     )
 
 
@@ -106,7 +107,7 @@ def _organizations(comments: pd.DataFrame, tz: str) -> Section:
     return Section(
         "Organisations",
         table=found.head(TOP)[columns],
-        caption=_most(TOP, len(found), "organisation", "organisations", by="comments"),
+        caption=_most(TOP, len(found), "organisation", by="comments"),
     )
 
 
@@ -120,7 +121,7 @@ def _threads(comments: pd.DataFrame, tz: str) -> Section:
     return Section(
         "Busiest threads",
         table=found.head(TOP)[columns],
-        caption=_most(TOP, len(found), "top-level comment", "top-level comments", by="replies"),
+        caption=_most(TOP, len(found), "top-level comment", by="replies"),
     )
 
 
@@ -128,19 +129,13 @@ def _per_post(comments: pd.DataFrame, tz: str) -> Section | None:
     if comments.empty:
         return None
     summary = audience.post_summary(comments, tz=tz)
-    table = summary.drop(columns=["post"], errors="ignore").rename(  # post_urn names it
-        columns={
-            "organization_share": "org share",
-            "first_comment_at": "first",
-            "last_comment_at": "last",
-            "busiest_hour": "busiest hour",
-            "median_first_reply": "median first reply",
-        }
-    )
+    # post_urn names the post; the columns keep their names, which say how they show
+    # (a share as a percentage, a moment to the minute): the report words the headers
+    table = summary.drop(columns=["post"], errors="ignore")
     return Section(
         "Per post",
         table=table.head(TOP * 2),
-        caption=_most(TOP * 2, len(table), "post", "posts", by="first appearance")
+        caption=_most(TOP * 2, len(table), "post", by="first appearance")
         + f" Busiest hour in {tz}; median first reply: from a comment to its first reply.",
     )
 
@@ -178,7 +173,7 @@ def _response_times(comments: pd.DataFrame, tz: str) -> Section | None:
     return Section(
         "Response times",
         table=table.head(TOP * 2),
-        caption=_most(TOP * 2, len(table), "post", "posts", by="first appearance")
+        caption=_most(TOP * 2, len(table), "post", by="first appearance")
         + " Time from a top-level comment to each of its replies, quantiles per post with"
         " replies.",
     )
@@ -190,7 +185,9 @@ def _overlap(comments: pd.DataFrame, tz: str) -> Section | None:
         return None
     n = min(30, posts)  # plot_overlap shows at most 30, and counts only those
     side = min(12.0, 3.0 + 0.6 * n)
-    shown = f"The {n} of {posts:,} posts with the most commenters. " if n < posts else ""
+    shown = (
+        f"The {n} of {words.count(posts, 'post')} with the most commenters. " if n < posts else ""
+    )
     return Section(
         "Shared commenters",
         figure=png(
@@ -211,7 +208,7 @@ def _regulars(comments: pd.DataFrame, tz: str) -> Section | None:
     return Section(
         "Authors on several posts",
         table=found.head(TOP)[columns],
-        caption=_most(TOP, len(found), "author", "authors", by="posts"),
+        caption=_most(TOP, len(found), "author", by="posts"),
     )
 
 
@@ -254,7 +251,7 @@ def _advertisers(ads: pd.DataFrame, tz: str) -> Section:
         return Section("Advertisers", caption="No advertisers.")
     columns = ["page_name", "ads", "active", "first_start", "last_end"]
     columns += ["platforms", "display_formats"]
-    caption = _most(15, len(pages), "advertiser", "advertisers", by="ads")
+    caption = _most(15, len(pages), "advertiser", by="ads")
     if pages["last_end"].isna().any():
         caption += " A blank last end: an ad still runs with no end date."
     shown = pages.head(15)
@@ -306,7 +303,7 @@ def _campaigns(ads: pd.DataFrame, tz: str) -> Section | None:
     return Section(
         "Campaigns",
         table=shown,
-        caption=_most(15, len(found), "campaign", "campaigns", by="variants")
+        caption=_most(15, len(found), "campaign", by="variants")
         + " A campaign: the service's group of near-identical ads (collation_id).",
     )
 
@@ -346,7 +343,7 @@ def _spend(ads: pd.DataFrame, tz: str) -> Section | None:
     return Section(
         "Spend and impressions",
         table=ranked.head(15),
-        caption=_most(15, len(reported), "ad", "ads", by="spend")
+        caption=_most(15, len(reported), "ad", by="spend")
         + " Only ads the service reports a spend or impressions range for; a blank bound:"
         " open-ended.",
     )
@@ -389,8 +386,8 @@ def sections(frame: pd.DataFrame, kind: Kind, *, tz: str = "UTC") -> list[Sectio
     return [section for section in built if section is not None]
 
 
-def _most(top: int, total: int, one: str, many: str, *, by: str) -> str:
+def _most(top: int, total: int, noun: str, *, by: str) -> str:
     """``"The 10 of 1,011 authors, by comments."``, or ``"3 authors, by comments."``"""
     if total > top:
-        return f"The {top} of {total:,} {many}, by {by}."
-    return f"{total:,} {one if total == 1 else many}, by {by}."
+        return f"The {top} of {words.count(total, noun)}, by {by}."
+    return f"{words.count(total, noun)}, by {by}."

@@ -7,13 +7,14 @@ and what a search or the CSV download sees. Each cell is sent as one text,
 :func:`split`), and one small render function (:data:`RENDER`) hands DataTables the
 part it asks for. So
 
-- durations show as ``20h 14m`` and sort by their length;
-- times show to the minute (days, for columns of whole days such as an ad's start)
-  and sort by the instant; the CSV has the full ISO time;
-- post urns show short (``…592965``), the whole urn on hover and in the CSV;
+- numbers, shares, flags, times and durations show as in every display
+  (:mod:`.values`: one format per column, shares as ``14.0%``, ``yes`` / ``no``,
+  times to the minute, an ad's dates as days, durations as ``20h 14m``) and sort by
+  their value; the CSV has the value itself (the full ISO time);
+- post urns show short (``…592965``), the whole urn on hover and in the CSV; so do
+  the column names of a frame whose columns are posts (``overlap_matrix``);
 - links show their site (``example.com``), the whole URL in the CSV;
   an ad's id links to its Ad Library page;
-- numbers show with thousands separators and sort as numbers;
 - text keeps its line breaks and is left-aligned;
 - the header is the table's own, over its columns whatever is drawn when: a table
   wider than the notebook scrolls sideways in its box, and a table given a height
@@ -66,7 +67,9 @@ from urllib.parse import urlsplit
 import pandas as pd
 
 from .._frames.identity import is_derived
-from .._time import check_zone, duration
+from .._schema import AD_DAYS, share_columns
+from .._time import check_zone
+from . import values
 from .export import CELL_BOUNDARIES, FORMULA_STARTS, INSIDE_MARK, spreadsheet_text
 
 if TYPE_CHECKING:
@@ -149,8 +152,8 @@ MAX_BYTES: Final = 16 * 2**20
 
 #: Columns holding a post's urn or id: shown short, whole on hover.
 POST_COLUMNS: Final = frozenset({"post", "post_urn"})
-#: Columns of whole days (an ad's first and last day): shown as days, whatever their time.
-DAY_COLUMNS: Final = frozenset({"start_date", "end_date"})
+#: Columns of whole days (an ad's dates): shown as days, whatever their time.
+DAY_COLUMNS: Final = AD_DAYS
 #: Columns ordered newest first, the first one present.
 NEWEST_FIRST: Final = ("created_at", "start_date", "at", "first_seen", "fetched_at")
 #: Text this long (or with a line break) is shown as text: wrapped, left-aligned.
@@ -304,24 +307,24 @@ def _link(url: str, label: str) -> str:
 
 
 def short_post(value: str) -> str:
-    """A post's label: ``…`` and the last six digits of its id.
+    """A post's label alone (:func:`.values.post_labels` tells a column's posts apart).
 
     Example:
         >>> short_post("urn:li:activity:7384427202391592965")
         '…592965'
     """
-    digits = "".join(ch for ch in value if ch.isdigit())
-    return "…" + digits[-6:] if len(digits) > 6 else value
+    return values.post_labels([value])[0]
+
+
+def _post(value: object, label: str) -> str:
+    """A post's cell: its label, the whole post on hover."""
+    return _cell(f"<span title='{_escape(value)}'>{_escape(label)}</span>", value, value)
 
 
 def _number(value: float) -> str:
-    if float(value).is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    if abs(value) >= 1:
-        return f"{value:,.2f}"
-    return f"{value:.3g}"
+    """A number in a cell of text, lists or objects (a column of numbers has its own
+    format, :func:`.values.number_format`)."""
+    return values.number_format(pd.Series([value]))(value)
 
 
 Formatter = Callable[[Any], str]
@@ -332,65 +335,58 @@ _TYPES: Final = {"num": "num", "time": "num", "word": "string", "text": "string"
 
 
 def _column(
-    name: str, column: pd.Series, tz: str, derived: Sequence[bool] = ()
+    name: str, column: pd.Series, tz: str, share: bool, derived: Sequence[bool] = ()
 ) -> tuple[list[Any], str]:
-    """The cells of one column, and its look (``num``, ``time``, ``word``, ``text``);
-    ``derived``: which rows' ids are derived (the frame's ``id_derived``), if known."""
+    """The cells of one column, and its look (``num``, ``time``, ``word``, ``text``):
+    what a value shows is :mod:`.values`' (as in every display), beside what it sorts
+    by and its plain value; ``derived``: which rows' ids are derived (the frame's
+    ``id_derived``), if known."""
     dtype = column.dtype
-    if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
-        stamps = column if isinstance(dtype, pd.DatetimeTZDtype) else column.dt.tz_localize("UTC")
-        utc = stamps.dt.tz_convert("UTC")
-        present = utc.dropna()
-        days = name in DAY_COLUMNS or (
-            bool(len(present)) and bool((present == present.dt.floor("D")).all())
-        )
-        shown = utc if days else stamps.dt.tz_convert(tz)
-        fmt = "%Y-%m-%d" if days else "%Y-%m-%d %H:%M"
+    known = values.texts(name, column, tz=tz, share=share)
+    if known is not None:
+        shown, look = known
+        if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
+            stamps = (
+                column if isinstance(dtype, pd.DatetimeTZDtype) else column.dt.tz_localize("UTC")
+            )
+            utc = stamps.dt.tz_convert("UTC")
+            return [
+                _cell(text, u.value // 1_000_000, u.isoformat()) if text else ""
+                for text, u in zip(shown, utc, strict=True)
+            ], look
+        if pd.api.types.is_timedelta64_dtype(dtype):
+            return [
+                _cell(text, v.total_seconds(), str(v)) if text else ""
+                for text, v in zip(shown, column, strict=True)
+            ], look
+        if pd.api.types.is_bool_dtype(dtype):
+            return [
+                _cell(text, int(bool(v)), bool(v)) if text else ""
+                for text, v in zip(shown, column, strict=True)
+            ], look
+        # numbers: one cell's text when it is the value itself (most counts: sent once)
         return [
-            _cell(v.strftime(fmt), v.value // 1_000_000, u.isoformat()) if _present(v) else ""
-            for v, u in zip(shown, utc, strict=True)
-        ], "time"
-    if pd.api.types.is_timedelta64_dtype(dtype):
-        return [
-            _cell(duration(v), v.total_seconds(), str(v)) if _present(v) else "" for v in column
-        ], "num"
-    if pd.api.types.is_bool_dtype(dtype):
-        return [
-            _cell("yes" if v else "no", int(bool(v)), bool(v)) if _present(v) else ""
-            for v in column
-        ], "word"
-    if pd.api.types.is_integer_dtype(dtype):  # every digit: a float would round them
-        return [
-            (_cell(f"{int(v):,}", v, v) if abs(v) >= 1000 else str(v)) if _present(v) else ""
-            for v in column
-        ], "num"
-    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
-        return [
-            (_cell(_number(float(v)), v, v) if abs(v) >= 1000 or v != int(v) else str(v))
-            if _present(v)
-            else ""
-            for v in column
-        ], "num"
-    values = column.astype(object).tolist()
+            (text if text == str(v) else _cell(text, v, v)) if text else ""
+            for text, v in zip(shown, column, strict=True)
+        ], look
+    given = column.astype(object).tolist()
     if name == "ad_archive_id":  # linked to its Ad Library page; a derived id to none
-        unlinked = list(derived) or [False] * len(values)
+        unlinked = list(derived) or [False] * len(given)
         return [
             ""
             if not _present(v)
             else _text(v)
             if no or is_derived(v)
             else _cell(_link(AD_LIBRARY + str(v), str(v)), v, v)
-            for v, no in zip(values, unlinked, strict=True)
+            for v, no in zip(given, unlinked, strict=True)
         ], "word"
     if name in POST_COLUMNS:
+        labels = values.post_labels(given)
         return [
-            _cell(f"<span title='{_escape(v)}'>{_escape(short_post(str(v)))}</span>", v, v)
-            if _present(v)
-            else ""
-            for v in values
+            _post(v, label) if _present(v) else "" for v, label in zip(given, labels, strict=True)
         ], "word"
-    cells = [_any(name, v) for v in values]
-    long = any(isinstance(v, str) and (len(v) > LONG_TEXT or "\n" in v) for v in values[:2000])
+    cells = [_any(name, v) for v in given]
+    long = any(isinstance(v, str) and (len(v) > LONG_TEXT or "\n" in v) for v in given[:2000])
     return cells, "text" if long else "word"
 
 
@@ -417,7 +413,7 @@ def _any(name: str, value: object) -> str:
                 " referrerpolicy='no-referrer'></a>"
             )
             return _cell(thumb, len(urls), " ".join(urls))
-        return _text(", ".join(str(item) for item in items))
+        return _text(values.listed(items))
     if isinstance(value, numbers.Real) and not isinstance(value, bool):  # (not complex)
         number = float(value)
         if math.isfinite(number):
@@ -461,15 +457,24 @@ def cells(frame: pd.DataFrame, *, tz: str = "UTC") -> tuple[pd.DataFrame, list[d
     if _same_post(data):
         data = data.drop(columns="post_urn")
     names = [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in data.columns]
+    keys = [_escape(name) for name in names]
+    if frame.columns.name in POST_COLUMNS:  # columns that are posts: named as posts are
+        own = set(frame.columns)
+        posts = [c for c in data.columns if c in own]
+        labels = dict(zip(posts, values.post_labels(posts), strict=True))
+        keys = [
+            f"<span title='{key}'>{_escape(labels[c])}</span>" if c in labels else key
+            for c, key in zip(data.columns, keys, strict=True)
+        ]
+    shares = share_columns(frame)
     flags = data["id_derived"] if names.count("id_derived") == 1 else None
     derived: list[bool] = []
     if flags is not None and pd.api.types.is_bool_dtype(flags.dtype):
         derived = flags.fillna(False).astype(bool).tolist()
     columns: dict[str, list[Any]] = {}
     looks: dict[str, list[int]] = {"num": [], "time": [], "word": [], "text": []}
-    for i, (name, (_, column)) in enumerate(zip(names, data.items(), strict=True)):
-        shown, look = _column(name, column, tz, derived)
-        key = _escape(name)
+    for i, (name, key, (label, column)) in enumerate(zip(names, keys, data.items(), strict=True)):
+        shown, look = _column(name, column, tz, label in shares, derived)
         while key in columns:  # two columns of one name stay two
             key += " "
         columns[key] = shown

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _frames as frames
+from .. import _words as words
 from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
 from .._schema import AD_COLUMNS
 
@@ -150,7 +151,7 @@ def fetch_all(
         n = len(skipped)
         warnings.warn(
             SkippedWarning(
-                f"{n} of {len(todo)} item{'s' * (len(todo) != 1)} failed and"
+                f"{n:,} of {words.count(len(todo), 'item')} failed and"
                 f" {'was' if n == 1 else 'were'} left out (on_error='skip'):"
                 " see the frame's attrs['failed']"
             ),

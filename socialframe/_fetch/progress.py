@@ -14,6 +14,7 @@ import html
 import sys
 from typing import Any
 
+from .. import _words as words
 from .._ledger import Ledger
 
 
@@ -95,7 +96,7 @@ class Progress:
             # Pages and running cost, from the ledger: exact under any number of workers.
             cost = self.ledger.spent_usd - self._start_spent
             pages = self.ledger.paid_calls + self.ledger.cached_calls - self._start_pages
-            self._bar.set_postfix_str(f"{pages} pages, ${cost:.2f}", refresh=True)
+            self._bar.set_postfix_str(f"{words.count(pages, 'page')}, ${cost:.2f}", refresh=True)
 
     def _text(self, *, done: bool) -> str:
         """``comments 7384…: 3 of 47 pages, $0.03 …`` (done: ``47 pages, $0.47``)."""
@@ -104,9 +105,9 @@ class Progress:
         units = (
             f"{self._pages:,}" if done or not self._total else f"{self._pages:,} of {self._total:,}"
         )
-        what = self.unit if self._pages == 1 and (done or not self._total) else self.unit + "s"
+        what = words.noun(self._pages if done or not self._total else self._total, self.unit)
         tail = "" if done else " …"
-        calls_note = "" if calls == self._pages else f" in {calls:,} calls"
+        calls_note = "" if calls == self._pages else f" in {words.count(calls, 'call')}"
         return f"{self.description}: {units} {what}{calls_note}, ${cost:.2f}{tail}"
 
     def close(self) -> None:

@@ -28,6 +28,7 @@ from typing import Any, Final, NamedTuple, TypeAlias
 import numpy as np
 import pandas as pd
 
+from .. import _words as words
 from .._errors import SchemaError, SchemaWarning
 from .._json import loads
 from .._models import Page
@@ -100,7 +101,7 @@ class Unfit:
         columns = ", ".join(f"{name} ({n})" for name, n in sorted(self.counts.items()))
         warnings.warn(
             SchemaWarning(
-                f"{total} value{'s' * (total != 1)} of the {frame} did not fit"
+                f"{words.count(total, 'value')} of the {frame} did not fit"
                 f" {'its column' if total == 1 else 'their columns'} and"
                 f" {'is' if total == 1 else 'are'} missing: {columns}"
             ),

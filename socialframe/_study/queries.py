@@ -25,6 +25,25 @@ from .dataset import KINDS, Dataset, Manifest
 if TYPE_CHECKING:
     import duckdb
 
+
+def duckdb_module() -> Any:
+    """DuckDB, for every part of a study that reads its files; without the study extra a
+    StudyError that says what to install (not a ModuleNotFoundError, which the command
+    line would report as a bug).
+
+    Raises:
+        StudyError: DuckDB or pyarrow is not installed.
+    """
+    try:
+        import duckdb
+        import pyarrow  # noqa: F401  (DuckDB hands frames over through it)
+    except ImportError:
+        raise StudyError(
+            'studies need DuckDB and pyarrow: pip install "socialframe[study]"'
+        ) from None
+    return duckdb
+
+
 #: What one query may hold in memory before DuckDB spills to disk.
 MEMORY_LIMIT: Final = "1GB"
 #: Columns a refresh adds to each kind's rows (besides the partition's ``refresh``).
@@ -172,12 +191,7 @@ def connect(dataset: Dataset, manifest: Manifest) -> Reader:
         StudyError: a file is not as the study wrote it (named), or is reached
             through a link.
     """
-    try:
-        import duckdb
-    except ImportError:
-        raise StudyError(
-            'studies need DuckDB and pyarrow: pip install "socialframe[study]"'
-        ) from None
+    duckdb = duckdb_module()
     files = [(kind, path) for kind in KINDS for path in manifest.files(kind)]
     checked = integrity.check(dataset.path, files, manifest.checks, stored=STORED, optional=ADDED)
 

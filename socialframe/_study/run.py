@@ -28,6 +28,7 @@ from .. import _operations as endpoints
 from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning, StudyError
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Fetched
+from .._schema import mark
 from . import normal, queries, refresh, searches, watch
 from .dataset import Dataset, Manifest, refresh_id
 
@@ -98,7 +99,7 @@ class Refresh:
         self.fresh_after = started if recent and started is not None else self.at
 
     def run(self) -> pd.DataFrame:
-        import duckdb
+        duckdb = queries.duckdb_module()  # (before anything is marked or paid for)
 
         manifest = self.manifest
         # What the study holds is read before anything is marked or paid for: a study
@@ -580,7 +581,9 @@ class Refresh:
             rows[ad_rows[key]]["changed"] += count
         changes.extend(life.changes)
         frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
-        frame = queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"})
+        frame = mark(
+            queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"}), "study.refresh"
+        )
         files: dict[str, str] = {}
         write = self.data.write_partition
         if comment_parts:

@@ -120,7 +120,7 @@ class Study:
         )
 
     def _add(self, items: list[dict[str, Any]]) -> None:
-        now = datetime.now(UTC).isoformat()
+        now = datetime.now(UTC).replace(microsecond=0).isoformat()  # (when, to the second)
         with self._data.writing() as manifest:
             known = {watch.key(w) for w in manifest.watched}
             for item in items:
@@ -134,8 +134,10 @@ class Study:
 
         Returns:
             One row per watched item, in the order added: ``kind`` (``post`` / ``ads``),
-            ``item`` (the post id; the search text or ``page <id>``), ``filters`` (a
-            dict of the search's filters, as sent) and ``added_at`` (UTC).
+            ``item`` (the post id; the search text or ``page <id>``), ``filters`` (the
+            search's filters as ``search_ads`` names them, ``active_status=all
+            country=US``, as :meth:`refresh` and :meth:`changes` show them; none for a
+            post) and ``added_at`` (UTC, to the second).
 
         Example:
             >>> import tempfile
@@ -145,17 +147,19 @@ class Study:
             ['kind', 'item', 'filters', 'added_at']
         """
         manifest = self._data.read()
+        added = pd.to_datetime([w["added_at"] for w in manifest.watched], utc=True)
         frame = pd.DataFrame(
             {
                 "kind": pd.array([w["kind"] for w in manifest.watched], dtype="string"),
                 "item": pd.array([w["item"] for w in manifest.watched], dtype="string"),
-                "filters": [dict(w["filters"]) for w in manifest.watched],
-                "added_at": pd.to_datetime(
-                    [w["added_at"] for w in manifest.watched], utc=True
-                ).astype("datetime64[us, UTC]"),
+                "filters": pd.array(
+                    [watch.filters_text(w) for w in manifest.watched], dtype="string"
+                ),
+                # (an older study wrote microseconds: when it was added, not how fast)
+                "added_at": added.astype("datetime64[us, UTC]").floor("s"),
             }
         )
-        return frame
+        return mark(frame, "study.watched")
 
     # -- refreshing ------------------------------------------------------------------------
 
@@ -200,8 +204,8 @@ class Study:
         Returns:
             One row per watched item: ``kind``, ``item``, ``new``, ``changed``,
             ``paid_calls``, ``cost_usd``, ``complete``, ``missing``, and ``filters``
-            (a search's filters as JSON text, telling two searches of one text
-            apart; none for a post).
+            (a search's filters as :meth:`watched` shows them, telling two searches of
+            one text apart; none for a post).
 
         Raises:
             StudyError: another refresh holds the study, or it cannot be written; a
@@ -337,16 +341,16 @@ class Study:
         ``evidence``, ``cost_usd`` and ``filters``.
 
         - ``change``: for ads ``new``, ``missing``, ``stopped``, ``resumed``,
-          ``edited``; for comments ``new``, ``edited``, ``deleted`` (the README's
-          studies section says what proves each);
+          ``edited``; for comments ``new``, ``edited``, ``deleted`` (docs/studies.md
+          says what proves each);
         - ``fields``: for ``edited``, the columns whose values differ, comma-separated;
         - ``previous`` / ``current``: those columns' values before and after, as JSON
           text (null where not an edit);
         - ``evidence``: how it is known, as JSON text (the refresh, the pages read,
           whether the walk was complete, what the service said);
         - ``cost_usd``: what the refresh paid to establish it beyond its normal walk;
-        - ``filters``: the search's filters as JSON text (as in :meth:`refresh`'s rows;
-          none for a comment), telling apart two watched searches of one text.
+        - ``filters``: the search's filters (as :meth:`watched` and :meth:`refresh` show
+          them; none for a comment), telling apart two watched searches of one text.
 
         A study written before these columns existed has them null on its older rows.
 

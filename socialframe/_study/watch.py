@@ -20,9 +20,6 @@ from typing import Any
 from .. import _operations as endpoints
 from .._fetch import many
 
-#: Filters of a watched search, as search_ads names them -> the service's parameter.
-AD_FILTERS = {"country": "country", "active_status": "activeStatus"}
-
 
 def posts(given: object) -> list[dict[str, Any]]:
     """The watched-post dicts of ``given`` (one post, a list or a Series), each checked.
@@ -74,16 +71,21 @@ def key(watched: dict[str, Any]) -> str:
 
 
 def filters_text(watched: dict[str, Any]) -> str | None:
-    """A watched search's filters as JSON text (None for a post): what tells two
-    searches of one text apart in a table that is written out (CSV, Parquet).
+    """A watched search's filters as ``search_ads`` names them (``active_status=all
+    country=US``; None for a post or a search without filters): the one form every
+    frame of a study shows them in (``watched()``, ``refresh()``, ``changes()``), as the
+    cache report does. It tells two searches of one text apart, and is text in a file
+    written out (CSV, Parquet).
 
     Example:
         >>> filters_text({"kind": "ads", "item": "shoes", "filters": {"country": "US"}})
-        '{"country":"US"}'
+        'country=US'
+        >>> filters_text({"kind": "ads", "item": "x", "filters": {"activeStatus": "ALL"}})
+        'active_status=all'
     """
     if watched["kind"] == "post":
         return None
-    return json.dumps(watched["filters"], sort_keys=True, separators=(",", ":"))
+    return endpoints.filters_text(watched["filters"])
 
 
 def ad_params(watched: dict[str, Any], *, after: date | datetime | None = None) -> dict[str, str]:

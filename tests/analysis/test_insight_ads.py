@@ -225,8 +225,8 @@ def test_share_of_voice_counts_every_week_an_ad_runs(ads: pd.DataFrame) -> None:
     assert set(got.dtypes.astype(str)) == {"int64"}
     shares = ads.social.share_of_voice(share=True)
     expected = [[1.0, 0.0, 0.0], [2 / 3, 0.0, 1 / 3], [1 / 3, 2 / 3, 0.0]]
-    np.testing.assert_allclose(shares.to_numpy(), expected)
-    assert set(shares.dtypes.astype(str)) == {"float64"}
+    np.testing.assert_allclose(shares.to_numpy(dtype="float64"), expected)
+    assert set(shares.dtypes.astype(str)) == {"Float64"}  # as every share
     np.testing.assert_allclose(shares.sum(axis=1), 1.0)
 
 

@@ -100,7 +100,7 @@ SUMMARY_DTYPES = {
     "comments": "int64",
     "replies": "int64",
     "authors": "int64",
-    "organization_share": "float64",
+    "organization_share": "Float64",  # a share: a fraction, shown as a percentage
     "first_comment_at": "datetime64[us, UTC]",
     "last_comment_at": "datetime64[us, UTC]",
     "busiest_hour": "Int64",

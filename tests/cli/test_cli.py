@@ -341,8 +341,7 @@ def test_skipping_failed_items(sandbox: Sandbox) -> None:
         "SkippedWarning" in line and line.startswith("socialframe: warning: ") for line in run.lines
     )
     assert run.lines[-1] == (
-        "socialframe: wrote 82 comments of 2 posts to standard output;"
-        " 1 item(s) skipped after failing"
+        "socialframe: wrote 82 comments of 2 posts to standard output; 1 item skipped after failing"
     )
 
 
@@ -771,6 +770,32 @@ def test_posts_without_comments_are_named_in_the_closing_line(sandbox: Sandbox) 
     assert run.lines[-1] == (
         f"socialframe: wrote 82 comments of 2 posts (1 had none: {empty}) to standard output"
     )
+
+
+def test_closing_lines_count_what_they_name(sandbox: Sandbox, tmp_path: Path) -> None:
+    """One and many, as English has them ("wrote 1 comments", "1 post(s) added" before)."""
+    one = tmp_path / "one.csv"
+    run = cli("comments", EXAMPLE_POSTS[1], "-o", str(one), sandbox=sandbox)
+    assert run.code == 0, run.err
+    assert run.lines == [
+        "socialframe: paid 1 call ($0.01) · cached 0 ($0.00 saved) · failed 0 (free)",
+        f"socialframe: wrote 1 comment to {one}",
+    ]
+    report = cli("report", str(one), "-o", str(tmp_path / "one.html"))
+    assert report.code == 0, report.err
+    assert (
+        report.lines[-1] == f"socialframe: wrote the report of 1 comment to {tmp_path / 'one.html'}"
+    )
+    study = str(tmp_path / "s")
+    added = cli("study", "add-posts", study, EXAMPLE_POSTS[1], sandbox=sandbox)
+    assert added.lines == [f"socialframe: 1 post added; {study} watches 1 post and 0 searches"]
+    added = cli("study", "add-ads", study, "coffee", sandbox=sandbox)
+    assert added.lines == [f"socialframe: 1 search added; {study} watches 1 post and 1 search"]
+    refreshed = cli("study", "refresh", study, "--cache", str(tmp_path / "c"), sandbox=sandbox)
+    assert refreshed.code == 0, refreshed.err
+    assert refreshed.lines[-1].endswith(" changed in 2 items"), refreshed.lines
+    runs = cli("study", "runs", study, "-o", str(tmp_path / "runs.csv"))
+    assert runs.lines == [f"socialframe: wrote 1 refresh to {tmp_path / 'runs.csv'}"]
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,17 @@ CSV, Parquet, or standard input), its columns typed again as the fetch made them
 
 from __future__ import annotations
 
+import gzip
+import io
+import subprocess
+import zipfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from test_cli import cli
 
-from socialframe._display.export import read_frame
+from socialframe._display.reading import READS, read_frame
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]
@@ -204,3 +208,175 @@ def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(
     assert report.stderr.strip().endswith(f"wrote the report of 82 comments to {page}")
     assert rows.code == 0 and b"\r" in (tmp_path / "c.csv").read_bytes()
     assert len(pd.read_csv(tmp_path / "c.csv", dtype=str)) == 82
+
+
+# -- every format the command line writes, and what is none of them --------------------------
+
+#: The outputs of ``socialframe comments -o``: file name, and the options that write it.
+WRITTEN = {
+    "plain.csv": [],
+    "excel.csv": ["--excel"],
+    "rows.jsonl": [],
+    "rows.parquet": [],
+    "book.xlsx": [],
+}
+
+
+def _report_of(data: bytes | Path, page: Path) -> subprocess.CompletedProcess[str]:
+    """``socialframe report`` of a file, or of ``data`` piped to standard input (``-``)."""
+    from test_cli import SCRIPT
+
+    assert SCRIPT is not None
+    given = [str(data)] if isinstance(data, Path) else ["-"]
+    piped = None if isinstance(data, Path) else data
+    done = subprocess.run(
+        [SCRIPT, "report", *given, "-o", str(page)], input=piped, capture_output=True, timeout=120
+    )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode("utf-8")
+    )
+
+
+@pytest.mark.parametrize("piped", [False, True], ids=["file", "stdin"])
+@pytest.mark.parametrize("name", list(WRITTEN))
+def test_every_format_the_command_line_writes_becomes_the_report(
+    sandbox: Sandbox, tmp_path: Path, name: str, piped: bool
+) -> None:
+    source = _fetched(sandbox, tmp_path, name, *WRITTEN[name])
+    page = tmp_path / "report.html"
+    done = _report_of(source.read_bytes() if piped else source, page)
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stderr.splitlines()[-1] == f"socialframe: wrote the report of 133 comments to {page}"
+    )
+    assert "133 (" in page.read_text(encoding="utf-8")
+
+
+def test_every_format_reads_back_as_the_same_frame(sandbox: Sandbox, tmp_path: Path) -> None:
+    frames = {
+        name: read_frame(_fetched(sandbox, tmp_path, name, *extra))
+        for name, extra in WRITTEN.items()
+    }
+    exact = frames.pop("rows.parquet")
+    for name, frame in frames.items():
+        assert frame.dtypes.equals(exact.dtypes), name
+        wanted = exact
+        if name.endswith(".xlsx"):  # (a workbook holds a time to the nearest millisecond)
+            times = frame.select_dtypes("datetimetz").columns
+            wanted = exact.assign(**{c: exact[c].dt.round("ms") for c in times})
+        # (a CSV and a workbook cannot tell an empty text from none: both read as none)
+        blank = {c: frame[c].fillna("") for c in ("text", "author_title") if c in frame}
+        pd.testing.assert_frame_equal(
+            frame.assign(**blank),
+            wanted.assign(**{c: wanted[c].fillna("") for c in blank}),
+            obj=name,
+        )
+
+
+#: Pandas' and Python's parser messages, which a reader of the command line never gets.
+PARSERS = (
+    "Error tokenizing",
+    "C error",
+    "codec can't decode",
+    "No columns to parse",
+    "magic bytes",
+    "Expecting value",
+    "Traceback",
+    "pyarrow",
+    "openpyxl.",
+    "zipfile",
+)
+
+
+def _png() -> bytes:
+    from socialframe._display.html import png
+
+    return png(lambda ax: ax.plot([0, 1]), size=(1, 1), dpi=20)
+
+
+BAD = {
+    "binary": (lambda c: bytes(range(256)) * 8, "is binary data, not text"),
+    "UTF-16": (
+        lambda c: c.decode("utf-8").encode("utf-16"),
+        "is UTF-16 text, and socialframe reads UTF-8",
+    ),
+    "UTF-16 without a BOM": (
+        lambda c: c.decode("utf-8").encode("utf-16-le"),
+        "is UTF-16 text, and socialframe reads UTF-8",
+    ),
+    "binary with no byte beyond ASCII": (lambda c: bytes(range(128)) * 8, "is binary data"),
+    "Parquet cut short": (None, "is a Parquet file cut short (its end is missing)"),
+    "Parquet damaged": (None, "is a damaged Parquet file"),
+    "empty": (lambda c: b"", "is empty"),
+    "only blank lines": (lambda c: b"\n\n  \n", "is empty"),
+    "another tool's CSV": (
+        lambda c: b"name,score\nann,1\nbob,2,3,4\n",
+        "line 3 has 4 fields where its header has 2",
+    ),
+    "another tool's columns": (
+        lambda c: b"name,score\nann,1\n",
+        "is not a comments or ads frame of socialframe (its columns: name, score",
+    ),
+    "a quote left open": (lambda c: b'a,b\n"x,1\n', "a quote left open"),
+    "Latin-1": (
+        lambda c: "author_name,text\nJosé,café\n".encode("latin-1"),
+        "is not UTF-8 text (byte 0xE9",
+    ),
+    "gzip": (lambda c: gzip.compress(c), "is compressed with gzip: unpack it first"),
+    "a ZIP that is no workbook": (None, "is a ZIP archive, not an Excel workbook"),
+    "a workbook cut short": (None, "is a ZIP archive cut short or damaged"),
+    "old Excel": (
+        lambda c: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600,
+        "is an old Excel workbook (.xls)",
+    ),
+    "an image": (lambda c: _png(), "is a PNG image"),
+    "a report": (None, "is an HTML page"),
+    "a JSON array": (lambda c: b'[{"a": 1}]', "is a JSON array; socialframe writes JSON lines"),
+    "JSON lines cut short": (
+        lambda c: b'{"post_urn": "urn:li:activity:1"}\n{"post_urn": "ur',
+        "line 2 is no JSON",
+    ),
+}
+
+
+@pytest.mark.parametrize("piped", [False, True], ids=["file", "stdin"])
+@pytest.mark.parametrize("what", list(BAD))
+def test_what_is_no_file_of_ours_is_said_in_words(
+    sandbox: Sandbox, tmp_path: Path, what: str, piped: bool
+) -> None:
+    csv = _fetched(sandbox, tmp_path, "c.csv").read_bytes()
+    make, says = BAD[what]
+    if make is not None:
+        data = make(csv)
+    elif what.startswith("Parquet"):
+        whole = _fetched(sandbox, tmp_path, "c.parquet").read_bytes()
+        data = (
+            whole[: len(whole) // 2]
+            if what.endswith("short")
+            else whole[:8] + b"\0" * 4000 + whole[-8:]
+        )
+    elif what == "a ZIP that is no workbook":
+        into = io.BytesIO()
+        with zipfile.ZipFile(into, "w") as archive:
+            archive.writestr("c.csv", csv)
+        data = into.getvalue()
+    elif what == "a workbook cut short":
+        whole = _fetched(sandbox, tmp_path, "c.xlsx").read_bytes()
+        data = whole[: len(whole) // 3]
+    else:  # a report given back to the report
+        page = tmp_path / "first.html"
+        assert _report_of(_fetched(sandbox, tmp_path, "c.csv"), page).returncode == 0
+        data = page.read_bytes()
+    source = tmp_path / "given.csv"
+    source.write_bytes(data)
+    page = tmp_path / "r.html"
+    done = _report_of(data if piped else source, page)
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.splitlines()  # one line, in words
+    name = "standard input" if piped else str(source)
+    assert line.startswith(f"socialframe: error: {name} "), line
+    assert says in line, line
+    if "comments or ads frame" not in says:  # what it reads, said once
+        assert line.endswith(f"{READS}."), line
+    assert not any(p in line for p in PARSERS), line
+    assert not page.exists()

@@ -643,6 +643,75 @@ def test_a_message_with_terminal_escapes_is_shown_not_obeyed(sandbox: Sandbox) -
     assert "quota \\x1b[2J\\x1b]0;pwned\\x07 exceeded" in run.err
 
 
+#: A comment as the service may send it: escapes that clear the screen, set the
+#: window's title, colour and blink what follows (ESC, BEL, a C1 CSI), a CR that would
+#: write over the line, and a mark that turns the text backwards.
+ESCAPES = "hi \x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m \x9b5m\rover \u202eevil"
+
+
+def _one_comment(post: str, text: str) -> dict[str, object]:
+    """The service's first page of ``post`` cut to one comment, holding ``text``."""
+    from socialframe.sandbox import _comments
+
+    body = _comments.comments_response({"urn": post, "sort": "mostRecent"})
+    body["data"] = body["data"][:1]
+    body["data"][0]["text"] = text
+    body["data"][0]["author"]["name"] = "Eve \x1b[5m"
+    body.update(total=1, totalPage=1, paginationToken=None)
+    return body
+
+
+def _at_a_terminal(argv: list[str], sandbox: Sandbox, cache: Path) -> tuple[int, bytes]:
+    """Run the console script with its standard output on a terminal (a pseudo-terminal
+    this test reads): its exit code and every byte the terminal got."""
+    import select
+
+    env = dict(os.environ, SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
+    env["SOCIALFRAME_CACHE_DIR"] = str(cache)
+    main, child = os.openpty()
+    try:
+        done = subprocess.Popen(
+            [str(SCRIPT), *argv], stdout=child, stderr=subprocess.DEVNULL, env=env
+        )
+        os.close(child)
+        got = b""
+        while select.select([main], [], [], 60)[0]:
+            try:
+                chunk = os.read(main, 1 << 16)
+            except OSError:  # (the child closed the terminal: EIO)
+                break
+            if not chunk:
+                break
+            got += chunk
+        return done.wait(timeout=60), got
+    finally:
+        os.close(main)
+
+
+def test_data_on_a_terminal_shows_the_service_s_escapes_and_obeys_none(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Found by the third review: ``socialframe comments POST`` on a terminal wrote the
+    comments' escapes raw (the screen cleared, the title set, the text coloured). On a
+    terminal they are shown as ``\\x1b``; to a pipe or a file the data stays exact."""
+    post = P82.rsplit(":", 1)[-1]
+    sandbox.inject(_one_comment(post, ESCAPES))
+    code, seen = _at_a_terminal(["comments", post, "--cache", str(tmp_path)], sandbox, tmp_path)
+    assert code == 0, seen
+    shown = seen.decode("utf-8")
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]", shown.replace("\r\n", "\n"))
+    assert "hi \\x1b]0;pwned\\x07\\x1b[2J\\x1b[31mred\\x1b[0m \\x9b5m\\x0dover \\u202eevil" in shown
+    assert "Eve \\x1b[5m" in shown
+    env = dict(os.environ, SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
+    piped = subprocess.run(  # (bytes: text mode would read the CR as a line's end)
+        [str(SCRIPT), "comments", post, "--cache", str(tmp_path)], capture_output=True, env=env
+    )
+    assert piped.returncode == 0 and sandbox.charges == 1, piped.stderr  # (from the cache)
+    text = piped.stdout.decode("utf-8")
+    frame = pd.read_csv(io.StringIO(text, newline=""), dtype=str, keep_default_na=False)
+    assert frame["text"].tolist() == [ESCAPES] and frame["author_name"].tolist() == ["Eve \x1b[5m"]
+
+
 def test_a_new_line_in_a_file_name_cannot_forge_a_line_of_ours(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:

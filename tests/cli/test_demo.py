@@ -33,7 +33,7 @@ def test_demo_twice_second_run_pays_nothing(tmp_path: Path) -> None:
     assert "authors: 1,011 distinct;" in first  # keyed by id, as df.social.authors()
     assert "2,529 comments on 5 of the 6 posts (1 without comments)" in first
     assert "24 authors commented on 2 or more of them" in first
-    assert "share of the ads running in 2026-01: Bloom & Co 24%, RunRight 16%," in first
+    assert "share of the ads running in 2026-01: Bloom & Co 23.7%, RunRight 15.8%," in first
     paid = int(re.search(r"ledger:\s+paid (\d+) call", first).group(1))  # type: ignore[union-attr]
     # comment pages of the six example posts (0, 1, 50, 51, 82, 2,345 comments), then ads
     assert paid == (1 + 1 + 1 + 2 + 2 + 47) + 3

@@ -53,6 +53,9 @@ PAYLOADS = (
     "tab\t=1+1",
     "line\n@SUM(1)",
     "a, \u200b=1 and ;\u200b-1",  # (zero-width spaces of the text's own)
+    " =1+1",  # (a formula once spaces are trimmed: LibreOffice's "Trim spaces")
+    "see =1+1",  # (two cells where a space is a separator, the second a formula)
+    "hi; @SUM(1)",  # (a separator, then a space the import trims)
 )
 #: Ids of digits: kept as text by ="...", the one formula allowed.
 DIGITS = "7384427202391592960"
@@ -193,7 +196,7 @@ def _expected(value: Any, name: str, *, csv: bool) -> Any:
         return text  # (="7384…": its value)
     # the CSV for spreadsheets: a zero-width space where a formula would start inside
     # the text, the ' that kept a formula text (LibreOffice shows both); a NUL dropped
-    text = re.sub(r"([,;\t\r\n])(?=\u200b*'*[=+\-@\t\r\x00])", "\\1\u200b", text)
+    text = re.sub(r"([,; \t\r\n])(?=\u200b*'*[=+\-@\t\r\x00])", "\\1\u200b", text)
     text = "'" + text if re.match(r"'*[=+\-@\t\r\x00]", text) else text
     return text.replace("\x00", "")
 
@@ -219,6 +222,11 @@ def test_no_cell_of_an_export_is_a_formula_in_libreoffice(
 OTHER_SEPARATORS = {
     "semicolon": "CSV:59,34,76,1,,0,false,true,false,false,false,-1,true",
     "comma, semicolon and tab": "CSV:44/59/9,34,76,1,,0,false,true,false,false,false,-1,true",
+    # a space (a box to tick in LibreOffice's import and Excel's, kept for the next file)
+    "space": "CSV:32,34,76,1,,0,false,true,false,false,false,-1,true",
+    # spaces trimmed (LibreOffice's "Trim spaces"): " =1+1" was a formula
+    "comma, spaces trimmed": "CSV:44,34,76,1,,0,false,true,false,false,true,-1,true",
+    "semicolon, spaces trimmed": "CSV:59,34,76,1,,0,false,true,false,false,true,-1,true",
 }
 
 
@@ -228,7 +236,8 @@ def test_no_cell_is_a_formula_whatever_separator_the_spreadsheet_reads_it_with(
 ) -> None:
     """Read with another separator than the comma, a text is cut where that separator
     is, its quotes are text, a line break in it ends the row: ``hi;=1+1`` was two
-    cells, the second a live formula. The cells come out garbled, as any CSV read so;
+    cells, the second a live formula; so was ``see =1+1`` read with a space as the
+    separator, and `` =1+1`` with spaces trimmed. The cells come out garbled, as any CSV read so;
     none may be a formula, but an id of digits (``="7384…"``, ours)."""
     frame = _hostile(example_comments())
     path = export.write(frame, tmp_path / "comments.csv", excel=True)

@@ -119,3 +119,23 @@ def test_the_column_cut_sits_where_the_columns_were_cut_when_post_urn_is_left_ou
     assert names == ["", *rest[:2], "…", *rest[-2:]], names
     row = page.split("<tbody>")[1].split("</tr>")[0]
     assert row.count("<td") == 5 and row.index("<td>…</td>") > row.index(">7394323847149525395<")
+
+
+def test_overlap_matrix_labels_posts_as_summary_does() -> None:
+    """Its rows and columns are posts: labelled as summary() labels them (the end of the
+    id, the whole urn on hover), not one short and the other whole."""
+    from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+
+    sandbox = Sandbox(clock=ManualClock())
+    with sandbox.client(in_process=True, cache=False, progress=False) as client:
+        comments = client.post_comments([EXAMPLE_POSTS[n] for n in (82, 50, 51)])
+    summary = frame_html(comments.social.summary())
+    matrix = frame_html(comments.social.overlap_matrix())
+    assert summary is not None and matrix is not None
+    labels = re.findall(r"<td[^>]*><span title='\d+'>(…\d+)</span></td>", summary)
+    assert labels == ["…592960", "…592963", "…592964"]
+    head = matrix.split("<thead>")[1].split("</thead>")[0]
+    assert re.findall(r">(…\d+)</span></th>", head) == labels  # the columns
+    assert "urn:li:activity:7384427202391592960</th>" not in head
+    rows = re.findall(r"<tr><th>([^<]*)</th>", matrix.split("<tbody>")[1])
+    assert rows == labels  # and the rows

@@ -229,12 +229,13 @@ def test_hostile_text_comes_back_as_the_same_text(hostile: pd.DataFrame, tmp_pat
         "Busiest threads",
         "Response times",
     ]
-    urn = f"urn:li:activity:{POST}"
-    # 5 comments, one by Acme; Berlin hours 2, 3, 1, 2, 1: the earliest of the two busiest
+    post = f"…{POST[-6:]}"  # a post as every table shows it: the end of its id
+    # 5 comments, one by Acme (a share: a percentage); Berlin hours 2, 3, 1, 2, 1: the
+    # earliest of the two busiest
     assert body(page, "Per post") == [
-        [urn, "5", "1", "3", "0.20", "2026-01-01 02:00", "2026-01-03 01:00", "1"] + ["1d 0h"]
+        [post, "5", "1", "3", "20.0%", "2026-01-01 02:00", "2026-01-03 01:00", "1"] + ["1d 0h"]
     ]
-    assert body(page, "Response times") == [[urn, "1", "1"] + ["1d 0h"] * 5]
+    assert body(page, "Response times") == [[post, "1", "1"] + ["1d 0h"] * 5]
     said = page.tables["What comments say"]
     assert said[0] == ["Words", "Words count", "Domains", "Domains count"] + [
         "Emoji",
@@ -250,7 +251,7 @@ def test_hostile_text_comes_back_as_the_same_text(hostile: pd.DataFrame, tmp_pat
         "Comments": "5 (4 top-level, 1 reply)",
         "Posts": f"1: urn:li:activity:{POST}",
         "Authors": "3",
-        "Written": "2026-01-01 02:00 – 2026-01-03 01:00 (Europe/Berlin)",
+        "Written": "2026-01-01 02:00 to 2026-01-03 01:00 (Europe/Berlin)",
     }
     assert page.tables["Top authors"] == [
         ["Author", "Type", "Author title", "Comments"]  # headers in words
@@ -336,7 +337,7 @@ def test_missing_times_and_authors(hostile: pd.DataFrame, tmp_path: Path) -> Non
     frame.loc[2, ["author_name", "author_id"]] = pd.NA  # "second": nobody's
     frame.loc[4, "author_name"] = pd.NA  # Acme's: an id, no name
     page = read(frame.social.report(tmp_path / "r.html"))
-    assert page.facts["Written"] == "2026-01-01 01:00 – 2026-01-03 00:00 (UTC); 1 without a time"
+    assert page.facts["Written"] == "2026-01-01 01:00 to 2026-01-03 00:00 (UTC); 1 without a time"
     assert page.facts["Authors"] == "3"
     # Zoë 2 comments; Acme and the script 1 each, Acme's the later: blank, not "<NA>"
     assert [row[:4] for row in body(page, "Top authors")] == [
@@ -395,7 +396,7 @@ def test_a_sandbox_post(comments_2345: pd.DataFrame, tmp_path: Path) -> None:
     assert page.facts["Authors"] == f"{key.nunique():,}"
     local = comments["created_at"].dt.tz_convert("Asia/Tokyo")
     first, last = (t.strftime("%Y-%m-%d %H:%M") for t in (local.min(), local.max()))
-    assert page.facts["Written"] == f"{first} – {last} (Asia/Tokyo)"
+    assert page.facts["Written"] == f"{first} to {last} (Asia/Tokyo)"
     top = body(page, "Top authors")
     assert [int(row[3]) for row in top] == key.value_counts().head(10).tolist()
     counts = comments.loc[comments["is_reply"].fillna(False), "parent_comment_id"].value_counts()
@@ -466,10 +467,11 @@ def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
     assert len(urns) == 3 and page.facts["Posts"] == "3: " + ", ".join(urns)
     assert page.facts["Comments"].startswith(f"{82 + 50 + 51} (")
     threads = page.tables["Busiest threads"]
-    assert threads[0][0] == "Post" and {row[0] for row in threads[1:]} <= set(urns)
+    labels = [f"…{urn[-6:]}" for urn in urns]  # the posts as every table shows them
+    assert threads[0][0] == "Post" and {row[0] for row in threads[1:]} <= set(labels)
     assert page.headings[-2:] == ["Shared commenters", "Authors on several posts"]
     assert len(page.images["Shared commenters"]) == 1
-    assert [row[0] for row in body(page, "Per post")] == urns
+    assert [row[0] for row in body(page, "Per post")] == labels
     regulars = comments.social.overlap()
     shown = body(page, "Authors on several posts")
     assert [int(row[2]) for row in shown] == regulars["posts"].head(10).tolist()
@@ -493,7 +495,7 @@ def test_many_posts_and_many_queries(client: sf.Client, tmp_path: Path) -> None:
     expected = []
     for query in ("running shoes", "for kids"):
         mine = ads[ads["query"] == query]
-        first = mine["start_date"].min().strftime("%Y-%m-%d %H:%M")
+        first = mine["start_date"].min().strftime("%Y-%m-%d")  # an ad's date: a day
         running = int(mine["is_active"].sum())
         expected.append(
             [query, str(len(mine)), str(running), str(mine["page_name"].nunique()), first]

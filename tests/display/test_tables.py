@@ -115,7 +115,7 @@ def test_the_download_keeps_what_a_spreadsheet_would_run_as_text_and_numbers_as_
     assert export["n"] == ["-5", "-5000", "5", "", "-1", "0", "1", "2"]
     assert export["x"] == ["-1.5", "-2500.25", "1.0", "2.0", "3.0", "", "-0.001", "4.0"]
     assert export["ad_archive_id"][0] == "'=1" and export["post"][0] == "'-1"
-    assert export["wait"][0] == "'-1 days +23:00:00" and export["tags"][0] == "'=x, y"
+    assert export["wait"][0] == "'-1 days \u200b+23:00:00" and export["tags"][0] == "'=x, y"
     # what a search finds and the sort are the text itself
     first = tables.split(shown.iloc[0, 0])
     assert first.plain == first.sort == "=1+2" and first.display == "=1+2"
@@ -145,7 +145,7 @@ def test_times_days_durations_numbers_and_lists() -> None:
             "start_date": pd.to_datetime(["2025-11-20 16:00", "2025-11-21 16:00"], utc=True),
             "reply_after": pd.to_timedelta(["20:14:59", "3 days 01:00:00"]),
             "author_followers": pd.array([1234567, None], dtype="Int64"),
-            "spend": pd.array([0.125, 2500.5], dtype="Float64"),
+            "spend": pd.array([0.25, 2500.5], dtype="Float64"),
             "is_reply": pd.array([True, None], dtype="boolean"),
             "publisher_platforms": [["FACEBOOK", "INSTAGRAM"], []],
         }
@@ -158,7 +158,8 @@ def test_times_days_durations_numbers_and_lists() -> None:
     assert row[2][:2] == ["20h 14m", "72899.0"]
     assert parts(shown.iloc[1, 2])[0] == "3d 1h"
     assert row[3][:2] == ["1,234,567", "1234567"] and shown.iloc[1, 3] == ""
-    assert row[4][0] == "0.125" and parts(shown.iloc[1, 4])[0] == "2,500"
+    # one format for the column: two decimals on every row
+    assert row[4][0] == "0.25" and parts(shown.iloc[1, 4])[0] == "2,500.50"
     assert row[5][0] == "yes" and shown.iloc[1, 5] == ""
     assert row[6][0] == "FACEBOOK, INSTAGRAM"
     types = {t: d["type"] for d in defs for t in d["targets"]}
@@ -312,3 +313,15 @@ def test_a_frame_too_big_for_the_page_is_sampled_by_what_it_sends_and_says_so(
 def test_a_column_of_complex_numbers_shows_as_text() -> None:
     shown, _ = tables.cells(pd.DataFrame({"z": [1 + 2j, None]}))
     assert parts(shown.iloc[0, 0])[0] == "(1+2j)"
+
+
+def test_objects_in_a_list_show_as_an_object_alone_does() -> None:
+    # (snapshot_cards: a list of objects; once shown as Python's repr, None and quotes)
+    card = {"title": "<b>Shoes</b>", "video_preview_image_url": None}
+    frame = pd.DataFrame({"cards": [[card, card]], "card": [card]})
+    shown, _ = tables.cells(frame)
+    alone = json.dumps(card, ensure_ascii=False)
+    assert html.unescape(shown.loc[0, "card"].split("\x1f")[0]) == alone
+    listed = html.unescape(shown.loc[0, "cards"].split("\x1f")[0])
+    assert listed == f"{alone}, {alone}"
+    assert "None" not in listed and "'" not in listed

@@ -18,6 +18,7 @@ CELLS = [
     "comments = client.post_comments(EXAMPLE_POSTS[2345])",
     "ads = client.search_ads('running shoes', max_pages=5)",
     "quiet = client.post_comments(EXAMPLE_POSTS[50])  # one page: nothing shown",
+    "more = client.search_ads(['coffee', 'tea'], max_pages=1)  # one line for the queries",
     "client.close(); sandbox.close()",
 ]
 
@@ -40,7 +41,8 @@ def test_a_finished_fetch_leaves_one_line_of_what_it_did(
 
     assert one_line(outputs[1]) == f"comments {_post(2345)}: 47 pages, $0.47"
     assert one_line(outputs[2]) == "ads 'running shoes': 5 pages, $0.05"
-    assert outputs[3] == [] and outputs[4] == []
+    assert outputs[3] == [] and outputs[5] == []
+    assert one_line(outputs[4]) == "queries: 2 queries, $0.02"  # (it said "2 querys")
 
 
 def _post(total: int) -> str:

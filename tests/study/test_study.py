@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -68,10 +69,40 @@ def test_searches_are_checked_and_kept_with_their_filters(study: sf.Study) -> No
     study.add_ads("running shoes", country="us", active_status="all")  # the same search
     watched = study.watched()
     assert watched["item"].tolist() == ["running shoes", "page 123456"]
-    assert watched["filters"].tolist() == [
-        {"country": "US", "activeStatus": "ALL"},
-        {"ad_page_id": "123456"},
-    ]
+    # as search_ads names them (the advertiser's page is the item)
+    assert watched["filters"].tolist() == ["active_status=all country=US", pd.NA]
+
+
+def test_a_studys_frames_show_each_kind_of_value_as_every_frame_does(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    """Filters with search_ads' names, one form in watched(), refresh() and changes();
+    flags as yes / no in refresh() as in runs(); times without microseconds."""
+    from socialframe._display.notebook import frame_html
+
+    study.add_posts([P50])
+    study.add_ads("running shoes", country="US", active_status="all")
+    clock = ManualClock()
+    with Sandbox(clock=clock).client(
+        in_process=True, cache=False, clock=clock, progress=False
+    ) as client:
+        refreshed = study.refresh(client)
+    watched, runs, changes = study.watched(), study.runs(), study.changes()
+    said = "active_status=all country=US"
+    assert watched["filters"].tolist()[1] == said and pd.isna(watched["filters"].iloc[0])
+    assert refreshed["filters"].tolist()[1] == said and pd.isna(refreshed["filters"].iloc[0])
+    assert set(changes["filters"].dropna()) == {said}
+    assert str(watched["filters"].dtype) == str(refreshed["filters"].dtype) == "string"
+    # when an item was added: to the second, in the data itself
+    assert (watched["added_at"] == watched["added_at"].dt.floor("s")).all()
+    for frame in (watched, refreshed, runs, changes):
+        page = frame_html(frame)
+        assert page is not None and "<table border='1' class='dataframe socialframe'>" in page
+        assert "activeStatus" not in page and "ALL" not in page
+        assert not re.search(r">(True|False)<", page)  # flags: yes / no, as every frame
+        assert not re.search(r"\d\d:\d\d:\d\d", page)  # times to the minute
+    assert ">yes<" in frame_html(refreshed) and ">yes<" in frame_html(runs)  # type: ignore[operator]
+    assert re.search(r">\d{4}-\d\d-\d\d \d\d:\d\d<", frame_html(watched) or "")
 
 
 @pytest.mark.parametrize(
@@ -717,7 +748,7 @@ def test_two_searches_of_one_text_are_two_items_and_stop_nothing_of_each_other(
     new = study.changes().query("change == 'new'")
     assert new["id"].is_unique  # an ad both find is new once
     # which of the two searches found it: their filters tell them apart
-    us, de = '{"activeStatus":"ALL","country":"US"}', '{"activeStatus":"ALL","country":"DE"}'
+    us, de = "active_status=all country=US", "active_status=all country=DE"
     assert set(study.changes()["filters"]) == {us, de}
     assert first["item"].tolist() == ["running shoes"] * 2  # and each refresh's rows
     assert first["filters"].tolist() == [us, de]

@@ -42,7 +42,7 @@ def test_a_cron_job_adds_refreshes_and_writes_the_changes(tmp_path: Path) -> Non
             "add-posts", "bw", P82, "-", sandbox=sandbox, cwd=tmp_path, stdin=f"{P50}\n# a note\n"
         )
         assert added.returncode == 0, added.stderr
-        assert "2 post(s) added; bw watches 2 post(s) and 0 search(es)" in added.stderr
+        assert "2 posts added; bw watches 2 posts and 0 searches" in added.stderr
         assert (
             run(
                 "add-ads", "bw", "coffee", "--country", "US", sandbox=sandbox, cwd=tmp_path
@@ -191,5 +191,43 @@ def test_a_refresh_whose_cache_disk_is_full_warns_as_comments_does(tmp_path: Pat
         f" at {cache / 'http_cache.sqlite'}: the disk is full"  # (EFBIG: "... or failing")
     )
     assert "a re-run would pay for them again" in line
-    assert "50 new, 0 changed in 1 item(s)" in refreshed.stderr
+    assert "50 new, 0 changed in 1 item" in refreshed.stderr
     assert len(sf.Study(tmp_path / "bw").comments()) == 50  # the study kept them
+
+
+def test_without_the_study_extra_a_refresh_says_what_to_install(tmp_path: Path) -> None:
+    """A study's refresh in an install without DuckDB (plain ``pip install socialframe``):
+    one line naming the extra, the exit of every StudyError (5), nothing paid; not a
+    "bug: please report it" (exit 1)."""
+    missing = tmp_path / "missing"
+    missing.mkdir()
+    # a `duckdb` first on the path that fails to import, as an absent one does
+    (missing / "duckdb.py").write_text("raise ImportError(\"No module named 'duckdb'\")\n")
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        env = dict(
+            os.environ,
+            SOCIALFRAME_BASE_URL=sandbox.url,
+            SOCIALFRAME_API_KEY=sandbox.api_key,
+            PYTHONPATH=str(missing),
+        )
+        added = subprocess.run(
+            [sys.executable, "-m", "socialframe", "study", "add-posts", "bw", P82],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert added.returncode == 0, added.stderr
+        done = subprocess.run(
+            [sys.executable, "-m", "socialframe", "study", "refresh", "bw", "--cache", "c"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 5, done.stderr
+        assert 'pip install "socialframe[study]"' in done.stderr
+        assert "bug" not in done.stderr and "Traceback" not in done.stderr
+        assert sandbox.charges == 0

@@ -320,7 +320,7 @@ class Study:
             still counts as running, ``is_active`` true) and ``stopped_seen`` (the
             refresh that proved the current stop: null unless ``state`` is
             ``stopped``, and for an ad first seen already stopped; ``is_active`` is
-            false while it is stopped). See the README's studies section for the rules.
+            false while it is stopped). See docs/studies.md for the rules.
 
         Example:
             >>> import tempfile

@@ -15,7 +15,14 @@ Printed, each against its goal:
 - what proving changes cost beyond the normal walks, as a share of all the refreshes
   paid (goal under 10%).
 
-    python bench/change_bench.py
+Each figure twice: with the absence rule alone, and with ``confirm_stops=True`` (a
+search by the advertiser's page id before each stop by absence); the confirmations'
+cost as a share of the refreshes. The days between refreshes are the arguments, taken
+in turn (``7 8``: alternately 7 and 8 days apart, every refresh on an odd day, the
+days the faulty world drops ads from its pages):
+
+    python bench/change_bench.py          # weekly
+    python bench/change_bench.py 7 8      # alternately 7 and 8 days apart
 """
 
 from __future__ import annotations
@@ -49,8 +56,8 @@ QUERIES = [
     "standing desk",
 ]
 WEEKS = 8
-#: Days between refreshes (``python bench/change_bench.py 8`` for another step).
-STEP = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+#: Days between refreshes, taken in turn (``python bench/change_bench.py 7 8``).
+STEPS = [int(a) for a in sys.argv[1:]] or [7]
 RECHECK = 1
 SEED = 0
 
@@ -81,7 +88,8 @@ def running_truth(query: str, at: pd.Timestamp) -> dict[str, bool]:
     return running
 
 
-def main() -> None:
+def one(confirm: bool) -> tuple[dict[str, str], float]:
+    """The figures of one run of the world (``confirm``: with ``confirm_stops``)."""
     posts = [p for total in (51, 82, 120, 2345) for p in posts_with(total, 25)]
     clock = ManualClock(REFERENCE)
     folder = Path(tempfile.mkdtemp(prefix="sf-change-bench-"))
@@ -100,8 +108,8 @@ def main() -> None:
             at = pd.Timestamp(clock.now())
             times.append(at)
             truth.append({q: running_truth(q, at) for q in QUERIES})
-            study.refresh(client, recheck_pages=RECHECK, full=week == WEEKS)
-            clock.advance(STEP * 86400)
+            study.refresh(client, recheck_pages=RECHECK, full=week == WEEKS, confirm_stops=confirm)
+            clock.advance(STEPS[week % len(STEPS)] * 86400)
     elapsed = time.perf_counter() - began
     changes = study.changes()
     runs = study.runs()
@@ -182,42 +190,54 @@ def main() -> None:
     paid = float(runs["cost_usd"].sum())
     proving = float(changes["cost_usd"].fillna(0).sum())
     confirming = float(ads["cost_usd"].fillna(0).sum())
-    print(f"change bench: {len(posts)} posts, {len(QUERIES)} searches, {WEEKS} weekly refreshes")
-    print(f"  (sandbox faults on, seed {SEED}; recheck_pages={RECHECK}; full=True the last week)")
-    print(f"  days between refreshes              {STEP}")
-    print(
-        f"  refreshes paid                      ${paid:,.2f} ({int(runs['paid_calls'].sum()):,} calls)"
+    stop_evidence = [json.loads(e) for e in stopped["evidence"]]
+    confirm_cost = float(
+        sum(
+            c
+            for c, e in zip(stopped["cost_usd"].fillna(0), stop_evidence, strict=True)
+            if "confirmation" in e
+        )
     )
-    print(f"  false stopped                       {len(false_stopped)}   (goal 0)")
-    print(f"  false edits (ads)                   {len(false_edits)}   (goal 0)")
-    print(
-        f"  ads stopped, truth / confirmed <=2  {len(true_stops)} / {confirmed}"
-        f" (of those before the last refresh: {len(confirmable)} / {confirmed_in_time})"
-    )
-    print(f"  ads resumed, truth / found          {len(resumed_true)} / {len(resumed)}")
-    print(f"  ads edited, truth / found           {len(edits_truth)} / {len(true_edits)}")
-    print(
-        f"  comments edited, truth / found      {len(edited_truth)} / {len(found_edited & edited_truth)}"
-        f" (false {len(found_edited - edited_truth)})"
-    )
-    print(
-        f"  comments deleted, truth / found     {len(deleted_truth)} / {len(found_deleted & deleted_truth)}"
-        f" (false {len(found_deleted - deleted_truth)})"
-    )
-    print(
-        f"  confirming stops (ads) cost         ${confirming:,.2f} ="
-        f" {100 * confirming / paid:.1f}% of the refreshes (goal < 10%)"
-    )
-    print(
-        f"  comments' edits/deletions cost      ${proving - confirming:,.2f} ="
-        f" {100 * (proving - confirming) / paid:.1f}% (recheck_pages={RECHECK} each week,"
-        " full=True the last)"
-    )
-    print(f"  ({elapsed:.0f}s)")
+    # (a confirmation that found the ad running made no change: its calls are in the runs)
+    plain_paid = paid - confirm_cost
+    figures = {
+        "refreshes paid": f"${paid:,.2f} ({int(runs['paid_calls'].sum()):,} calls)",
+        "false stopped (goal 0)": f"{len(false_stopped)}",
+        "false edits, ads (goal 0)": f"{len(false_edits)}",
+        "ads stopped, truth / confirmed <=2": f"{len(true_stops)} / {confirmed}",
+        "  of those before the last refresh": f"{len(confirmable)} / {confirmed_in_time}",
+        "ads resumed, truth / found": f"{len(resumed_true)} / {len(resumed)}",
+        "ads edited, truth / found": f"{len(edits_truth)} / {len(true_edits)}",
+        "comments edited, truth / found (false)": f"{len(edited_truth)} /"
+        f" {len(found_edited & edited_truth)} ({len(found_edited - edited_truth)})",
+        "comments deleted, truth / found (false)": f"{len(deleted_truth)} /"
+        f" {len(found_deleted & deleted_truth)} ({len(found_deleted - deleted_truth)})",
+        "stops confirmed by a page-id search": f"{sum('confirmation' in e for e in stop_evidence)}",
+        "stops' cost_usd (their confirmations)": f"${confirming:,.2f} ="
+        f" {100 * confirming / max(plain_paid, 0.01):.1f}%",
+        "comments' edits/deletions cost": f"${proving - confirming:,.2f} ="
+        f" {100 * (proving - confirming) / paid:.1f}%",
+        "time": f"{elapsed:.0f}s",
+    }
     if false_edits:
-        print("  false edits:", json.dumps(false_edits[:5]))
-    for aid in false_stopped[:5]:
-        print(f"  false stop {aid}: {stopped.set_index('id').at[aid, 'evidence']}")
+        figures["false edits"] = json.dumps(false_edits[:5])
+    for aid in false_stopped[:3]:
+        figures[f"false stop {aid}"] = str(stopped.set_index("id").at[aid, "evidence"])[:120]
+    return figures, paid
+
+
+def main() -> None:
+    (plain, paid_plain), (confirming, paid_confirming) = one(False), one(True)
+    extra = paid_confirming - paid_plain  # (the same world, the same walks: the searches)
+    confirming["all confirmation searches (goal < 10%)"] = (
+        f"${extra:,.2f} = {100 * extra / paid_plain:.1f}%"
+    )
+    print(f"change bench: 100 posts, {len(QUERIES)} searches, {WEEKS + 1} refreshes")
+    print(f"  (sandbox faults on, seed {SEED}; recheck_pages={RECHECK}; full=True the last)")
+    print(f"  days between refreshes, in turn: {' '.join(map(str, STEPS))}")
+    print(f"  {'':42} {'absence rule':>24}   {'confirm_stops=True':>24}")
+    for name in dict.fromkeys([*plain, *confirming]):
+        print(f"  {name:42} {plain.get(name, '-'):>24}   {confirming.get(name, '-'):>24}")
 
 
 if __name__ == "__main__":

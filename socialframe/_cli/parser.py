@@ -614,6 +614,13 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
         help="re-read N pages of each post past the first known comment, to find edits"
         " and deletions in recent threads (N calls more a post); default 0",
     )
+    refresh.add_argument(
+        "--confirm-stops",
+        action="store_true",
+        help="before calling an ad stopped by its absence, one search by its advertiser's"
+        " page id from its start day ($0.01 a page, usually one page an advertiser and"
+        " day; in --max-cost); default: the absence rule alone",
+    )
     changes = actions.add_parser(
         "changes",
         help="what changed: new, stopped, edited",

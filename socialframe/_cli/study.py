@@ -83,6 +83,7 @@ def _refresh(args: argparse.Namespace, chosen: Study) -> int:
                 on_error=args.on_error,
                 notify=args.notify,
                 recheck_pages=args.recheck_pages,
+                confirm_stops=args.confirm_stops,
             )
         except FetchError as exc:
             failure, frame = exc, exc.partial

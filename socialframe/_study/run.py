@@ -26,6 +26,7 @@ import pandas as pd
 
 from .. import _operations as endpoints
 from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning, StudyError
+from .._fetch import pages as pager
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Fetched
 from .._schema import mark
@@ -77,10 +78,12 @@ class Refresh:
         on_error: OnError,
         stopped_after: timedelta = searches.STOPPED_AFTER,
         recheck_pages: int = 0,
+        confirm_stops: bool = False,
     ) -> None:
         self.data, self.manifest, self.client = data, manifest, client
         self.stopped_after = stopped_after
         self.recheck_pages = recheck_pages
+        self.confirm_stops = confirm_stops
         self.full, self.on_error = full, on_error
         self.budget = None if budget_cents is None else Ledger(budget_cents)
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
@@ -246,6 +249,7 @@ class Refresh:
         )
         ads = con.df(
             "select a.item, a.ad_archive_id, a.is_active, a.end_date, a.extra, l.state,"
+            " a.page_id, a.start_date,"
             f" l.missing_at, l.missing_refresh, {', '.join('a.' + f for f in AD_TEXT)}"
             " from ads a join _ad_names n on n.ad_archive_id = a.ad_archive_id"
             " and n.refresh = a.refresh join _ad_life l on l.ident_ = n.ident_"
@@ -577,7 +581,12 @@ class Refresh:
                     "filters": watch.filters_text(watched),
                 }
             )
-        for key, count in life.absences().items():
+        confirmed: dict[str, searches.Confirmed] = {}
+        if self.confirm_stops:
+            confirmed, failed = self._confirm(life, old_ads, ad_names, ad_parts, rows, ad_rows)
+            if failed is not None and first_error is None and isinstance(failed, _ENDS):
+                first_error = failed
+        for key, count in life.absences(confirmed).items():
             rows[ad_rows[key]]["changed"] += count
         changes.extend(life.changes)
         frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
@@ -623,6 +632,101 @@ class Refresh:
                 stacklevel=4,
             )
         return frame, first_error
+
+    def _confirm(
+        self,
+        life: searches.Life,
+        old_ads: pd.DataFrame,
+        ad_names: Names,
+        ad_parts: list[pd.DataFrame],
+        rows: list[dict[str, Any]],
+        ad_rows: dict[str, int],
+    ) -> tuple[dict[str, searches.Confirmed], FetchError | None]:
+        """``confirm_stops``: each ad about to be called stopped by its absence, looked
+        for by one search by its advertiser's page id from its start day (one search per
+        advertiser, day and country covers several ads), counted in the refresh's budget,
+        in its search's row and in the change's ``cost_usd``. An ad found is kept as
+        seen (running: it is not stopped). A search that fails or is cut short leaves its
+        ads to the plain rule; a budget stop ends the confirmations (returned)."""
+        by_key = {watch.key(w): w for w in self.manifest.watched}
+        groups: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
+        confirmed: dict[str, searches.Confirmed] = {}
+        for ident, key, item in life.to_stop():
+            page_id, start = old_ads.at[ident, "page_id"], old_ads.at[ident, "start_date"]
+            country = str(by_key[key]["filters"].get("country", ""))
+            if not isinstance(page_id, str) or not page_id.isdigit() or _missing(start):
+                continue  # (no advertiser to ask: the plain rule)
+            day = pd.Timestamp(start).tz_convert("UTC").date().isoformat()
+            groups.setdefault((page_id, day, country), []).append((ident, key, item))
+        if not groups:
+            return confirmed, None
+        fetch, _ = self.client._fetcher("ads", endpoints.ADS_PATH, fresh_after=self.at)
+        at = pd.Timestamp(self.at).as_unit("us")
+        failed: FetchError | None = None
+        for (page_id, day, country), ads in sorted(groups.items()):
+            params = {"ad_page_id": page_id, "after_time": day}
+            if country:
+                params["country"] = country
+            asked = {"ad_page_id": page_id, "after_time": day, "country": country or None}
+            if failed is not None:
+                for ident, _, _ in ads:
+                    confirmed[ident] = searches.Confirmed(
+                        "unknown", {**asked, "not_made": str(failed)[:200]}
+                    )
+                continue
+            paid = Ledger()
+            ledgers = (paid,) if self.budget is None else (self.budget, paid)
+            pages: list[Any] = []
+            error: FetchError | None = None
+            try:
+                for page in pager.iter_ad_pages(functools.partial(fetch, ledgers=ledgers), params):
+                    pages.append(page)
+            except FetchError as exc:
+                error = exc
+                if isinstance(exc, _ENDS):
+                    failed = exc
+            whole = error is None and refresh.ended(pages)
+            got = refresh.ad_rows(pages) if pages else None
+            found: dict[str, pd.Series] = {}
+            if got is not None and len(got):
+                content = got.pop("content_id").array
+                got = _ads_for_storage(got).assign(content_id=content)
+                for index, row in got.iterrows():
+                    its = row["content_id"] if isinstance(row["content_id"], str) else None
+                    name = ad_names.named(row["ad_archive_id"], its, bool(row["id_derived"]))
+                    if name is not None:
+                        found[name] = got.loc[index]
+            cost = paid.paid_calls * PRICE_CENTS / 100
+            row_of = rows[ad_rows[ads[0][1]]]  # (its calls: the first ad's search's row)
+            row_of["paid_calls"] += paid.paid_calls
+            row_of["cost_usd"] = row_of["paid_calls"] * PRICE_CENTS / 100
+            evidence = {
+                **asked,
+                "pages": len(pages),
+                "paid_calls": paid.paid_calls,
+                "complete": whole,
+                "ads_sharing_it": len(ads),
+            }
+            for ident, key, item in ads:
+                row = found.get(ident)
+                if row is not None:
+                    active = row["is_active"]
+                    on = _missing(active) or bool(active)
+                    ad_parts.append(_labelled(pd.DataFrame([row]), item, key, at))
+                    said = {"is_active": None if _missing(active) else bool(active)}
+                    said["end_date"] = row["end_date"]
+                    state = "running" if on else "stopped"
+                elif whole:
+                    said, state = {}, "absent"
+                else:
+                    said, state = {}, "unknown"
+                confirmed[ident] = searches.Confirmed(
+                    state,
+                    {**evidence, "found": state},
+                    said,
+                    round(cost / len(ads), 9),
+                )
+        return confirmed, failed
 
 
 class Names:

@@ -26,6 +26,7 @@ The changes (``study.changes()``), each with its evidence as JSON text:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -206,35 +207,93 @@ class Life:
         it had found before, ``returned`` those it brought back (names in the study)."""
         self.absent.append((key, item, mine - returned, evidence))
 
-    def absences(self) -> dict[str, int]:
+    def to_stop(self) -> list[tuple[str, str, str]]:
+        """The ads the complete walks are about to call stopped by their absence (each
+        once: its name in the study, and the key and item of the search that lacked
+        it): those a confirmation may settle (see :class:`Confirmed`)."""
+        chosen: dict[str, tuple[str, str, str]] = {}
+        for key, item, gone, _ in self.absent:
+            for ident in sorted(gone - self.running - self.moved):
+                if ident not in chosen and self._absent_as(ident) == "stopped":
+                    chosen[ident] = (ident, key, item)
+        return list(chosen.values())
+
+    def _absent_as(self, ident: str) -> str | None:
+        """What an ad's absence from a complete walk makes it: missing, stopped, or
+        nothing (too soon to tell; stopped already)."""
+        state = self.old.at[ident, "state"]
+        if state == "running" or _missing(state):
+            return "missing"
+        if state == "missing":
+            since = pd.Timestamp(self.old.at[ident, "missing_at"])
+            if pd.isna(since) or self.at - since < pd.Timedelta(self.stopped_after):
+                return None  # (missing still: too soon to tell)
+            return "stopped"
+        return None  # stopped already
+
+    def absences(self, confirmed: Mapping[str, Confirmed] | None = None) -> dict[str, int]:
         """The missing and stopped ads of the complete walks, once every search of the
-        refresh is in (an ad another search saw running is running): changes per key."""
+        refresh is in (an ad another search saw running is running): changes per key.
+
+        ``confirmed``: the ads about to be stopped (:meth:`to_stop`) that a search by
+        their advertiser's page id looked for: one it found running is not stopped,
+        one it found stopped is stopped by what the service said, one it did not find
+        is stopped by three absences; its evidence and price are the change's.
+        """
         counted: dict[str, int] = {}
         old = self.old
+        confirmed = confirmed or {}
         for key, item, gone, evidence in self.absent:
             for ident in sorted(gone - self.running - self.moved):
-                state = old.at[ident, "state"]
                 aid = ident
-                if state == "running" or _missing(state):
-                    what = "missing"
+                what = self._absent_as(ident)
+                cost = 0.0
+                if what == "missing":
                     proof = {**evidence, "absent_from": [self.refresh]}
-                elif state == "missing":
+                elif what == "stopped":
                     since = pd.Timestamp(old.at[ident, "missing_at"])
-                    if pd.isna(since) or self.at - since < pd.Timedelta(self.stopped_after):
-                        continue  # (missing still: too soon to tell)
-                    what = "stopped"
                     proof = {
                         **evidence,
                         "absent_from": [old.at[ident, "missing_refresh"], self.refresh],
                         "apart_hours": round((self.at - since).total_seconds() / 3600, 2),
                         "stopped_after_hours": self.stopped_after.total_seconds() / 3600,
                     }
+                    check = confirmed.get(ident)
+                    if check is not None:
+                        if check.found == "running":
+                            continue  # seen running by its advertiser's search: not stopped
+                        proof["confirmation"] = check.evidence
+                        cost = check.cost_usd
+                        if check.found == "stopped":
+                            proof["service"] = check.said
                 else:
-                    continue  # stopped already
+                    continue
                 self.moved.add(ident)
-                self.changes.append(change(self.at, "ad", item, aid, what, key, evidence=proof))
+                self.changes.append(
+                    change(self.at, "ad", item, aid, what, key, evidence=proof, cost_usd=cost)
+                )
                 counted[key] = counted.get(key, 0) + 1
         return counted
+
+
+@dataclass
+class Confirmed:
+    """What a search by an ad's advertiser's page id from its start day said of it.
+
+    Attributes:
+        found: ``"running"``, ``"stopped"`` (``is_active`` false there), ``"absent"``
+            (a complete walk of that search lacked it), or ``"unknown"`` (the search
+            failed or was cut short: the plain rule applies).
+        evidence: The search (``ad_page_id``, ``after_time``), its pages and calls,
+            what it found.
+        said: What the service said of the ad there (``is_active``, ``end_date``).
+        cost_usd: This ad's share of what the search cost.
+    """
+
+    found: str
+    evidence: dict[str, Any]
+    said: dict[str, Any] = field(default_factory=dict)
+    cost_usd: float = 0.0
 
 
 def _missing(value: Any) -> bool:

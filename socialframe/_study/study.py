@@ -173,6 +173,7 @@ class Study:
         stopped_after: timedelta = STOPPED_AFTER,
         recheck_pages: int = 0,
         notify: str | None = None,
+        confirm_stops: bool = False,
     ) -> pd.DataFrame:
         """Look at every watched item again, paying only for pages that may hold
         what is new (see :mod:`socialframe._study.refresh`), and keep what is found.
@@ -196,6 +197,15 @@ class Study:
                 (and deletions, where that reaches the post's last page), at up to this
                 many calls more a post, each refresh. Their price is in the rows'
                 ``paid_calls`` / ``cost_usd`` and in each change's ``cost_usd``.
+            confirm_stops: Before calling an ad stopped by its absence (two complete
+                walks ``stopped_after`` apart), look for it once more: one search by its
+                advertiser's page id from its start day (one per advertiser, start day
+                and country: several ads may share it), usually one call. Found running,
+                it is not stopped; found stopped, the service said so; not found, it is
+                stopped. Off by default: each such search is paid (a cent a page),
+                counted in ``max_cost``, in its search's row and in the change's
+                ``cost_usd``, and named in its ``evidence``. A search that fails leaves
+                the plain rule.
             notify: An ``http(s)://`` webhook URL: once the refresh is kept, a JSON POST
                 of its digest (what it paid, the counts by change, the first changes;
                 see :mod:`socialframe._study.notify`). A failure to send it is a
@@ -240,6 +250,7 @@ class Study:
         if not isinstance(client, Client):
             raise TypeError(f"client must be a socialframe Client, not {type(client).__name__}")
         flag("full", full)
+        flag("confirm_stops", confirm_stops)
         if on_error not in ("raise", "skip"):
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         if client.offline:
@@ -266,7 +277,15 @@ class Study:
         with self._data.writing() as manifest, client._storing():
             self._data.check_folders()  # before anything is paid: no link to write through
             frame = Refresh(
-                self._data, manifest, client, full, budget, on_error, stopped_after, recheck_pages
+                self._data,
+                manifest,
+                client,
+                full,
+                budget,
+                on_error,
+                stopped_after,
+                recheck_pages,
+                confirm_stops,
             ).run()
         if webhook is not None:
             self._notify(webhook, frame)

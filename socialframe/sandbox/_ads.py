@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import json
 import random
 import threading
@@ -280,6 +281,9 @@ def ads_body(
     )[:16]
     offset, step = (0, 0) if cursor is None else _read_cursor(cursor, fingerprint, seed)
     groups = _visible(search, seed, _state(now_ms(now)))
+    base_running = _running_at_reference(search.key, seed)
+    if faults and search.key.startswith("p:"):
+        groups, base_running = _with_advertised(search, seed, now_ms(now), groups, base_running)
     if offset >= len(groups):  # no ads at all; or, since the cursor, running ones stopped
         return {"data": {"ads": [], "page_info": {"end_cursor": None, "has_next_page": False}}}
     # Pages are cut from the cursor's offset on rather than from a fixed plan, so
@@ -297,8 +301,9 @@ def ads_body(
             seed=seed,
             at_ms=now_ms(now),
             active_status=search.active_status,
-            base_running=_running_at_reference(search.key, seed),
+            base_running=base_running,
             call=_faults.call_of(params),
+            by_page=search.key.startswith("p:"),
         )
     return {
         "data": {
@@ -411,6 +416,38 @@ def _groups(key: str, seed: int) -> tuple[Group, ...]:
     return _base(key, seed)[1]
 
 
+#: (seed, page id) -> the text searches (keys) whose generated world holds ads of that
+#: advertiser: what a faulty world's search by ``ad_page_id`` answers beside its own.
+_ADVERTISED: dict[tuple[int, str], set[str]] = {}
+_ADVERTISED_LOCK = threading.Lock()
+
+
+def _with_advertised(
+    search: AdSearch,
+    seed: int,
+    at_ms: int,
+    groups: tuple[Group, ...],
+    base_running: frozenset[str],
+) -> tuple[tuple[Group, ...], frozenset[str]]:
+    """A search by page id in a faulty world: its own ads, then the ads of that
+    advertiser in every text search this sandbox has generated (same filters), as the
+    real service lists an advertiser's ads whatever search found them."""
+    page_id = search.key[2:]
+    with _ADVERTISED_LOCK:
+        keys = sorted(_ADVERTISED.get((seed, page_id), ()))
+    kept = list(groups)
+    running = set(base_running)
+    for key in keys:
+        other = dataclasses.replace(search, key=key)
+        for group in _visible(other, seed, _state(at_ms)):
+            head = group[0]
+            owner = head.get("page_id") or (head.get("snapshot") or {}).get("page_id")
+            if owner == page_id:
+                kept.append(group)
+        running |= _running_at_reference(key, seed)
+    return tuple(kept), frozenset(running)
+
+
 @lru_cache(maxsize=32)
 def _base(key: str, seed: int) -> tuple[list[_Page], tuple[Group, ...], frozenset[str]]:
     """The search's advertisers, its ads at the reference date, and their ids."""
@@ -418,6 +455,10 @@ def _base(key: str, seed: int) -> tuple[list[_Page], tuple[Group, ...], frozense
     total = _base_count(value, kind == "p")
     rng = rng_for(seed, "ads", key)
     pages = _pages(rng, value if kind == "p" else None, total)
+    if kind == "q":
+        with _ADVERTISED_LOCK:
+            for page in pages:
+                _ADVERTISED.setdefault((seed, page.id), set()).add(key)
     seen: set[str] = set()
     groups: list[Group] = []
     n = 0

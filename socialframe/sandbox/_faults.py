@@ -11,7 +11,10 @@ Ads (operation A):
 - **flaky paging**: on odd days (1, 3, 5, ... after the reference date), about
   :data:`DROP_PERCENT` % of the running ads are left out of every page that would show
   them, that day (so never two days running: a weekly refresh alternates odd and
-  even days);
+  even days). A search by an advertiser's ``ad_page_id`` pages differently: its
+  drops are drawn apart (:func:`ad_dropped` ``by_page``), and it lists the
+  advertiser's ads of every text search the sandbox has answered (with its filters),
+  as the real service lists an advertiser's ads whatever search found them;
 - **pauses**: about :data:`PAUSE_PERCENT` % of the ads running at the reference date
   stop on a day between day 7 and day 41 and run again :data:`PAUSE_DAYS` days later.
   While paused they show ``is_active`` false and ``end_date`` the pause's first day in
@@ -57,9 +60,12 @@ def _draw(*parts: object) -> int:
     return int(digest("fault", *parts)[:12], 16)
 
 
-def ad_dropped(seed: int, ad_id: str, day: int) -> bool:
-    """Whether a running ad is left out of the answers of ``day`` (after the reference)."""
-    return day > 0 and day % 2 == 1 and _draw(seed, "drop", ad_id, day) % 100 < DROP_PERCENT
+def ad_dropped(seed: int, ad_id: str, day: int, *, by_page: bool = False) -> bool:
+    """Whether a running ad is left out of the answers of ``day`` (after the reference)
+    to searches by text (``by_page``: to searches by its advertiser's page id, which
+    page differently: drawn apart)."""
+    kind = "drop-page" if by_page else "drop"
+    return day > 0 and day % 2 == 1 and _draw(seed, kind, ad_id, day) % 100 < DROP_PERCENT
 
 
 def ad_pause(seed: int, ad_id: str) -> tuple[int, int] | None:
@@ -100,6 +106,7 @@ def ads(
     active_status: str,
     base_running: frozenset[str],
     call: str,
+    by_page: bool = False,
 ) -> list[list[dict[str, Any]]]:
     """One page's ad groups as the faulty service sends them (see the module).
 
@@ -110,6 +117,8 @@ def ads(
         active_status: The search's ``activeStatus``.
         base_running: The ids of the ads running at the reference date (those pause).
         call: What tells this request from another (its parameters): the noise's seed.
+        by_page: Whether the search is by an advertiser's page id (its drops are drawn
+            apart from the text searches').
     """
     day = day_of(at_ms)
     if day <= 0:
@@ -127,7 +136,7 @@ def ads(
                 ad["is_active"] = False
                 ad["end_date"] = day_start(pause[0])
                 running = False
-            if running and ad_dropped(seed, aid, day):
+            if running and ad_dropped(seed, aid, day, by_page=by_page):
                 continue
             edit = ad_edit_day(seed, aid)
             if edit is not None and day >= edit:

@@ -101,6 +101,26 @@ def test_an_ad_is_dropped_on_odd_days_only_never_two_days_running() -> None:
     assert aid not in served
 
 
+def test_a_search_by_page_id_lists_the_advertisers_ads_of_text_searches() -> None:
+    # "for kids" (US) on day 7: this running ad is dropped from the text search's pages
+    flaky, at = "6768667446161864", REFERENCE + 7 * DAY
+    params = {"query": "for kids", "country": "US"}
+    everyone = {a["ad_archive_id"]: a for a in _ads(ads_body(params, 0, REFERENCE))}
+    ad = everyone[flaky]
+    page_id = ad.get("page_id") or ad["snapshot"]["page_id"]  # type: ignore[index]
+    start = (REFERENCE + timedelta(seconds=int(ad["start_date"]) - REFERENCE.timestamp())).date()  # type: ignore[arg-type]
+    assert faults.ad_dropped(0, flaky, 7) and not faults.ad_dropped(0, flaky, 7, by_page=True)
+    assert flaky not in {a["ad_archive_id"] for a in _ads(ads_body(params, 0, at, faults=True))}
+    by_page = {"ad_page_id": str(page_id), "country": "US", "after_time": start.isoformat()}
+    listed = {a["ad_archive_id"]: a for a in _ads(ads_body(by_page, 0, at, faults=True))}
+    # Before: a page id's own generated world, which holds none of the text search's ads
+    assert listed[flaky]["is_active"] is True
+    owners = {a.get("page_id") or a["snapshot"]["page_id"] for a in listed.values()}  # type: ignore[index]
+    assert owners == {page_id}
+    # without faults, a page id's world is its own, as before
+    assert flaky not in {a["ad_archive_id"] for a in _ads(ads_body(by_page, 0, at))}
+
+
 def test_a_paused_ad_shows_stopped_then_runs_again() -> None:
     from socialframe.sandbox._ads import _running_at_reference
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -219,3 +220,92 @@ def test_stopped_after_is_how_far_apart_two_walks_without_it_must_be(
     stopped = set(study.changes().query("change == 'stopped'")["id"])
     truly = {aid for aid, on in _running("running shoes", 12).items() if not on}
     assert stopped and stopped <= truly and stopped <= missing
+
+
+#: "for kids" (US) on days 0, 7 and 11: this ad runs throughout, and the text search's
+#: pages drop it on days 7 and 11 (both odd): absent from two complete walks 4 days apart.
+FLAKY = "6768667446161864"
+
+
+def _three_refreshes(
+    sandbox: Sandbox, clock: PinnedClock, folder: Path, *variants: dict[str, Any]
+) -> list[tuple[sf.Study, pd.DataFrame]]:
+    """A study of "for kids" per variant (its refresh's options, the last refresh's
+    only), refreshed side by side on days 0, 7 and 11, each with its own cache."""
+    studies = []
+    for n, _ in enumerate(variants):
+        study = sf.Study(folder / f"s{n}")
+        study.add_ads("for kids", country="US", active_status="all")
+        studies.append(study)
+    runs = [pd.DataFrame() for _ in variants]
+    clients = [_client(sandbox, clock, folder / f"c{n}") for n, _ in enumerate(variants)]
+    try:
+        for refresh, step in enumerate((0, 7, 4)):
+            clock.advance(step * 86400)
+            for n, (study, client, options) in enumerate(
+                zip(studies, clients, variants, strict=True)
+            ):
+                chosen = options if refresh == 2 else {}
+                try:
+                    runs[n] = study.refresh(client, **chosen)
+                except sf.BudgetExceededError as exc:
+                    runs[n] = exc.partial
+    finally:
+        for client in clients:
+            client.close()
+    return list(zip(studies, runs, strict=True))
+
+
+def test_confirm_stops_asks_the_advertiser_before_a_stop_and_shows_its_price(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    assert all(faults.ad_dropped(0, FLAKY, day) for day in (7, 11))
+    assert all(_running("for kids", day)[FLAKY] for day in (0, 7, 11))
+    (plain, plain_run), (sure, sure_run) = _three_refreshes(
+        sandbox, clock, tmp_path, {}, {"confirm_stops": True}
+    )
+    # the absence rule alone, as documented: two complete walks without it, 4 days apart
+    plain_stops = plain.changes().query("change == 'stopped'").set_index("id")
+    assert FLAKY in plain_stops.index
+    assert "confirmation" not in json.loads(plain_stops.at[FLAKY, "evidence"])
+    assert (plain_stops["cost_usd"] == 0).all()
+    # with the option: its advertiser's search from its start day found it running
+    stops = sure.changes().query("change == 'stopped'").set_index("id")
+    truly = {aid for aid, on in _running("for kids", 11).items() if not on}
+    assert FLAKY not in stops.index  # Before: confirm_stops did not exist
+    assert set(stops.index) <= truly and len(stops)
+    assert sure.ads().set_index("ad_archive_id").at[FLAKY, "state"] == "running"
+    # every stop by absence was asked of its advertiser, and says what that cost
+    by_absence = [json.loads(e) for e in stops["evidence"] if "absent_from" in json.loads(e)]
+    assert by_absence and all("confirmation" in e for e in by_absence)
+    for evidence in by_absence:
+        asked = evidence["confirmation"]
+        assert asked["ad_page_id"].isdigit() and asked["after_time"]
+        assert asked["found"] in ("stopped", "absent") and asked["paid_calls"] >= 1
+    assert (stops["cost_usd"] > 0).all()
+    # its calls are in the refresh's row and run, beyond the plain walk's
+    extra = int(sure_run["paid_calls"].sum() - plain_run["paid_calls"].sum())
+    searches = {
+        (e["confirmation"]["ad_page_id"], e["confirmation"]["after_time"]) for e in by_absence
+    }
+    assert extra >= len(searches) + 1  # (+ the one that found FLAKY running)
+    assert sure.runs()["cost_usd"].iloc[-1] == pytest.approx(
+        plain.runs()["cost_usd"].iloc[-1] + extra * 0.01
+    )
+    assert stops["cost_usd"].sum() <= extra * 0.01 + 1e-9
+
+
+def test_confirm_stops_stays_within_max_cost_and_falls_back_to_the_rule(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    # (the plain walks of day 11 cost 3 calls: the ads started since day 7, the running ones)
+    [(plain, plain_run), (study, run)] = _three_refreshes(
+        sandbox, clock, tmp_path, {}, {"confirm_stops": True, "max_cost": 0.03}
+    )
+    assert plain_run["paid_calls"].sum() == 3
+    # nothing paid past max_cost; the refresh was kept, its stops by the plain rule
+    assert study.runs()["cost_usd"].iloc[-1] == pytest.approx(0.03)
+    assert run["paid_calls"].sum() == 3
+    stops = study.changes().query("change == 'stopped'").set_index("id")
+    assert FLAKY in stops.index
+    assert "not_made" in json.loads(stops.at[FLAKY, "evidence"])["confirmation"]

@@ -12,7 +12,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import pandas as pd
 
@@ -27,7 +27,7 @@ from ._fetch import pages as pages_
 from ._fetch.many import OnError
 from ._fetch.progress import Progress, interactive
 from ._ledger import Ledger
-from ._models import Page
+from ._models import Page, PageFetch
 from ._operations import ActiveStatus, Sort
 
 if TYPE_CHECKING:
@@ -309,6 +309,58 @@ class Client:
         from ._cache.inventory import report
 
         return report(getattr(self.session, "cache", None))
+
+    def page_fetch(
+        self, operation: Literal["comments", "ads"], *, fresh_after: datetime | None = None
+    ) -> PageFetch:
+        """A fetch of raw pages of one operation, for code that walks pages itself (a
+        study's refresh): each call goes through this client's cache, retries, rate
+        limit, budget and ledger, as :meth:`post_comments` and :meth:`search_ads` do.
+
+        Args:
+            operation: ``"comments"`` (a post's comments) or ``"ads"`` (an ad search).
+            fresh_after: Cached pages fetched before this time are fetched again (and
+                paid); ``None``: any cached page counts.
+
+        Returns:
+            A :class:`~socialframe._models.PageFetch`: call it with a page's query
+            parameters (and ``ledgers=`` to count in beside the client's); set its
+            ``stop`` to end the run. Wrap the run in :meth:`fetching`.
+
+        Raises:
+            ValueError: ``operation`` is neither.
+
+        Example:
+            >>> from socialframe.sandbox import Sandbox
+            >>> with Sandbox().client(in_process=True, cache=False) as client:
+            ...     with client.fetching():
+            ...         got = client.page_fetch("ads")({"query": "coffee"})
+            ...     client.ledger.paid_calls
+            1
+        """
+        paths = {"comments": endpoints.COMMENTS_PATH, "ads": endpoints.ADS_PATH}
+        if operation not in paths:
+            raise ValueError(f"operation must be 'comments' or 'ads', got {operation!r:.40}")
+        fetch, stop = self._fetcher(operation, paths[operation], fresh_after=fresh_after)
+        return PageFetch(fetch, stop)
+
+    @contextlib.contextmanager
+    def fetching(self) -> Iterator[None]:
+        """Around a run of :meth:`page_fetch` calls: at its end, one
+        :class:`~socialframe.CacheWarning` if pages paid for could not be stored (as
+        every operation of the client says it).
+
+        Returns:
+            A context manager.
+
+        Example:
+            >>> from socialframe.sandbox import Sandbox
+            >>> with Sandbox().client(in_process=True, cache=False) as client:
+            ...     with client.fetching():
+            ...         _ = client.page_fetch("ads")({"query": "coffee"})
+        """
+        with self._storing():
+            yield
 
     # -- operations ----------------------------------------------------------------------
 

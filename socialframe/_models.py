@@ -7,7 +7,8 @@ import another one's module for them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -50,6 +51,45 @@ class Fetched:
     body: Any
     fetched_at: datetime
     from_cache: bool
+
+
+@dataclass(frozen=True)
+class PageFetch:
+    """One run's fetch of raw pages (:meth:`socialframe.Client.page_fetch`): call it with
+    a page's query parameters; set :attr:`stop` to end the run (a call then raises
+    before sending).
+
+    Example:
+        >>> from socialframe.sandbox import Sandbox
+        >>> with Sandbox().client(in_process=True, cache=False) as client:
+        ...     fetch = client.page_fetch("ads")
+        ...     fetch.stop.is_set()
+        False
+    """
+
+    call: Callable[..., Fetched]
+    stop: threading.Event
+
+    def __call__(self, params: Mapping[str, str], ledgers: tuple[Any, ...] = ()) -> Fetched:
+        """Fetch one page.
+
+        Args:
+            params: The page's query parameters (the API's own names).
+            ledgers: :class:`~socialframe.Ledger` objects to count the call in beside
+                the client's (each refuses before sending past its budget).
+
+        Returns:
+            The decoded body, when the service answered, and whether it came from the
+            cache.
+
+        Example:
+            >>> from socialframe.sandbox import Sandbox
+            >>> with Sandbox().client(in_process=True, cache=False) as client:
+            ...     got = client.page_fetch("ads")({"query": "coffee", "country": "US"})
+            >>> len(got.body["data"]["ads"]) > 0, got.from_cache
+            (True, False)
+        """
+        return self.call(params, ledgers=ledgers)
 
 
 def fetched_at(headers: Mapping[str, str], clock: Clock) -> datetime:

@@ -623,3 +623,23 @@ def test_budgets_read_back_as_given_and_the_ledger_takes_one_per_call() -> None:
             repr(client)  # never an OverflowError
         client.max_cost = None
         assert client.max_cost is None
+
+
+def test_page_fetch_is_a_public_fetch_through_the_cache_budget_and_ledger(
+    sandbox: Sandbox, cache_path: object
+) -> None:
+    """What a study's refresh walks pages with (before: only ``client._fetcher``)."""
+    with sandbox.client(cache=cache_path, max_cost=0.02) as client, client.fetching():
+        fetch = client.page_fetch("ads")
+        first = fetch({"query": "coffee", "country": "US"})
+        assert not first.from_cache and first.body["data"]["ads"]
+        again = fetch({"query": "coffee", "country": "US"})  # the cache: free
+        assert again.from_cache and again.body == first.body
+        fresh = client.page_fetch("ads", fresh_after=client.clock.now())
+        assert not fresh({"query": "coffee", "country": "US"}).from_cache  # asked again
+        with pytest.raises(sf.BudgetExceededError):  # refused before sending
+            fresh({"query": "tea", "country": "US"})
+        with pytest.raises(ValueError, match="'comments' or 'ads'"):
+            client.page_fetch("posts")  # type: ignore[arg-type]
+        assert client.ledger.paid_calls == 2
+    assert sandbox.charges == 2

@@ -30,21 +30,100 @@ import functools
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
-from typing import Any
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import pandas as pd
 
 from .. import _frames as frames
 from .. import _operations as endpoints
-from .._errors import FetchError
+from .._errors import AuthError, BudgetExceededError, FetchError
 from .._fetch import pages as pager
 from .._frames.ads import ad_ids
 from .._frames.shape import ad_groups
 from .._models import Fetched, Page
 from . import watch
 
+if TYPE_CHECKING:
+    from .._ledger import Ledger
+    from .dataset import Manifest
+    from .queries import Reader
+
 Fetch = Callable[[Mapping[str, str]], Fetched]
+#: Failures that end a refresh whatever ``on_error`` says.
+ENDS: Final = (BudgetExceededError, AuthError)
+
+
+class Run(Protocol):
+    """What a kind of watched item needs of the refresh it is part of (kept by
+    :class:`socialframe._study.run.Refresh`: the pool, the budget, the manifest)."""
+
+    id: str
+    at: datetime
+    fresh_after: datetime
+    manifest: Manifest
+    full: bool
+    recheck_pages: int
+    stopped_after: timedelta
+    confirm_stops: bool
+    stop: threading.Event
+
+    def walk_start(self, state: dict[str, Any]) -> datetime:
+        """Where an item's walk starts (its pages count from then)."""
+
+    def fetcher(self, operation: str, fresh_after: datetime, paid: Ledger) -> Fetch:
+        """A fetch of ``operation`` counted in ``paid`` and the refresh's budget."""
+
+
+@dataclass
+class Compared:
+    """What comparing one watched item's walk with what the study held gave.
+
+    Attributes:
+        rows: The versions to keep (comments or ads, labelled with the item).
+        changes: Its change rows (:data:`.searches.CHANGE_COLUMNS`).
+        new: How many new comments or ads; ``changed``: how many changes else.
+        paid: The calls the item's walk (and what proved its changes) was charged.
+        complete: Whether the item was read as far as it must be.
+        missing: A post's comments the service counts that the study lacks.
+        state: The item's state in the manifest after this refresh.
+    """
+
+    rows: list[pd.DataFrame] = field(default_factory=list)
+    changes: list[tuple[Any, ...]] = field(default_factory=list)
+    new: int = 0
+    changed: int = 0
+    paid: int = 0
+    complete: bool | None = None
+    missing: int | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Kind(Protocol):
+    """One kind of watched item (:mod:`.posts`, :mod:`.searches`): the same small
+    interface, run in this order by a refresh."""
+
+    kind: str  # as the manifest names it ("post", "ads")
+    dataset: str  # where its rows are kept ("comments", "ads")
+
+    def know(self, con: Reader) -> None:
+        """Read what the study holds of these items, before anything is paid."""
+
+    def walk(self, watched: dict[str, Any], state: dict[str, Any], paid: Ledger) -> Walked:
+        """Fetch one item's pages (in a worker of the refresh's pool)."""
+
+    def learn(
+        self, con: Reader, results: list[tuple[dict[str, Any], Walked]], *, whole: bool
+    ) -> None:
+        """Read what comparing the walks needs of the files (``whole``: the refresh was
+        not interrupted)."""
+
+    def compare(self, watched: dict[str, Any], walked: Walked, state: dict[str, Any]) -> Compared:
+        """One item's walk against what the study held -> its rows, changes, state."""
+
+    def finish(self) -> tuple[list[pd.DataFrame], list[tuple[Any, ...]], FetchError | None]:
+        """Once every item is compared: more rows to keep, more changes, and a failure
+        that ended what was left to prove."""
 
 
 @dataclass
@@ -240,3 +319,86 @@ def ad_rows(pages: list[Page]) -> pd.DataFrame:
     frame, content = frames.ads_with_content(pages)
     frame["content_id"] = pd.array(content, dtype="string")
     return frame.drop_duplicates("ad_archive_id", keep="last").reset_index(drop=True)
+
+
+class Names:
+    """Comments (or ads) the study held, by every name they had: what tells one seen
+    before from a new one (see :meth:`named`).
+
+    Args:
+        rows: Rows of the view ``_comment_names`` (or ``_ad_names``): each one's id
+            (``id_column``), ``content_id``, ``id_derived`` and ``ident_`` (its name in
+            the study), and for comments ``text`` and ``refresh``.
+        id_column: ``comment_id`` or ``ad_archive_id``.
+
+    Attributes:
+        ident: Each name (an id; a content id of one sent with its id) -> its name in
+            the study.
+        content: Each content id of one sent with its id -> its name in the study.
+        text: Each comment's latest text.
+    """
+
+    def __init__(self, rows: pd.DataFrame | None = None, id_column: str = "comment_id") -> None:
+        self.ident: dict[str, str] = {}
+        self.content: dict[str, str] = {}
+        self.text: dict[str, Any] = {}
+        if rows is None or not len(rows):
+            return
+        if "refresh" in rows:
+            rows = rows.sort_values("refresh", kind="stable")
+        texts = rows["text"] if "text" in rows else [None] * len(rows)
+        for cid, content, derived, ident, text in zip(
+            rows[id_column],
+            rows["content_id"],
+            rows["id_derived"],
+            rows["ident_"],
+            texts,
+            strict=True,
+        ):
+            if not isinstance(ident, str):
+                continue  # (a comment an older socialframe kept without any id)
+            self.ident[str(cid)] = ident
+            if not derived and isinstance(content, str):
+                self.content[content] = ident
+            self.text[ident] = text  # (the latest refresh last)
+
+    def named(self, cid: str, content: str | None, derived: bool) -> str | None:
+        """The study's name of the comment a walk sent as ``cid`` (content id
+        ``content``), or None when it is new.
+
+        Known by that id; or, sent without its id, known by its id under the content
+        id it had then; or, sent with its id, known only by the id derived from it
+        (never another id's: two ids are two comments).
+        """
+        ident = self.ident.get(cid)
+        if ident is not None:
+            return ident
+        if derived:
+            return self.content.get(cid)
+        ident = None if content is None else self.ident.get(content)
+        return ident if ident == content else None
+
+
+def labelled(rows: pd.DataFrame, item: str, key: str, at: pd.Timestamp) -> pd.DataFrame:
+    """``rows`` with the watched item they belong to (as shown, and its key) and when
+    this refresh saw them."""
+    return rows.assign(
+        item=pd.array([item] * len(rows), "string"),
+        watch=pd.array([key] * len(rows), "string"),
+        seen_at=at,
+    )
+
+
+def differs(old: Any, new: Any) -> bool:
+    """Whether two sightings of a field differ (missing equals missing only)."""
+    old_missing, new_missing = _missing(old), _missing(new)
+    if old_missing or new_missing:
+        return old_missing != new_missing
+    return bool(old != new)
+
+
+def _missing(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False

@@ -28,12 +28,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Final
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from . import normal
+from .._errors import FetchError
+from .._fetch import pages as pager
+from .._ledger import PRICE_CENTS, Ledger
+from .._models import Page
+from . import normal, refresh, watch
+
+if TYPE_CHECKING:
+    from .queries import Reader
 
 #: How far apart two complete walks without an ad must be to prove it stopped: the
 #: default of ``Study.refresh(stopped_after=...)``.
@@ -333,3 +340,236 @@ def evidence_of(refresh: str, walked: Any, complete: bool) -> dict[str, Any]:
 
 def started(at: datetime) -> pd.Timestamp:
     return pd.Timestamp(at).as_unit("us")
+
+
+class Searches:
+    """The ad searches of one refresh (:class:`.refresh.Kind`): what the study knows of
+    its ads, each search's walk, the ads it brought back against those, and once every
+    search is in, the ads' absences (and, ``confirm_stops``, their confirmations)."""
+
+    kind = "ads"
+    dataset = "ads"
+
+    def __init__(self, run: refresh.Run) -> None:
+        self.run = run
+        self.names = refresh.Names()
+        self.old = pd.DataFrame()
+        self.ads_of: dict[str, set[str]] = {}
+        self.new_ads: set[str] = set()  # an ad two searches find is new once
+        self.compared: dict[str, refresh.Compared] = {}  # each search's, by its key
+        self.life: Life | None = None
+
+    def know(self, con: Reader) -> None:
+        """The ads the study holds by their name in the study (``ident_``, as comments:
+        see queries), every name each had, their life, and the searches that found each."""
+        self.names = refresh.Names(
+            con.df("select distinct ad_archive_id, content_id, id_derived, ident_ from _ad_names"),
+            "ad_archive_id",
+        )
+        ads = con.df(
+            "select a.item, a.ad_archive_id, a.is_active, a.end_date, a.extra, l.state,"
+            " a.page_id, a.start_date,"
+            f" l.missing_at, l.missing_refresh, {', '.join('a.' + f for f in normal.AD_FIELDS)}"
+            " from ads a join _ad_names n on n.ad_archive_id = a.ad_archive_id"
+            " and n.refresh = a.refresh join _ad_life l on l.ident_ = n.ident_"
+            " qualify row_number() over (partition by a.ad_archive_id) = 1"
+        )
+        ads.index = pd.Index([self.names.ident.get(a, a) for a in ads["ad_archive_id"]])
+        self.old = ads
+        found = con.df("select distinct watch, ident_ from _ad_names where watch is not null")
+        self.ads_of = {str(k): set(g["ident_"]) for k, g in found.groupby("watch")}
+
+    def walk(self, watched: dict[str, Any], state: dict[str, Any], paid: Ledger) -> refresh.Walked:
+        """A search's pages: whole the first time, then the ads started since its last
+        day and the running ones (see :mod:`.refresh`)."""
+        run = self.run
+        since = state.get("checked")
+        return refresh.walk_search(
+            run.fetcher("ads", run.walk_start(state), paid),
+            watched,
+            since=date.fromisoformat(since) if since else None,
+            stop=run.stop,
+        )
+
+    def learn(
+        self,
+        con: Reader,
+        results: list[tuple[dict[str, Any], refresh.Walked]],
+        *,
+        whole: bool,
+    ) -> None:
+        """Nothing more is asked of the files: :meth:`know` read what the ads need."""
+
+    def compare(
+        self, watched: dict[str, Any], walked: refresh.Walked, state: dict[str, Any]
+    ) -> refresh.Compared:
+        """A search's walk against the ads the study held: its ads to keep, the new
+        ones, the changes of those seen (:class:`Life`), and the search's new state."""
+        run = self.run
+        at = pd.Timestamp(run.at).as_unit("us")
+        if self.life is None:
+            self.life = Life(self.old, at, run.id, run.stopped_after)
+        life, names, old_ads = self.life, self.names, self.old
+        key, item = watch.key(watched), watched["item"]
+        out = refresh.Compared(paid=walked.paid)
+        got = refresh.ad_rows(walked.pages) if walked.pages else None
+        whole = bool(walked.reached and not walked.looped)
+        proof = evidence_of(run.id, walked, whole)
+        seen: set[str] = set()  # (by their names in the study)
+        if got is not None and len(got):
+            content = got.pop("content_id").array
+            got = refresh.labelled(ads_for_storage(got).assign(content_id=content), item, key, at)
+            out.rows.append(got)
+            for _, row in got.iterrows():
+                aid, derived = row["ad_archive_id"], bool(row["id_derived"])
+                its = row["content_id"] if isinstance(row["content_id"], str) else None
+                ident = names.named(aid, its, derived)
+                if ident is None:  # (one two searches find, or sent twice: new once)
+                    if aid not in self.new_ads and (derived or its not in self.new_ads):
+                        out.new += 1
+                        out.changes.append(change(at, "ad", item, aid, "new", key, evidence=proof))
+                    self.new_ads.add(aid)
+                    if its is not None and not derived:
+                        self.new_ads.add(its)
+                    continue
+                seen.add(ident)
+                out.changed += life.seen(ident, aid, row, item, key, proof)
+        if walked.active is not None and whole:
+            running_now = {names.named(*ad) or ad[0] for ad in walked.active}
+            # the ads this very search found before (another search's are not its)
+            mine = set(old_ads.index[old_ads.index.isin(self.ads_of.get(key, set()))])
+            life.walked_whole(key, item, mine, running_now | seen, proof)
+        if whole:
+            # as of its oldest page: a walk finished from the cache shows the
+            # search as it was then, and an ad started later that day is new next time
+            seen_at = [p.fetched_at for p in walked.pages if p.fetched_at is not None]
+            state["checked"] = min([run.at, *seen_at]).astimezone(UTC).date().isoformat()
+            state.pop("resume_after", None)
+        elif walked.pages and not walked.reached:
+            state["resume_after"] = run.walk_start(state).isoformat()
+        else:  # (the loop guard cut it: its pages would loop again, read afresh)
+            state.pop("resume_after", None)
+        out.complete = whole
+        out.state = state
+        self.compared[key] = out
+        return out
+
+    def finish(self) -> tuple[list[pd.DataFrame], list[tuple[Any, ...]], FetchError | None]:
+        """Once every search is in: the ads missing or stopped by their absence (an ad
+        another search saw running is running), after their confirmations
+        (``confirm_stops``). Returns the confirmations' ads to keep, the ads' changes
+        of this refresh, and a budget stop or refused key that ended the confirmations."""
+        if self.life is None:
+            return [], [], None
+        parts: list[pd.DataFrame] = []
+        confirmed: dict[str, Confirmed] = {}
+        failed: FetchError | None = None
+        if self.run.confirm_stops:
+            confirmed, failed = self._confirm(parts)
+        for key, count in self.life.absences(confirmed).items():
+            self.compared[key].changed += count
+        return parts, self.life.changes, failed
+
+    def _confirm(self, parts: list[pd.DataFrame]) -> tuple[dict[str, Confirmed], FetchError | None]:
+        """``confirm_stops``: each ad about to be called stopped by its absence, looked
+        for by one search by its advertiser's page id from its start day (one search per
+        advertiser, day and country covers several ads), counted in the refresh's budget,
+        in its search's row and in the change's ``cost_usd``. An ad found is kept as
+        seen (running: it is not stopped). A search that fails or is cut short leaves its
+        ads to the plain rule; a budget stop ends the confirmations (returned)."""
+        assert self.life is not None
+        run, old_ads = self.run, self.old
+        by_key = {watch.key(w): w for w in run.manifest.watched}
+        groups: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
+        confirmed: dict[str, Confirmed] = {}
+        for ident, key, item in self.life.to_stop():
+            page_id, start = old_ads.at[ident, "page_id"], old_ads.at[ident, "start_date"]
+            country = str(by_key[key]["filters"].get("country", ""))
+            if not isinstance(page_id, str) or not page_id.isdigit() or _missing(start):
+                continue  # (no advertiser to ask: the plain rule)
+            day = pd.Timestamp(start).tz_convert("UTC").date().isoformat()
+            groups.setdefault((page_id, day, country), []).append((ident, key, item))
+        at = pd.Timestamp(run.at).as_unit("us")
+        failed: FetchError | None = None
+        for (page_id, day, country), ads in sorted(groups.items()):
+            params = {"ad_page_id": page_id, "after_time": day}
+            if country:
+                params["country"] = country
+            asked = {"ad_page_id": page_id, "after_time": day, "country": country or None}
+            if failed is not None:
+                for ident, _, _ in ads:
+                    confirmed[ident] = Confirmed(
+                        "unknown", {**asked, "not_made": str(failed)[:200]}
+                    )
+                continue
+            paid = Ledger()
+            pages: list[Page] = []
+            error: FetchError | None = None
+            try:
+                for page in pager.iter_ad_pages(run.fetcher("ads", run.at, paid), params):
+                    pages.append(page)
+            except FetchError as exc:
+                error = exc
+                if isinstance(exc, refresh.ENDS):
+                    failed = exc
+            whole = error is None and refresh.ended(pages)
+            got = refresh.ad_rows(pages) if pages else None
+            found: dict[str, pd.Series] = {}
+            if got is not None and len(got):
+                content = got.pop("content_id").array
+                got = ads_for_storage(got).assign(content_id=content)
+                for index, row in got.iterrows():
+                    its = row["content_id"] if isinstance(row["content_id"], str) else None
+                    name = self.names.named(row["ad_archive_id"], its, bool(row["id_derived"]))
+                    if name is not None:
+                        found[name] = got.loc[index]
+            cost = paid.paid_calls * PRICE_CENTS / 100
+            self.compared[ads[0][1]].paid += paid.paid_calls  # (the first ad's search's row)
+            evidence = {
+                **asked,
+                "pages": len(pages),
+                "paid_calls": paid.paid_calls,
+                "complete": whole,
+                "ads_sharing_it": len(ads),
+            }
+            for ident, key, item in ads:
+                row = found.get(ident)
+                if row is not None:
+                    active = row["is_active"]
+                    on = _missing(active) or bool(active)
+                    parts.append(refresh.labelled(pd.DataFrame([row]), item, key, at))
+                    said = {"is_active": None if _missing(active) else bool(active)}
+                    said["end_date"] = row["end_date"]
+                    state = "running" if on else "stopped"
+                elif whole:
+                    said, state = {}, "absent"
+                else:
+                    said, state = {}, "unknown"
+                confirmed[ident] = Confirmed(
+                    state, {**evidence, "found": state}, said, round(cost / len(ads), 9)
+                )
+        return confirmed, failed
+
+
+def ads_for_storage(frame: pd.DataFrame) -> pd.DataFrame:
+    """The contract columns as they are; every other field in one JSON text column."""
+    from .._schema import AD_COLUMNS
+
+    core = frame[list(AD_COLUMNS)].copy()
+    extras = [c for c in frame.columns if c not in AD_COLUMNS]
+    records = frame[extras].to_dict("records") if extras else [{} for _ in range(len(frame))]
+    core["extra"] = pd.array(
+        [json.dumps(_stored(r), default=str, sort_keys=True) for r in records], dtype="string"
+    )
+    return core
+
+
+def _stored(value: Any) -> Any:
+    """A record's other fields as JSON holds them (missing values left out)."""
+    if isinstance(value, dict):
+        return {str(k): _stored(v) for k, v in value.items() if not _missing(v)}
+    if isinstance(value, list | tuple):
+        return [_stored(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _stored(value.tolist())
+    return value

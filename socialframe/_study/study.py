@@ -206,7 +206,9 @@ class Study:
                 counted in ``max_cost``, in its search's row and in the change's
                 ``cost_usd``, and named in its ``evidence``. A search that fails leaves
                 the plain rule.
-            notify: An ``http(s)://`` webhook URL: once the refresh is kept, a JSON POST
+            notify: An ``http(s)://`` webhook URL (or, with apprise installed, the
+                ``notify`` extra, any URL apprise knows: ``mailto://``, ``slack://``,
+                ...): once the refresh is kept, a JSON POST (or apprise's message)
                 of its digest (what it paid, the counts by change, the first changes;
                 see :mod:`socialframe._study.notify`). A failure to send it is a
                 :class:`~socialframe.NotifyWarning`, never an error.
@@ -274,7 +276,7 @@ class Study:
             budget = budget_cents(max_cost)
         # Paid pages the HTTP cache could not store (a full disk): one CacheWarning, as
         # every fetch of the client says it.
-        with self._data.writing() as manifest, client._storing():
+        with self._data.writing() as manifest, client.fetching():
             self._data.check_folders()  # before anything is paid: no link to write through
             frame = Refresh(
                 self._data,

@@ -604,7 +604,9 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
         "--notify",
         metavar="URL",
         help="once the refresh is kept, POST its digest as JSON to this http(s) webhook"
-        " (counts by change, the first changes); a failure is a warning; default: none",
+        " (counts by change, the first changes), or send it to mailto://, slack://, ..."
+        ' through apprise (pip install "socialframe[notify]"); a failure is a warning;'
+        " default: none",
     )
     refresh.add_argument(
         "--recheck-pages",

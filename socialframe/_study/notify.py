@@ -6,12 +6,21 @@ ids) is JSON-escaped in the body and in nothing else. A notification that fails 
 host refuses, times out, answers an error) is a :class:`~socialframe.NotifyWarning`,
 never an error: the refresh and its data are kept. The URL is never shown whole in a
 warning (a webhook's path and query are its secret): only its scheme and host.
+
+Any other scheme (``mailto://``, ``slack://``, ``tgram://``, ``json://``, ...) goes
+through `apprise <https://github.com/caronc/Apprise>`_ where it is installed (the
+``notify`` extra: ``pip install "socialframe[notify]"``): a title with the counts and
+what was paid, and the digest as JSON text (plain text, never markup). Without apprise
+such a URL is refused before anything is paid, saying what to install.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import warnings
+from collections.abc import Iterator
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -39,12 +48,56 @@ def checked(url: object) -> str | None:
         parts = urlsplit(url.strip())
     except ValueError:
         parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(
-            "notify must be an http:// or https:// webhook URL, such as"
-            " https://hooks.example.com/..."
-        )
-    return url.strip()
+    if parts is not None and parts.scheme in ("http", "https") and parts.hostname:
+        return url.strip()
+    if parts is not None and parts.scheme and parts.scheme not in ("http", "https"):
+        apprise = _apprise()
+        if apprise is None:
+            raise ValueError(
+                f"notify: a {parts.scheme}:// URL is sent through apprise, which is not"
+                ' installed: pip install "socialframe[notify]" (or give an http:// or'
+                " https:// webhook URL)"
+            )
+        with _quiet():
+            known = apprise.Apprise.instantiate(url.strip()) is not None
+        if known:
+            return url.strip()
+    raise ValueError(
+        "notify must be an http:// or https:// webhook URL, such as"
+        " https://hooks.example.com/..., or a URL apprise knows (mailto://, slack://, ...)"
+    )
+
+
+def _apprise() -> Any:
+    """The apprise module, or None where it is not installed (an extra)."""
+    try:
+        with _quiet():
+            import apprise
+    except ImportError:
+        return None
+    return apprise
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Around apprise: the deprecations of what it imports (its plugins load lazily,
+    one imports ``imghdr``) are not the user's to act on; and its debug and info
+    records, which name the whole URL (a webhook's path and query are its secret), are
+    dropped (its warnings name the host only)."""
+    logger = logging.getLogger("apprise")
+    below = _BelowWarning()
+    logger.addFilter(below)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            yield
+    finally:
+        logger.removeFilter(below)
+
+
+class _BelowWarning(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING
 
 
 def where(url: str) -> str:
@@ -92,7 +145,10 @@ def digest(
 
 
 def send(url: str, payload: dict[str, Any]) -> bool:
-    """POST ``payload`` as JSON to ``url``; a failure is a NotifyWarning (False)."""
+    """POST ``payload`` as JSON to ``url`` (an ``http(s)://`` one; any other through
+    apprise); a failure is a NotifyWarning (False)."""
+    if urlsplit(url).scheme not in ("http", "https"):
+        return _through_apprise(url, payload)
     import requests
 
     body = json.dumps(payload, ensure_ascii=False, default=str).encode()
@@ -127,3 +183,41 @@ def send(url: str, payload: dict[str, Any]) -> bool:
         )
         return False
     return True
+
+
+def _through_apprise(url: str, payload: dict[str, Any]) -> bool:
+    """Send the digest through apprise: a title and the digest as plain JSON text."""
+    apprise = _apprise()
+    counts = ", ".join(
+        f"{kind} {what} {n}"
+        for kind, by in sorted(payload.get("counts", {}).items())
+        for what, n in sorted(by.items())
+    )
+    title = (
+        f"socialframe: {payload.get('changes', 0)} changes ({counts or 'none'}),"
+        f" ${payload.get('cost_usd', 0):.2f} paid"
+    )
+    body = json.dumps(payload, ensure_ascii=False, default=str, indent=1)
+    sent = False
+    if apprise is not None:
+        notifier = apprise.Apprise()
+        try:
+            with _quiet():
+                added = notifier.add(url)
+            if added:
+                with _quiet():
+                    told = notifier.notify(
+                        title=title, body=body, body_format=apprise.NotifyFormat.TEXT
+                    )
+                sent = bool(told)
+        except Exception:  # noqa: BLE001 (a plugin's failure is a warning, never the refresh's)
+            sent = False
+    if not sent:
+        warnings.warn(
+            NotifyWarning(
+                f"the refresh's digest could not be sent to {where(url)} (through apprise);"
+                " the refresh and its data are kept"
+            ),
+            stacklevel=3,
+        )
+    return sent

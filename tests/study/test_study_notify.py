@@ -4,6 +4,7 @@ loopback port this test starts; the refresh goes to the sandbox over HTTP."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -107,6 +108,73 @@ def test_a_bad_webhook_is_refused_before_anything_is_paid(sandbox: Sandbox, tmp_
         for bad in ("ftp://example.com/x", "not a url", "http://"):
             with pytest.raises(ValueError, match="webhook URL"):
                 study.refresh(client, notify=bad)
+    assert sandbox.charges == 0
+
+
+def _apprise_or_skip() -> None:
+    """Skip saying how to install apprise, where it is missing; under CI=true, fail
+    where the test extras name it (CI installs them)."""
+    try:
+        import apprise  # noqa: F401
+    except ImportError:
+        import tomllib
+
+        extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+        test = extras["project"]["optional-dependencies"]["test"]
+        if os.environ.get("CI") == "true" and any("notify" in e or "apprise" in e for e in test):
+            pytest.fail("apprise is in the test extras but not installed")
+        pytest.skip('apprise is not installed: pip install "socialframe[notify]"')
+
+
+def test_other_schemes_go_through_apprise(sandbox: Sandbox, tmp_path: Path) -> None:
+    _apprise_or_skip()
+    study = _study(tmp_path)
+    with Hook() as hook, sandbox.client(cache=False, progress=False) as client:
+        # apprise's json:// POSTs {"title", "message", ...} (as slack://, mailto://, ...
+        # send to their services); before: refused, only http(s) was sent
+        url = hook.url.replace("http://", "json://")
+        run = study.refresh(client, notify=url)
+    assert len(hook.bodies) == 1
+    sent = hook.bodies[0]
+    changes = study.changes()
+    assert sent["title"] == (
+        f"socialframe: {len(changes)} changes (ad new {(changes['kind'] == 'ad').sum()},"
+        f" comment new {(changes['kind'] == 'comment').sum()}),"
+        f" ${run['cost_usd'].sum():.2f} paid"
+    )
+    digest = json.loads(str(sent["message"]))
+    assert digest["study"] == "brand-watch" and digest["paid_calls"] == run["paid_calls"].sum()
+    assert digest["first"][0]["id"] == changes["id"].iloc[0]
+
+
+def test_a_failed_apprise_notification_warns_without_its_secret(
+    sandbox: Sandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _apprise_or_skip()
+    caplog.set_level(logging.DEBUG, logger="apprise")  # (its debug records name the URL)
+    study = _study(tmp_path)
+    with (
+        Hook(500) as hook,
+        sandbox.client(cache=False, progress=False) as client,
+        pytest.warns(sf.NotifyWarning) as caught,
+    ):
+        run = study.refresh(client, notify=hook.url.replace("http://", "json://"))
+    message = str(caught[0].message)
+    assert "json://127.0.0.1" in message and SECRET not in message and "token" not in message
+    assert SECRET not in caplog.text
+    assert run["new"].sum() > 0 and len(study.changes()) == run["new"].sum()
+
+
+def test_without_apprise_another_scheme_says_what_to_install(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "apprise", None)  # (an import of it fails, as uninstalled)
+    study = _study(tmp_path)
+    with (
+        sandbox.client(cache=False, progress=False) as client,
+        pytest.raises(ValueError, match=r'pip install "socialframe\[notify\]"'),
+    ):
+        study.refresh(client, notify="mailto://user:pass@example.com")
     assert sandbox.charges == 0
 
 

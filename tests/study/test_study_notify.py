@@ -185,7 +185,7 @@ def test_the_command_line_sends_the_digest(sandbox: Sandbox, tmp_path: Path) -> 
     with Hook() as hook:
         done = subprocess.run(
             [sys.executable, "-m", "socialframe", "study", "refresh", "brand-watch"]
-            + ["--notify", hook.url, "--recheck-pages", "1"],
+            + ["--notify", hook.url, "--recheck-pages", "1", "--confirm-stops"],
             cwd=tmp_path,
             env=env,
             capture_output=True,

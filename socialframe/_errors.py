@@ -31,7 +31,8 @@ Two warnings: :class:`SchemaWarning`, when a value the service sent does not fit
 its column (a date beyond the calendar, a count beyond 64 bits): the cell is
 missing, the frame is still returned; :class:`CacheWarning`, when paid pages
 could not be stored (disk full, read-only file, a lock held too long);
-:class:`SkippedWarning`, when ``on_error="skip"`` left failed items out.
+:class:`SkippedWarning`, when ``on_error="skip"`` left failed items out;
+:class:`NotifyWarning`, when a study refresh's digest could not be sent.
 """
 
 from __future__ import annotations
@@ -175,6 +176,14 @@ class CacheWarning(UserWarning):
 
     The fetch still returns its frame; a re-run would pay for those pages again.
     The message names the cache file, how many pages and why.
+    """
+
+
+class NotifyWarning(UserWarning):
+    """A study refresh's digest could not be sent to its webhook (``notify=``).
+
+    The refresh and its data are kept; the message names the webhook's host, never
+    its path or query.
     """
 
 

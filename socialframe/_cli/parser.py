@@ -600,6 +600,20 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
         help="read every page of the posts not complete (new replies under old threads);"
         " default: only the pages that may hold what is new",
     )
+    refresh.add_argument(
+        "--notify",
+        metavar="URL",
+        help="once the refresh is kept, POST its digest as JSON to this http(s) webhook"
+        " (counts by change, the first changes); a failure is a warning; default: none",
+    )
+    refresh.add_argument(
+        "--recheck-pages",
+        type=int,
+        default=0,
+        metavar="N",
+        help="re-read N pages of each post past the first known comment, to find edits"
+        " and deletions in recent threads (N calls more a post); default 0",
+    )
     changes = actions.add_parser(
         "changes",
         help="what changed: new, stopped, edited",

@@ -77,7 +77,13 @@ def _refresh(args: argparse.Namespace, chosen: Study) -> int:
     failure: FetchError | None = None
     with _client(args) as client:
         try:
-            frame = chosen.refresh(client, full=args.full, on_error=args.on_error)
+            frame = chosen.refresh(
+                client,
+                full=args.full,
+                on_error=args.on_error,
+                notify=args.notify,
+                recheck_pages=args.recheck_pages,
+            )
         except FetchError as exc:
             failure, frame = exc, exc.partial
         say(str(client.ledger))

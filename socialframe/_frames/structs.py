@@ -37,6 +37,8 @@ class CommentsBody(msgspec.Struct, gc=False):
     data: list[Comment]
     success: Any = None
     message: Any = None
+    # (a post's count: a study's refresh reads it from a cached page 1 too)
+    total: Any = None
     totalPage: Any = None  # noqa: N815
     paginationToken: Any = None  # noqa: N815
 

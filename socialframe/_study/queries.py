@@ -55,6 +55,15 @@ CHANGE_DTYPES: Final = {
     "id": "string",
     "change": "string",
 }
+#: What each change row says beside it (written since changes carry their proof; an
+#: older study's rows have none: missing there).
+CHANGE_DETAIL: Final = {
+    "fields": "string",
+    "previous": "string",
+    "current": "string",
+    "evidence": "string",
+    "cost_usd": "Float64",
+}
 ITEM_DTYPES: Final = {
     "at": "datetime64[us, UTC]",
     "kind": "string",
@@ -97,17 +106,17 @@ def _empty_ads() -> pd.DataFrame:
 ADDED: Final = {
     "comments": ("watch", "id_derived", "content_id"),
     "ads": ("watch", "id_derived", "content_id"),
-    "changes": ("watch",),
+    "changes": ("watch", *CHANGE_DETAIL),
     "items": ("watch",),
 }
 #: What older files hold in an added column that is not text (an id was never derived
-#: before ``id_derived`` was written).
-ADDED_AS: Final = {"id_derived": "false"}
+#: before ``id_derived`` was written; a change's cost was not kept).
+ADDED_AS: Final = {"id_derived": "false", "cost_usd": "null::double"}
 #: A study's kinds with no file yet: every column, typed, and no row.
 EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
     "comments": _empty_comments,
     "ads": _empty_ads,
-    "changes": lambda: _empty({**CHANGE_DTYPES, "watch": "string"}),
+    "changes": lambda: _empty({**CHANGE_DTYPES, "watch": "string", **CHANGE_DETAIL}),
     "runs": lambda: _empty(RUN_DTYPES),
     "items": lambda: _empty({**ITEM_DTYPES, "watch": "string"}),
 }
@@ -117,7 +126,7 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
 STORED: Final = {
     "comments": {**COMMENT_DTYPES, "content_id": "string", **SEEN},
     "ads": {**AD_DTYPES, "extra": "string", "content_id": "string", **SEEN},
-    "changes": {**CHANGE_DTYPES, "watch": "string"},
+    "changes": {**CHANGE_DTYPES, "watch": "string", **CHANGE_DETAIL},
     "runs": RUN_DTYPES,
     "items": {**ITEM_DTYPES, "watch": "string"},
 }
@@ -242,7 +251,16 @@ NEEDED: Final = {
 _OWN_ALL: Final = ("refresh",)
 OWN: Final = {
     "comments": ("refresh", "rank_", "first_seen", "last_seen", "ident_"),
-    "ads": ("refresh", "rank_", "first_seen", "last_seen", "stopped_seen", "id", "ident_"),
+    "ads": (
+        "refresh",
+        "rank_",
+        "first_seen",
+        "last_seen",
+        "stopped_seen",
+        "state",
+        "id",
+        "ident_",
+    ),
 }
 #: The DuckDB types each needed column may have (by name; text where not named).
 _TYPES: Final = {
@@ -385,19 +403,46 @@ def _views(
         ) named on v.id_derived and named.content_id = v.ad_archive_id
         """
     )
+    # An ad's life (see socialframe._study.searches): its state now, from its latest
+    # sighting and the changes of its life that the refreshes proved.
+    con.execute(
+        """
+        create view _ad_life as
+        with names as (select distinct ad_archive_id, ident_ from _ad_names),
+        life as (
+            select n.ident_, c."at", c.change, c.refresh from changes c
+            join names n on n.ad_archive_id = c.id
+            where c.kind = 'ad' and c.change in ('new', 'missing', 'stopped', 'resumed')
+        ),
+        last as (
+            select ident_, arg_max(change, "at") as last_change, max("at") as last_at,
+                arg_max(refresh, "at") as last_refresh,
+                max("at") filter (where change = 'stopped') as stopped_at
+            from life group by ident_
+        ),
+        seen as (
+            select ident_,
+                max(seen_at) filter (where coalesce(is_active, true)) as running_seen,
+                arg_max(is_active, refresh) as latest_active
+            from _ad_names group by ident_
+        )
+        select seen.ident_,
+            case when last.last_change = 'stopped' then 'stopped'
+                 when seen.latest_active = false then 'stopped'
+                 when last.last_change = 'missing'
+                      and coalesce(seen.running_seen < last.last_at, true) then 'missing'
+                 else 'running' end as state,
+            last.last_at as missing_at, last.last_refresh as missing_refresh,
+            last.stopped_at
+        from seen left join last using (ident_)
+        """
+    )
     con.execute(
         """
         create view ads as
-        with stops as (
-            select n.ident_, min(c."at") as stopped_seen from changes c join (
-                select distinct ad_archive_id, ident_ from _ad_names
-            ) n on n.ad_archive_id = c.id
-            where c.kind = 'ad' and c.change = 'stopped' group by n.ident_
-        )
-        select * exclude (rank_, ident_, content_id) replace (
-            case when stopped_seen is not null and stopped_seen >= seen_at then false
-                 else is_active end as is_active
-        ) from (
+        select * exclude (rank_, ident_, content_id, missing_at, missing_refresh, stopped_at)
+            replace (case when state = 'stopped' then false else is_active end as is_active)
+        from (
             select v.*,
                 min(v.seen_at) over ids as first_seen,
                 max(v.seen_at) over ids as last_seen,
@@ -405,7 +450,10 @@ def _views(
                     as rank_
             from _ad_names v
             window ids as (partition by v.ident_)
-        ) latest left join stops using (ident_)
+        ) latest join (
+            select *, case when state = 'stopped' then stopped_at end as stopped_seen
+            from _ad_life
+        ) using (ident_)
         where rank_ = 1
         """
     )
@@ -474,6 +522,7 @@ def ad_dtypes() -> dict[str, Any]:
         **SEEN,
         "first_seen": SEEN["seen_at"],
         "last_seen": SEEN["seen_at"],
+        "state": "string",
         "stopped_seen": SEEN["seen_at"],
         "extra": "string",
     }

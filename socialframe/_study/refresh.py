@@ -39,6 +39,8 @@ from .. import _frames as frames
 from .. import _operations as endpoints
 from .._errors import FetchError
 from .._fetch import pages as pager
+from .._frames.ads import ad_ids
+from .._frames.shape import ad_groups
 from .._models import Fetched, Page
 from . import watch
 
@@ -54,9 +56,16 @@ class Walked:
         reached: Whether the walk got where it had to (a known comment, the last
             page; every page of each search): if not, it was cut short.
         total: Page 1's ``total`` (posts).
+        whole: Whether a post's walk read every page, to the last (``full``, or a post
+            read whole: it never stopped at a known comment).
+        stop_page: The page a walk newest first stops at (the first holding a known
+            comment), if it met one: the pages after it are beyond its normal walk.
         active: The running ads the search returned, when it read them all (None
             otherwise: nothing can be said about stopped ads): each one's id, content
             id and whether its id was derived.
+        looped: Whether a search's paging was stopped by the loop guard on a page
+            that was not its last one repeated (a page of ads seen before, mid-walk):
+            the walk may have missed ads, so its absences prove nothing.
         error: The failure that cut the walk short.
         stopped: Whether that failure is another item's (the refresh was ended for it).
         paid: The calls the service charged for, counted as they were made (a page
@@ -66,7 +75,10 @@ class Walked:
     pages: list[Page] = field(default_factory=list)
     reached: bool = False
     total: int | None = None
+    whole: bool = False
+    stop_page: int | None = None
     active: list[tuple[str, str, bool]] | None = None
+    looped: bool = False
     error: FetchError | None = None
     stopped: bool = False  # the refresh was ended by another item (or an interrupt)
     paid: int = 0  # the calls the service charged for (a charged retry too)
@@ -94,22 +106,46 @@ def _holds_known(pages: list[Page], known: set[str]) -> bool:
     return bool((set(alone["comment_id"]) | (set(content) - {None})) & known)
 
 
-def walk_post(fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: bool) -> Walked:
-    """Comment pages of a post, newest first, until one holds a comment in ``known``."""
+def walk_post(
+    fetch: Fetch, watched: dict[str, Any], known: set[str], *, full: bool, recheck: int = 0
+) -> Walked:
+    """Comment pages of a post, newest first, until one holds a comment in ``known``
+    (and ``recheck`` pages more: edits and deletions in recent threads), or all of
+    them (``full``)."""
     walked = Walked()
     params = endpoints.comment_params(watched["item"], "mostRecent")
+    more: int | None = None  # pages still to re-read past the first known one
     try:
         for page in pager.iter_comment_pages(fetch, params):
             walked.pages.append(page)
             total = page.body.get("total")
             if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
                 walked.total = max(total, 0)  # (kept in the manifest: a count)
-            if not full and known and _holds_known(walked.pages, known):  # older from here
-                break
+            if more is not None:
+                more -= 1
+                if more <= 0 and not full:
+                    walked.whole = _last(page)  # (re-read to the last page: whole)
+                    break
+                continue
+            if known and walked.stop_page is None and _holds_known(walked.pages, known):
+                walked.stop_page = page.page  # older from here
+                more = recheck
+                if recheck <= 0 and not full:
+                    walked.whole = _last(page)  # (a post of one page: read whole)
+                    break
+        else:
+            walked.whole = True  # (every page, to the last)
         walked.reached = True
     except FetchError as exc:
         walked.error = exc
     return walked
+
+
+def _last(page: Page) -> bool:
+    """Whether a comments page is its post's last (as the pager stops on it)."""
+    pages = page.body.get("totalPage")
+    last = isinstance(pages, int) and not isinstance(pages, bool) and page.page >= pages
+    return bool(last or not page.body.get("data"))
 
 
 def joined(resumed: Walked, since: Walked) -> Walked:
@@ -118,6 +154,7 @@ def joined(resumed: Walked, since: Walked) -> Walked:
     return Walked(
         pages=resumed.pages + since.pages,
         reached=since.reached,
+        stop_page=None,
         total=since.total if since.total is not None else resumed.total,
         error=since.error,
     )
@@ -151,7 +188,9 @@ def walk_search(
             for page in pager.iter_ad_pages(fetch, params):  # (kept page by page: a walk
                 got.append(page)  # cut short keeps what it paid for)
                 walked.pages.append(page)
-            if active:
+            if not ended(got):
+                walked.looped = True
+            if active and not walked.looped:
                 ads = ad_rows(got)
                 running = ads[ads["is_active"].fillna(True).astype(bool)]
                 walked.active = list(
@@ -166,6 +205,23 @@ def walk_search(
     except FetchError as exc:
         walked.error = exc
     return walked
+
+
+def ended(pages: list[Page]) -> bool:
+    """Whether a search's pages end where the search does: its last page says so (no
+    next page, no cursor), or is the page before it again (the service's quirk of a
+    last page that says there is a next one, answered by itself).
+
+    The pager's loop guard also stops on a page holding only ads seen before that is
+    not the last one repeated: the service repeated an earlier page mid-walk, and what
+    lay beyond it was never read, so the walk is not a complete one.
+    """
+    if not pages:
+        return True
+    _, info = ad_groups(pages[-1].body)
+    if not info.get("has_next_page") or not info.get("end_cursor"):
+        return True
+    return len(pages) >= 2 and set(ad_ids(pages[-1].body)) == set(ad_ids(pages[-2].body))
 
 
 def comment_rows(pages: list[Page]) -> pd.DataFrame:

@@ -29,7 +29,7 @@ from .._errors import AuthError, BudgetExceededError, FetchError, SkippedWarning
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Fetched
 from .._schema import mark
-from . import queries, refresh, watch
+from . import normal, queries, refresh, searches, watch
 from .dataset import Dataset, Manifest, refresh_id
 
 if TYPE_CHECKING:
@@ -60,8 +60,8 @@ NEWEST_KNOWN = 500
 RESUME_WITHIN = timedelta(days=1)
 #: Failures that end a refresh whatever ``on_error`` says.
 _ENDS: Final = (BudgetExceededError, AuthError)
-#: Fields whose change makes an ad "edited".
-AD_TEXT = ("body_text", "title", "caption", "link_url", "cta_text")
+#: Fields whose change makes an ad "edited" (compared as :mod:`.normal` says).
+AD_TEXT = normal.AD_FIELDS
 
 
 class Refresh:
@@ -75,8 +75,12 @@ class Refresh:
         full: bool,
         budget_cents: int | None,
         on_error: OnError,
+        stopped_after: timedelta = searches.STOPPED_AFTER,
+        recheck_pages: int = 0,
     ) -> None:
         self.data, self.manifest, self.client = data, manifest, client
+        self.stopped_after = stopped_after
+        self.recheck_pages = recheck_pages
         self.full, self.on_error = full, on_error
         self.budget = None if budget_cents is None else Ledger(budget_cents)
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
@@ -122,7 +126,12 @@ class Refresh:
                 self._commit(self.interrupted, {**known, "texts": texts})
             raise
         frame, first_error = self._commit(
-            results, {**known, "texts": self._old_texts(con, results)}
+            results,
+            {
+                **known,
+                "texts": self._old_texts(con, results),
+                "held_of": self._held_of(con, results),
+            },
         )
         if first_error is not None:
             raise first_error.with_partial(frame).with_traceback(first_error.__traceback__)
@@ -148,6 +157,36 @@ class Refresh:
             " the client's HTTP cache (if it keeps one), for the next refresh once the"
             " files are put back"
         )
+
+    def _read_whole(self, walked: refresh.Walked) -> bool:
+        """Whether a post's walk proves what is no longer there: it read every page of
+        the post, all of them fresh (of this refresh), and brought back as many
+        comments as page 1's ``total`` (fewer: the pages moved under it as it read)."""
+        return bool(
+            walked.whole
+            and walked.reached
+            and walked.error is None
+            and walked.total is not None
+            and all(p.fetched_at is None or p.fetched_at >= self.fresh_after for p in walked.pages)
+            and len(walked.comments) >= walked.total
+        )
+
+    def _held_of(
+        self, con: queries.Reader, results: list[tuple[dict[str, Any], refresh.Walked]]
+    ) -> dict[str, set[str]]:
+        """The comments (their names in the study) each post read whole holds, but
+        those proven deleted before."""
+        held: dict[str, set[str]] = {}
+        for watched, walked in results:
+            if watched["kind"] != "post" or not self._read_whole(walked):
+                continue
+            found = con.df(
+                "select distinct ident_ from _comment_names where item = ? and ident_ not in"
+                " (select id from changes where kind = 'comment' and change = 'deleted')",
+                [watched["item"]],
+            )
+            held[watched["item"]] = {str(i) for i in found["ident_"] if isinstance(i, str)}
+        return held
 
     def _known(self, con: queries.Reader) -> dict[str, Any]:
         """What the study holds, as the walks and the change rules need it."""
@@ -193,7 +232,12 @@ class Refresh:
             )
         finally:
             con.unregister("walked_through")
-        held = con.df("select item, count(distinct ident_) as n from _comment_names group by item")
+        # (a comment proven deleted is no longer held: the post's total no longer counts it)
+        held = con.df(
+            "select item, count(distinct ident_) as n from _comment_names where ident_ not in"
+            " (select id from changes where kind = 'comment' and change = 'deleted')"
+            " group by item"
+        )
         # Ads by their name in the study (ident_, as comments: see queries), and every
         # name each had.
         ad_names = Names(
@@ -201,8 +245,11 @@ class Refresh:
             "ad_archive_id",
         )
         ads = con.df(
-            "select item, ad_archive_id, is_active, end_date, stopped_seen,"
-            f" {', '.join(AD_TEXT)} from ads"
+            "select a.item, a.ad_archive_id, a.is_active, a.end_date, a.extra, l.state,"
+            f" l.missing_at, l.missing_refresh, {', '.join('a.' + f for f in AD_TEXT)}"
+            " from ads a join _ad_names n on n.ad_archive_id = a.ad_archive_id"
+            " and n.refresh = a.refresh join _ad_life l on l.ident_ = n.ident_"
+            " qualify row_number() over (partition by a.ad_archive_id) = 1"
         )
         ads.index = pd.Index([ad_names.ident.get(a, a) for a in ads["ad_archive_id"]])
         found = con.df("select distinct watch, ident_ from _ad_names where watch is not null")
@@ -282,7 +329,9 @@ class Refresh:
                     names = rows.loc[rows["refresh"] <= walked_through, "names"]
                     base = {str(name) for each in names for name in each}
                 full = self.full and not state.get("complete", False)
-                walked = refresh.walk_post(resumed(state, paid), watched, base, full=full)
+                walked = refresh.walk_post(
+                    resumed(state, paid), watched, base, full=full, recheck=self.recheck_pages
+                )
                 first = walked.pages[0].fetched_at if walked.pages else None
                 if walked.reached and first is not None and first < self.fresh_after:
                     # A cut walk finished from the cache: its pages are of when it began,
@@ -334,7 +383,10 @@ class Refresh:
         self, results: list[tuple[dict[str, Any], refresh.Walked]], known: dict[str, Any]
     ) -> tuple[pd.DataFrame, FetchError | None]:
         at = pd.Timestamp(self.at).as_unit("us")
-        comment_parts, ad_parts, changes, rows = [], [], [], []
+        comment_parts: list[pd.DataFrame] = []
+        ad_parts: list[pd.DataFrame] = []
+        changes: list[tuple[Any, ...]] = []
+        rows: list[dict[str, Any]] = []
         first_error: FetchError | None = None
         skipped: list[str] = []
         old_ads = known["ads"]  # the latest version of each, by its name in the study
@@ -342,7 +394,9 @@ class Refresh:
         held = known["held"]
         names = known["texts"]  # the comments the walks brought back that the study held
         new_ads: set[str] = set()  # an ad two searches find is new once
-        stopped_ads: set[str] = set()  # and stopped once
+        life = searches.Life(old_ads, at, self.id, self.stopped_after)
+        ad_rows: dict[str, int] = {}  # each search's row in `rows`, by its key
+        change = searches.change
         for watched, walked in results:
             key, item = watch.key(watched), watched["item"]
             state = dict(self.manifest.state.get(key, {}))
@@ -358,35 +412,103 @@ class Refresh:
             if watched["kind"] == "post":
                 got = walked.comments if walked.pages else None
                 fresh: set[str] = set()  # the names of the comments new in this walk
+                whole = self._read_whole(walked)
+                proof = {
+                    "refresh": self.id,
+                    "pages": len(walked.pages),
+                    "paid_calls": int(walked.paid),
+                    "complete": bool(walked.reached),
+                    "read_whole": whole,
+                }
+                # What the pages past the normal walk's cost (re-read pages, a full walk):
+                # the price of the edits found there and of the deletions, shared.
+                beyond = [
+                    p
+                    for p in walked.pages
+                    if walked.stop_page is not None and p.page > walked.stop_page
+                ]
+                extra_usd = sum(not p.from_cache for p in beyond) * PRICE_CENTS / 100
+                costly: list[int] = []  # (indexes in `changes` of those it paid for)
+                returned: set[str] = set()  # the names in the study of what it brought
                 if got is not None and len(got):
                     got = _labelled(got, item, key, at)
                     comment_parts.append(got)
                     checked: set[str] = set()
-                    for cid, content, derived, text in zip(
+                    for cid, content, derived, text, number in zip(
                         got["comment_id"],
                         got["content_id"],
                         got["id_derived"],
                         got["text"],
+                        got["page"],
                         strict=True,
                     ):
                         content = content if isinstance(content, str) else None
                         ident = names.named(cid, content, bool(derived))
+                        returned.add(cid if ident is None else ident)
+                        if content is not None:
+                            returned.add(content)
                         if ident is None:
                             # (sent twice in one walk, with and without its permalink: once)
                             if cid not in fresh and (derived or content not in fresh):
                                 new += 1
-                                changes.append((at, "comment", item, cid, "new", key))
+                                changes.append(
+                                    change(at, "comment", item, cid, "new", key, evidence=proof)
+                                )
                             fresh.add(cid)
                             if content is not None and not derived:
                                 fresh.add(content)
                         elif ident not in checked and _differs(names.text[ident], text):
                             changed += 1
-                            changes.append((at, "comment", item, cid, "edited", key))
+                            if walked.stop_page is not None and number > walked.stop_page:
+                                costly.append(len(changes))
+                            changes.append(
+                                change(
+                                    at,
+                                    "comment",
+                                    item,
+                                    cid,
+                                    "edited",
+                                    key,
+                                    fields=["text"],
+                                    previous={"text": names.text[ident]},
+                                    current={"text": text},
+                                    evidence=proof,
+                                )
+                            )
                         if ident is not None:
                             checked.add(ident)
-                have = held.get(item, 0) + new
+                gone: list[str] = []
+                if whole:  # every page read, as many comments as the post counts
+                    gone = sorted(known["held_of"].get(item, set()) - returned)
+                for ident in gone:
+                    changed += 1
+                    costly.append(len(changes))
+                    changes.append(
+                        change(
+                            at,
+                            "comment",
+                            item,
+                            ident,
+                            "deleted",
+                            key,
+                            evidence={
+                                **proof,
+                                "total": walked.total,
+                                "returned": len(walked.comments),
+                            },
+                        )
+                    )
+                for index in costly:  # (each the same share of what it cost)
+                    changes[index] = (
+                        *changes[index][:-1],
+                        round(extra_usd / len(costly), 9),
+                    )
+                have = held.get(item, 0) + new - len(gone)
                 total = walked.total if walked.total is not None else state.get("total")
                 missing = None if total is None else max(int(total) - have, 0)
+                # a post whose total is below what the study holds lost comments: not
+                # complete (`full` reads it whole, and proves which)
+                lost = total is not None and int(total) < have
                 if walked.reached:
                     state["walked"] = self.id
                     state.pop("resume_after", None)
@@ -395,11 +517,13 @@ class Refresh:
                     # too long ago, is the one to go on with)
                     state["resume_after"] = self._walk_start(state).isoformat()
                 state["total"] = total
-                complete: bool | None = bool(walked.reached and missing == 0)
+                complete: bool | None = bool(walked.reached and missing == 0 and not lost)
                 if walked.pages:  # (a walk that fetched nothing learned nothing of the post:
                     state["complete"] = complete  # a complete one stays so for `full`)
             else:
                 got = refresh.ad_rows(walked.pages) if walked.pages else None
+                whole = bool(walked.reached and not walked.looped)
+                proof = searches.evidence_of(self.id, walked, whole)
                 seen: set[str] = set()  # (by their names in the study)
                 if got is not None and len(got):
                     content = got.pop("content_id").array
@@ -412,44 +536,33 @@ class Refresh:
                         if ident is None:  # (one two searches find, or sent twice: new once)
                             if aid not in new_ads and (derived or its not in new_ads):
                                 new += 1
-                                changes.append((at, "ad", item, aid, "new", key))
+                                changes.append(
+                                    change(at, "ad", item, aid, "new", key, evidence=proof)
+                                )
                             new_ads.add(aid)
                             if its is not None and not derived:
                                 new_ads.add(its)
                             continue
                         seen.add(ident)
-                        old = old_ads.loc[ident]
-                        was_running = bool(old["is_active"]) and pd.isna(old["stopped_seen"])
-                        # (a running ad's end_date is the last day it was shown: it moves on)
-                        if was_running and _is_false(row["is_active"]):
-                            if ident not in stopped_ads:
-                                changed += 1
-                                stopped_ads.add(ident)
-                                changes.append((at, "ad", item, aid, "stopped", key))
-                        elif any(_differs(old[f], row[f]) for f in AD_TEXT):
-                            changed += 1
-                            changes.append((at, "ad", item, aid, "edited", key))
-                if walked.active is not None:
+                        changed += life.seen(ident, aid, row, item, key, proof)
+                if walked.active is not None and whole:
                     running_now = {ad_names.named(*ad) or ad[0] for ad in walked.active}
                     # the ads this very search found before (another search's are not its)
-                    mine = old_ads.loc[old_ads.index.isin(known["ads_of"].get(key, set()))]
-                    running = mine[
-                        mine["is_active"].fillna(False).astype(bool) & mine["stopped_seen"].isna()
-                    ]
-                    for ident in sorted(set(running.index) - running_now - seen - stopped_ads):
-                        changed += 1
-                        stopped_ads.add(ident)
-                        changes.append((at, "ad", item, ident, "stopped", key))
-                if walked.reached:
+                    mine = set(old_ads.index[old_ads.index.isin(known["ads_of"].get(key, set()))])
+                    life.walked_whole(key, item, mine, running_now | seen, proof)
+                if whole:
                     # as of its oldest page: a walk finished from the cache shows the
                     # search as it was then, and an ad started later that day is new next time
                     seen_at = [p.fetched_at for p in walked.pages if p.fetched_at is not None]
                     state["checked"] = min([self.at, *seen_at]).astimezone(UTC).date().isoformat()
                     state.pop("resume_after", None)
-                elif walked.pages:
+                elif walked.pages and not walked.reached:
                     state["resume_after"] = self._walk_start(state).isoformat()
-                complete = bool(walked.reached)
+                else:  # (the loop guard cut it: its pages would loop again, read afresh)
+                    state.pop("resume_after", None)
+                complete = whole
                 missing = None
+                ad_rows[key] = len(rows)
             self.manifest.state[key] = state
             rows.append(
                 {
@@ -464,6 +577,9 @@ class Refresh:
                     "filters": watch.filters_text(watched),
                 }
             )
+        for key, count in life.absences().items():
+            rows[ad_rows[key]]["changed"] += count
+        changes.extend(life.changes)
         frame = pd.DataFrame(rows, columns=list(RUN_COLUMNS))
         frame = mark(
             queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"}), "study.refresh"
@@ -477,12 +593,9 @@ class Refresh:
         if ad_parts:
             files["ads"] = write("ads", self.id, pd.concat(ad_parts, ignore_index=True))
         if changes:
-            change_frame = pd.DataFrame(
-                changes, columns=["at", "kind", "item", "id", "change", "watch"]
-            )
-            files["changes"] = write(
-                "changes", self.id, queries.typed(change_frame, queries.CHANGE_DTYPES | WATCH)
-            )
+            change_frame = pd.DataFrame(changes, columns=list(searches.CHANGE_COLUMNS))
+            dtypes = queries.CHANGE_DTYPES | WATCH | queries.CHANGE_DETAIL
+            files["changes"] = write("changes", self.id, queries.typed(change_frame, dtypes))
         items = frame.drop(columns="filters").assign(
             at=at, watch=[watch.key(w) for w, _ in results]
         )
@@ -606,10 +719,6 @@ def _labelled(rows: pd.DataFrame, item: str, key: str, at: pd.Timestamp) -> pd.D
         watch=pd.array([key] * len(rows), "string"),
         seen_at=at,
     )
-
-
-def _is_false(value: Any) -> bool:
-    return not _missing(value) and not bool(value)
 
 
 def _differs(old: Any, new: Any) -> bool:

@@ -21,7 +21,9 @@ from .._checks import flag
 from .._schema import mark
 from . import queries, watch
 from .dataset import Dataset
+from .notify import checked as notify_checked
 from .run import OnError, Refresh
+from .searches import STOPPED_AFTER
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -168,6 +170,9 @@ class Study:
         full: bool = False,
         max_cost: float | None = None,
         on_error: OnError = "raise",
+        stopped_after: timedelta = STOPPED_AFTER,
+        recheck_pages: int = 0,
+        notify: str | None = None,
     ) -> pd.DataFrame:
         """Look at every watched item again, paying only for pages that may hold
         what is new (see :mod:`socialframe._study.refresh`), and keep what is found.
@@ -181,6 +186,20 @@ class Study:
                 ``"skip"``: it is left out (``complete`` false) with one warning.
                 Either way what was fetched is kept, and a budget stop or a refused
                 key ends the refresh.
+            stopped_after: How far apart two complete walks of a search that both
+                lacked a running ad must be to prove it stopped (3 days by default):
+                the first walk only makes it ``missing`` (the service's paging drops
+                ads now and then), the second, this long after, ``stopped``. A
+                sighting running in between makes it running again.
+            recheck_pages: Pages of each post to read again past the first holding a
+                known comment (0 by default): edits in recent threads are found there
+                (and deletions, where that reaches the post's last page), at up to this
+                many calls more a post, each refresh. Their price is in the rows'
+                ``paid_calls`` / ``cost_usd`` and in each change's ``cost_usd``.
+            notify: An ``http(s)://`` webhook URL: once the refresh is kept, a JSON POST
+                of its digest (what it paid, the counts by change, the first changes;
+                see :mod:`socialframe._study.notify`). A failure to send it is a
+                :class:`~socialframe.NotifyWarning`, never an error.
 
         Returns:
             One row per watched item: ``kind``, ``item``, ``new``, ``changed``,
@@ -230,6 +249,13 @@ class Study:
                 f"{self._data.path} watches nothing yet: add posts or searches first"
                 " (add_posts, add_ads)"
             )
+        if not isinstance(stopped_after, timedelta) or stopped_after < timedelta(0):
+            raise ValueError(f"stopped_after must be a timedelta >= 0, got {stopped_after!r:.40}")
+        webhook = notify_checked(notify)
+        if isinstance(recheck_pages, bool) or not isinstance(recheck_pages, int):
+            raise TypeError(f"recheck_pages must be a whole number, not {recheck_pages!r:.40}")
+        if recheck_pages < 0:
+            raise ValueError(f"recheck_pages must be >= 0, got {recheck_pages}")
         budget = None
         if max_cost is not None:
             from .._config import budget_cents
@@ -239,7 +265,23 @@ class Study:
         # every fetch of the client says it.
         with self._data.writing() as manifest, client._storing():
             self._data.check_folders()  # before anything is paid: no link to write through
-            return Refresh(self._data, manifest, client, full, budget, on_error).run()
+            frame = Refresh(
+                self._data, manifest, client, full, budget, on_error, stopped_after, recheck_pages
+            ).run()
+        if webhook is not None:
+            self._notify(webhook, frame)
+        return frame
+
+    def _notify(self, url: str, frame: pd.DataFrame) -> None:
+        """Send the digest of the refresh just kept (see :mod:`.notify`)."""
+        from . import notify
+
+        run = self._data.read().refreshes[-1]
+        at = pd.Timestamp(run["at"])
+        changes = self.changes(since=at.to_pydatetime())  # (not the whole history)
+        changes = changes[changes["at"] == at]
+        payload = notify.digest(self._data.path.name, run, frame, changes)
+        notify.send(url, {**payload, "at": str(run["at"])})
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -273,28 +315,44 @@ class Study:
             One row per ad (its latest version; one sent without ``ad_archive_id``
             under its derived id, as comments): the ads frame's columns
             (``sf.AD_COLUMNS``), ``extra`` (every other field, as JSON text), then
-            ``item`` (the watched search), ``first_seen``, ``last_seen`` and
-            ``stopped_seen`` (the first refresh that saw it stopped; ``is_active`` is
-            false from then on).
+            ``item`` (the watched search), ``first_seen``, ``last_seen``, ``state``
+            (``running``, ``missing`` or ``stopped``: its state now; a missing ad
+            still counts as running, ``is_active`` true) and ``stopped_seen`` (the
+            refresh that proved the current stop: null unless ``state`` is
+            ``stopped``, and for an ad first seen already stopped; ``is_active`` is
+            false while it is stopped). See docs/studies.md for the rules.
 
         Example:
             >>> import tempfile
-            >>> Study(tempfile.mkdtemp()).ads().columns[-4:].tolist()
-            ['item', 'first_seen', 'last_seen', 'stopped_seen']
+            >>> Study(tempfile.mkdtemp()).ads().columns[-5:].tolist()
+            ['item', 'first_seen', 'last_seen', 'state', 'stopped_seen']
         """
         frame = self._query(
             "select * exclude (refresh, item, watch, seen_at, first_seen, last_seen,"
-            " stopped_seen),"
-            " item, first_seen, last_seen, stopped_seen from ads"
+            " state, stopped_seen),"
+            " item, first_seen, last_seen, state, stopped_seen from ads"
             " order by start_date desc nulls last, ad_archive_id"
         )
         return mark(queries.read_as(self._data, frame, queries.ad_dtypes()), "study.ads")
 
     def changes(self, since: object = None) -> pd.DataFrame:
         """What changed, oldest first: ``at`` (the refresh), ``kind`` (comment / ad),
-        ``item``, ``id``, ``change`` (new / stopped / edited), and ``filters``: the
-        search's filters (as :meth:`watched` and :meth:`refresh` show them; none for
-        a comment), telling apart two watched searches of one text.
+        ``item``, ``id``, ``change``, ``fields``, ``previous``, ``current``,
+        ``evidence``, ``cost_usd`` and ``filters``.
+
+        - ``change``: for ads ``new``, ``missing``, ``stopped``, ``resumed``,
+          ``edited``; for comments ``new``, ``edited``, ``deleted`` (docs/studies.md
+          says what proves each);
+        - ``fields``: for ``edited``, the columns whose values differ, comma-separated;
+        - ``previous`` / ``current``: those columns' values before and after, as JSON
+          text (null where not an edit);
+        - ``evidence``: how it is known, as JSON text (the refresh, the pages read,
+          whether the walk was complete, what the service said);
+        - ``cost_usd``: what the refresh paid to establish it beyond its normal walk;
+        - ``filters``: the search's filters (as :meth:`watched` and :meth:`refresh` show
+          them; none for a comment), telling apart two watched searches of one text.
+
+        A study written before these columns existed has them null on its older rows.
 
         Args:
             since: Only changes at or after this: a time (datetime, date, ISO text) or
@@ -308,22 +366,27 @@ class Study:
 
         Example:
             >>> import tempfile
-            >>> Study(tempfile.mkdtemp()).changes(since="7d").columns.tolist()
-            ['at', 'kind', 'item', 'id', 'change', 'filters']
+            >>> Study(tempfile.mkdtemp()).changes(since="7d").columns.tolist()[5:]
+            ['fields', 'previous', 'current', 'evidence', 'cost_usd', 'filters']
         """
         where, args = "", []
         if since is not None:
             where, args = 'where "at" >= ?', [_since(since)]
         frame = self._query(
-            f'select "at", kind, item, id, change, watch from changes {where}'
-            ' order by "at", kind, item, id, watch',
+            'select "at", kind, item, id, change, fields, previous, current, evidence,'
+            f" cost_usd, watch from changes {where}"
+            ' order by "at", kind, item, id, watch, change',
             args,
         )
         # the watch key (kept in the files) names the search: its filters, as watched
         texts = {watch.key(w): watch.filters_text(w) for w in self._data.read().watched}
         frame["filters"] = frame.pop("watch").map(texts)
         return mark(
-            queries.read_as(self._data, frame, queries.CHANGE_DTYPES | {"filters": "string"}),
+            queries.read_as(
+                self._data,
+                frame,
+                queries.CHANGE_DTYPES | queries.CHANGE_DETAIL | {"filters": "string"},
+            ),
             "study.changes",
         )
 

@@ -55,6 +55,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from . import _faults
 from ._common import (
     DAY_S,
     REFERENCE_MS,
@@ -241,7 +242,7 @@ def parse_search(params: Mapping[str, str]) -> tuple[AdSearch, str | None]:
 
 
 def ads_body(
-    params: Mapping[str, str], seed: int = 0, now: datetime | None = None
+    params: Mapping[str, str], seed: int = 0, now: datetime | None = None, faults: bool = False
 ) -> dict[str, Any]:
     """Validate a request's parameters and return its 200 body.
 
@@ -249,6 +250,9 @@ def ads_body(
         params: The query parameters, see :func:`parse_search`.
         seed: The sandbox seed.
         now: When (tz-aware); the reference date (2026-01-01 UTC) by default.
+        faults: What the real service does to a monitor
+            (:mod:`socialframe.sandbox._faults`): ads dropped, paused, edited, and
+            noise in their URLs.
 
     Returns:
         ``{"data": {"ads": [[ad, ...], ...], "page_info": {"end_cursor",
@@ -286,12 +290,19 @@ def ads_body(
     if following is None and repeats(search):
         following = offset  # the quirk: "next" is this last page again
     idless = {normalise_query(q): kind for kind, q in IDLESS_QUERIES.items()}.get(search.key[2:])
+    page = [list(copy.deepcopy(group)) for group in groups[offset:end]]
+    if faults:
+        page = _faults.ads(
+            page,
+            seed=seed,
+            at_ms=now_ms(now),
+            active_status=search.active_status,
+            base_running=_running_at_reference(search.key, seed),
+            call=_faults.call_of(params),
+        )
     return {
         "data": {
-            "ads": [
-                [_without_id(ad, idless) for ad in copy.deepcopy(group)]
-                for group in groups[offset:end]
-            ],
+            "ads": [[_without_id(ad, idless) for ad in group] for group in page],
             "page_info": {
                 "end_cursor": None
                 if following is None
@@ -385,6 +396,14 @@ class _Page:
     likes: int
     categories: tuple[str, ...]
     slug: str
+
+
+@lru_cache(maxsize=32)
+def _running_at_reference(key: str, seed: int) -> frozenset[str]:
+    """The ids of the search's ads running at the reference date (those may pause)."""
+    return frozenset(
+        str(ad["ad_archive_id"]) for group in _groups(key, seed) for ad in group if ad["is_active"]
+    )
 
 
 @lru_cache(maxsize=32)

@@ -47,6 +47,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from . import _faults
 from ._common import REFERENCE_MS, BadParam, digest, now_ms, rng_for, utc_string
 from ._corpus import COMMENT_QUIRKS, COMMENT_TEXTS, COMPANIES, FIRST_NAMES, HEADLINES, LAST_NAMES
 from ._growth import COMMENT_GROWTH, arrival_times, comment_position
@@ -237,6 +238,7 @@ def comments_body(
     *,
     now: datetime | None = None,
     walk_started: int | None = None,
+    faults: bool = False,
 ) -> dict[str, Any]:
     """Return the 200 body for one page of a post's comments.
 
@@ -250,6 +252,8 @@ def comments_body(
         now: When (tz-aware); the reference date (2026-01-01 UTC) by default.
         walk_started: When the walk's page 1 was served, in Unix milliseconds, which
             its tokens carry (see :func:`expected_token`); ``now`` by default.
+        faults: The comments edited and deleted since the reference date
+            (:mod:`socialframe.sandbox._faults`).
 
     Returns:
         ``{"success", "message", "data", "total", "totalPage", "paginationToken"}``;
@@ -270,8 +274,15 @@ def comments_body(
     if page < 1:
         raise BadParam("Invalid page: must be a positive integer")
     items = _ordered(post_id, sort, seed, _state(post_id, seed, now_ms(now)))
+    if faults:
+        items = _faults.comments_kept(items, seed=seed, at_ms=now_ms(now))
     start = (page - 1) * PAGE_SIZE
     data = [_comment(post_id, seed, entry) for entry in items[start : start + PAGE_SIZE]]
+    if faults:
+        data = [
+            _faults.comment_as_of(c, seed=seed, at_ms=now_ms(now)) if isinstance(entry, dict) else c
+            for c, entry in zip(data, items[start : start + PAGE_SIZE], strict=True)
+        ]
     idless = _idless(post_id)
     if idless is not None:
         data = [_without_id(post_id, seed, idless, c) for c in data]
@@ -288,7 +299,7 @@ def comments_body(
 
 
 def comments_response(
-    params: Mapping[str, str], seed: int = 0, now: datetime | None = None
+    params: Mapping[str, str], seed: int = 0, now: datetime | None = None, faults: bool = False
 ) -> dict[str, Any]:
     """Validate the query parameters of a request, then answer it.
 
@@ -297,6 +308,7 @@ def comments_response(
             ``paginationToken`` (the token of the previous page).
         seed: The sandbox seed.
         now: When (tz-aware); the reference date by default.
+        faults: See :func:`comments_body`.
 
     Returns:
         The 200 body, see :func:`comments_body`.
@@ -319,7 +331,7 @@ def comments_response(
     started = None
     if page > 1:
         started = _walk_started(params.get("paginationToken"), post_id, sort, page, seed)
-    return comments_body(post_id, sort, page, seed, now=now, walk_started=started)
+    return comments_body(post_id, sort, page, seed, now=now, walk_started=started, faults=faults)
 
 
 def _idless(post_id: str) -> str | None:

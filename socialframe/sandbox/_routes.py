@@ -80,7 +80,8 @@ class Answer:
 
 
 _Operation = tuple[
-    Callable[[Mapping[str, str], int, datetime], dict[str, Any]], Callable[[str], dict[str, Any]]
+    Callable[[Mapping[str, str], int, datetime, bool], dict[str, Any]],
+    Callable[[str], dict[str, Any]],
 ]
 OPERATIONS: dict[str, _Operation] = {
     "get-profile-posts-comments": (comments.comments_response, comments.error_body),
@@ -89,7 +90,9 @@ OPERATIONS: dict[str, _Operation] = {
 """Last path segment -> (answer builder, 400 body builder)."""
 
 
-def route(path: str, params: Mapping[str, str], seed: int, now: datetime) -> Answer:
+def route(
+    path: str, params: Mapping[str, str], seed: int, now: datetime, faults: bool = False
+) -> Answer:
     """Answer an authorised GET.
 
     The service is reached through prefixes that differ per deployment
@@ -101,6 +104,7 @@ def route(path: str, params: Mapping[str, str], seed: int, now: datetime) -> Ans
         params: The query parameters.
         seed: The sandbox seed.
         now: The date the world is shown at (tz-aware).
+        faults: Whether the world has the faults of :mod:`socialframe.sandbox._faults`.
 
     Returns:
         A 200 success (charged), a 400 or a 404.
@@ -110,7 +114,7 @@ def route(path: str, params: Mapping[str, str], seed: int, now: datetime) -> Ans
         return error(404)
     build, bad_request = operation
     try:
-        body = build(params, seed, now)
+        body = build(params, seed, now, faults)
     except BadParam as exc:
         return Answer(400, bad_request(str(exc)))
     return Answer(200, body, (VARY,), charged=True)

@@ -110,6 +110,11 @@ class Sandbox:
             :class:`~socialframe.sandbox.ManualClock` pins it too (moving only
             when slept on or advanced), and shared with an in-process client,
             waits cost nothing.
+        faults: What the real service does to a monitor, on from the day after the
+            reference date (:mod:`socialframe.sandbox._faults`: ads dropped from a
+            day's pages, paused and resumed, edited; tracking parameters, CDN hosts
+            and signatures that change on every answer; comments edited and
+            deleted). Off by default. Its world is its own (``seed-0/faults/...``).
 
     Example:
         >>> import requests
@@ -130,6 +135,7 @@ class Sandbox:
         *,
         api_key: str | None = None,
         clock: Clock | None = None,
+        faults: bool = False,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be within [0, 1], got {fault_rate}")
@@ -140,6 +146,7 @@ class Sandbox:
         if api_key == "":
             raise ValueError("api_key must not be empty")
         self.seed = seed
+        self.faults = bool(faults)
         self.latency = latency
         self.fault_rate = fault_rate
         self.rate_limit = rate_limit
@@ -189,7 +196,7 @@ class Sandbox:
             >>> Sandbox(seed=3).world, Sandbox(clock=PinnedClock()).world
             ('seed-3', 'seed-0/at-20260101T000000Z')
         """
-        return f"seed-{self.seed}" + self._timeline
+        return f"seed-{self.seed}" + ("/faults" if self.faults else "") + self._timeline
 
     @property
     def url(self) -> str:
@@ -494,7 +501,7 @@ class Sandbox:
             return routes.error(401)
         if draw < self.fault_rate:
             return routes.fault((502, 503, "success_false", "bad_gateway")[int(kind * 4)])
-        return routes.route(path, params, self.seed, self.clock.now())
+        return routes.route(path, params, self.seed, self.clock.now(), self.faults)
 
     def _over_limit(self) -> bool:
         # Sliding one-second window over accepted requests; the caller holds the lock.

@@ -124,7 +124,8 @@ SEEN = ["item", "watch", "seen_at"]
 COLUMNS_OF = {
     "comments": [*sf.COMMENT_COLUMNS, "content_id", *SEEN],
     "ads": [*sf.AD_COLUMNS, "extra", "content_id", *SEEN],
-    "changes": ["at", "kind", "item", "id", "change", "watch"],
+    "changes": ["at", "kind", "item", "id", "change", "watch", "fields", "previous", "current"]
+    + ["evidence", "cost_usd"],
     "runs": ["at", "paid_calls", "cost_usd", "new", "changed", "items", "complete"],
     "items": ["kind", "item", "new", "changed", "paid_calls", "cost_usd", "complete"]
     + ["missing", "at", "watch"],

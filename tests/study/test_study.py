@@ -627,6 +627,8 @@ def test_an_edited_comment_is_a_change_and_its_new_text_the_latest(
 def test_stopped_ads_are_found_both_ways_and_are_no_longer_active(
     study: sf.Study, tmp_path: Path
 ) -> None:
+    from datetime import timedelta
+
     service = Edited()
     study.add_ads("running shoes", country="US", active_status="all")
     with _scripted(service, tmp_path) as client:
@@ -637,13 +639,25 @@ def test_stopped_ads_are_found_both_ways_and_are_no_longer_active(
         service.gone.add(vanished)  # no longer among the running ones
         service.ads[retitled] = {"snapshot": {"title": "A new title"}}
         run = study.refresh(client)
-    changes = study.changes().query("change != 'new'").set_index("id")["change"].to_dict()
-    assert changes == {flagged: "stopped", vanished: "stopped", retitled: "edited"}
-    assert run["changed"].tolist() == [3] and run["new"].tolist() == [0]
+        changes = study.changes().query("change != 'new'").set_index("id")["change"].to_dict()
+        # Before: one walk without it, and `vanished` was "stopped" at once.
+        assert changes == {flagged: "stopped", vanished: "missing", retitled: "edited"}
+        assert run["changed"].tolist() == [3] and run["new"].tolist() == [0]
+        ads = study.ads().set_index("ad_archive_id")
+        assert ads.at[vanished, "state"] == "missing" and ads.at[vanished, "is_active"]
+        assert pd.isna(ads.at[vanished, "stopped_seen"])
+        study.refresh(client)  # absent again, but too soon after: missing still
+        assert study.ads().set_index("ad_archive_id").at[vanished, "state"] == "missing"
+        study.refresh(client, stopped_after=timedelta(0))  # two walks far enough apart
+    changes = study.changes().query("change == 'stopped'")
+    assert set(changes["id"]) == {flagged, vanished}
+    evidence = json.loads(changes.set_index("id").at[vanished, "evidence"])
+    assert evidence["complete"] and len(evidence["absent_from"]) == 2
     ads = study.ads().set_index("ad_archive_id")
     assert not ads.at[flagged, "is_active"] and not ads.at[vanished, "is_active"]
     assert ads.loc[[flagged, vanished], "stopped_seen"].notna().all()
     assert ads["stopped_seen"].notna().sum() == 2
+    assert (ads.loc[[flagged, vanished], "state"] == "stopped").all()
 
 
 # -- a week in the sandbox's moving world ----------------------------------------------------
@@ -679,8 +693,10 @@ def test_a_week_later_a_refresh_finds_what_the_week_brought_and_says_what_it_can
     growth = AD_GROWTH[130]  # "running shoes": 130 ads at the reference date
     assert week.at["running shoes", "new"] == growth.started
     changes = study.changes()
-    stopped = set(changes.loc[changes["change"] == "stopped", "id"])
-    assert len(stopped) == growth.stopped and stopped <= running
+    # the week's stopped ads left the running ones: missing, not yet proven stopped
+    missing = set(changes.loc[changes["change"] == "missing", "id"])
+    assert len(missing) == growth.stopped and missing <= running
+    assert not (changes["change"] == "stopped").any()
     # what the refresh could not see, a full refresh reads, paying for it
     with (
         Sandbox(seed=0, clock=clock) as sandbox,
@@ -934,7 +950,7 @@ def test_an_ad_two_searches_find_stops_once(tmp_path: Path) -> None:
         clock.advance(7 * 86400)
         study.refresh(client)
     changes = study.changes()
-    stopped = changes.query("change == 'stopped'")["id"]
+    missing = changes.query("change == 'missing'")["id"]
     # before: each stopped ad once per search that had found it
-    assert len(stopped) == 3 and stopped.is_unique
+    assert len(missing) == 3 and missing.is_unique
     assert changes.query("change == 'new'")["id"].is_unique

@@ -1,0 +1,330 @@
+"""The change rules of a study's ads: what makes an ad missing, stopped, resumed or
+edited, each change with its evidence and its price, through a real client, its SQLite
+cache, Parquet and DuckDB (the service: the sandbox, its answers changed by the test
+in process, as :class:`Service` says)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import PinnedClock, Sandbox
+
+Ad = dict[str, Any]
+
+
+class Service:
+    """The sandbox's answers (in process), with some ads changed by a function each
+    (``edits``: ad id -> a function of the ad, in place), some left out (``gone``), and
+    an ``Active`` search's third page answered with its first page again (``loop``)."""
+
+    def __init__(self) -> None:
+        self.sandbox = Sandbox(seed=0, clock=PinnedClock())
+        self.inner = self.sandbox.transport().handler
+        self.edits: dict[str, Callable[[Ad], None]] = {}
+        self.gone: set[str] = set()
+        self.loop = False
+        self.first_active: bytes | None = None
+
+    def __call__(self, request: Any) -> tuple[int, bytes, dict[str, str]]:
+        status, content, headers = self.inner(request)
+        url = str(request.url)
+        body = json.loads(content)
+        data = body.get("data")
+        if isinstance(data, dict) and isinstance(data.get("ads"), list):
+            active = "activeStatus=Active" in url
+            if active and "end_cursor" not in url:
+                self.first_active = json.dumps(data["ads"]).encode()
+            elif self.loop and active and self.first_active and _page(url) >= 3:
+                data["ads"] = json.loads(self.first_active)  # a page seen before, mid-walk
+                data["page_info"]["has_next_page"] = True
+                data["page_info"]["end_cursor"] = data["page_info"]["end_cursor"] or "x"
+            for group in data["ads"]:
+                kept = []
+                for ad in group:
+                    aid = str(ad.get("ad_archive_id"))
+                    if aid in self.gone:
+                        continue
+                    if aid in self.edits:
+                        self.edits[aid](ad)
+                    kept.append(ad)
+                group[:] = kept
+            data["ads"] = [g for g in data["ads"] if g]
+        return status, json.dumps(body).encode(), headers
+
+
+def _page(url: str) -> int:
+    """Which page of its walk a request asks for, from the sandbox's cursor."""
+    import base64
+    from urllib.parse import parse_qs, urlsplit
+
+    cursor = parse_qs(urlsplit(url).query).get("end_cursor", [""])[0]
+    padded = cursor + "=" * (-len(cursor) % 4)
+    return int(json.loads(base64.urlsafe_b64decode(padded))["s"]) + 1
+
+
+def _client(service: Service, tmp_path: Path) -> sf.Client:
+    return sf.Client(
+        service.sandbox.api_key,
+        base_url="https://api.example",
+        transport=sf.MockTransport(service),
+        cache=tmp_path / "cache",
+        progress=False,
+    )
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> sf.Study:
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="US", active_status="all")
+    return study
+
+
+def _changes(study: sf.Study, kind: str) -> pd.DataFrame:
+    return study.changes().query("change == @kind").set_index("id")
+
+
+# -- edits: what is noise, what is real ------------------------------------------------------
+
+
+def _noise(turn: int) -> Callable[[Ad], None]:
+    """What changes from one answer to the next without the ad changing."""
+
+    def change(ad: Ad) -> None:
+        snap = ad["snapshot"]
+        link = snap["link_url"]
+        snap["link_url"] = f"{link}&utm_campaign=c{turn}&fbclid=IwAR{turn}#section-{turn}"
+        snap["body"]["text"] = f"  {snap['body']['text']}  "  # (spaces around: trimmed)
+        snap["images"] = [
+            {
+                "original_image_url": f"https://scontent-{turn}.cdn.example/v/t39/1234_n.jpg"
+                f"?_nc_sig={turn}abc&oe={turn:08x}",
+                "resized_image_url": None,
+            }
+        ]
+
+    return change
+
+
+def test_tracking_parameters_fragments_cdn_hosts_and_signatures_are_no_edit(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        running = study.ads().query("is_active")["ad_archive_id"].tolist()[:4]
+        for aid in running:
+            service.edits[aid] = _noise(1)
+        study.refresh(client)  # the images are new here: an edit (they were not there)
+        for aid in running:
+            service.edits[aid] = _noise(2)  # another host, signature, utm, fbclid, fragment
+        run = study.refresh(client)
+    # Before: every link_url with another utm_* or fbclid was "edited"
+    assert run["changed"].tolist() == [0]
+    edits = _changes(study, "edited")
+    assert set(edits.index) == set(running)  # the second refresh's, the images added
+    assert set(edits["fields"]) == {"image_urls"}
+
+
+def test_a_real_edit_says_which_fields_from_what_to_what(study: sf.Study, tmp_path: Path) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        ads = study.ads().query("is_active and display_format in ('IMAGE', 'VIDEO')")
+        aid = ads["ad_archive_id"].iloc[0]
+        old_body = ads["body_text"].iloc[0]
+
+        def rewrite(ad: Ad) -> None:
+            ad["snapshot"]["body"]["text"] = "Now 20% off, this week only"
+            ad["snapshot"]["link_url"] = "https://example.com/sale?utm_source=facebook"
+
+        service.edits[aid] = rewrite
+        run = study.refresh(client)
+    assert run["changed"].tolist() == [1]
+    edit = _changes(study, "edited").loc[aid]
+    assert edit["fields"] == "body_text,link_url"
+    previous, current = json.loads(edit["previous"]), json.loads(edit["current"])
+    assert previous["body_text"] == old_body
+    assert current == {
+        "body_text": "Now 20% off, this week only",
+        "link_url": "https://example.com/sale?utm_source=facebook",
+    }
+    evidence = json.loads(edit["evidence"])
+    assert evidence["complete"] and evidence["refresh"] and edit["cost_usd"] == 0
+
+
+def test_a_dynamic_ads_cards_in_another_order_are_no_edit(study: sf.Study, tmp_path: Path) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        dynamic = study.ads().query("is_active and display_format in ('DCO', 'DPA')")
+        assert len(dynamic), "the sandbox's search has dynamic ads"
+        for aid in dynamic["ad_archive_id"]:
+            service.edits[aid] = lambda ad: ad["snapshot"]["cards"].reverse()
+        run = study.refresh(client)
+        # Before: the frame's body_text (the first card's) changed, so "edited"
+        assert run["changed"].tolist() == [0]
+        aid = dynamic["ad_archive_id"].iloc[0]
+
+        def new_card(ad: Ad) -> None:
+            ad["snapshot"]["cards"][0]["body"] = "A new product, a new copy"
+
+        service.edits[aid] = new_card  # a card's copy changed: that is an edit
+        study.refresh(client)
+    assert set(_changes(study, "edited").index) == {aid}
+
+
+# -- an ad's life ----------------------------------------------------------------------------
+
+
+def test_an_ad_absent_once_is_missing_and_running_again_when_seen(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.gone.add(aid)
+        study.refresh(client)
+        ads = study.ads().set_index("ad_archive_id")
+        assert ads.at[aid, "state"] == "missing" and ads.at[aid, "is_active"]
+        service.gone.clear()
+        study.refresh(client, stopped_after=timedelta(0))
+    ads = study.ads().set_index("ad_archive_id")
+    assert ads.at[aid, "state"] == "running" and pd.isna(ads.at[aid, "stopped_seen"])
+    # Before: "stopped" at once, and never running again
+    assert study.changes().query("id == @aid")["change"].tolist() == ["new", "missing"]
+
+
+def test_a_stopped_ad_seen_running_again_is_resumed_and_keeps_its_history(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.edits[aid] = lambda ad: ad.update(is_active=False)
+        study.refresh(client)
+        stopped = study.ads().set_index("ad_archive_id")
+        assert stopped.at[aid, "state"] == "stopped" and not stopped.at[aid, "is_active"]
+        del service.edits[aid]
+        run = study.refresh(client)
+    assert run["changed"].tolist() == [1]
+    life = study.changes().query("id == @aid")
+    # Before: an ad once stopped never came back
+    assert life["change"].tolist() == ["new", "stopped", "resumed"]
+    assert json.loads(life["evidence"].iloc[1])["service"]["is_active"] is False
+    ads = study.ads().set_index("ad_archive_id")
+    assert ads.at[aid, "state"] == "running" and ads.at[aid, "is_active"]
+    assert pd.isna(ads.at[aid, "stopped_seen"])
+
+
+def test_an_end_date_in_the_past_says_stopped_where_is_active_is_not_sent(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        running = study.ads().query("is_active")["ad_archive_id"].tolist()
+        ended, today = running[0], running[1]
+
+        def long_ago(ad: Ad) -> None:
+            del ad["is_active"]
+            ad["end_date"] = ad["start_date"]  # (it ran for a day, long ago)
+
+        def no_flag(ad: Ad) -> None:
+            del ad["is_active"]  # (its end_date is today's: the last day it was shown)
+            ad["end_date"] = int(time.time()) // 86400 * 86400
+
+        service.edits[ended], service.edits[today] = long_ago, no_flag
+        study.refresh(client)
+    stopped = _changes(study, "stopped")
+    # Before: only is_active false (or absence) said stopped
+    assert set(stopped.index) == {ended}
+    said = json.loads(stopped.at[ended, "evidence"])["service"]
+    assert said["is_active"] is None and said["end_date"]
+    state = study.ads().set_index("ad_archive_id")["state"]
+    assert state[ended] == "stopped" and state[today] == "running"
+
+
+def test_a_walk_cut_short_proves_nothing(study: sf.Study, tmp_path: Path) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        running = study.ads().query("is_active")["ad_archive_id"].tolist()
+        assert len(running) > 52, "three pages of running ads, for the loop"
+        service.gone.add(running[-1])  # on the last page of the running ones
+        # the budget: one page of the running ones, then stopped
+        with pytest.raises(sf.BudgetExceededError):
+            study.refresh(client, max_cost=0.02)
+        # the loop guard: the third page of the running ones is the first again
+        service.loop = True
+        cut = study.refresh(client, stopped_after=timedelta(0))
+        assert not cut["complete"].any()
+        service.loop = False
+        study.refresh(client, stopped_after=timedelta(0))  # complete: missing, once
+    changes = study.changes().query("change != 'new'")
+    # Before: absent from a walk the loop guard ended, every later running ad "stopped"
+    assert changes[["id", "change"]].values.tolist() == [[running[-1], "missing"]]
+
+
+# -- older studies -----------------------------------------------------------------------------
+
+
+def test_a_study_written_before_changes_had_their_proof_still_reads(tmp_path: Path) -> None:
+    """Change files of the older shape (no fields, previous, current, evidence, cost):
+    read with those null, and their ``stopped`` still stops the ad."""
+    from socialframe._study.dataset import Dataset, refresh_id
+    from socialframe.sandbox import example_ads
+
+    data = Dataset(tmp_path / "s")
+    at = pd.Timestamp("2026-01-01", tz="UTC")
+    ads = example_ads().head(2)
+    from socialframe._study.run import _ads_for_storage
+
+    rows = _ads_for_storage(ads).assign(
+        item=pd.array(["coffee"] * 2, "string"), seen_at=at.as_unit("us")
+    )
+    old = pd.DataFrame(
+        {
+            "at": [at.as_unit("us")],
+            "kind": pd.array(["ad"], "string"),
+            "item": pd.array(["coffee"], "string"),
+            "id": pd.array([ads["ad_archive_id"].iloc[0]], "string"),
+            "change": pd.array(["stopped"], "string"),
+        }
+    )
+    with data.writing() as manifest:
+        rid = refresh_id(at.to_pydatetime())
+        files = {
+            "ads": data.write_partition("ads", rid, rows),
+            "changes": data.write_partition("changes", rid, old),
+        }
+        manifest.refreshes.append({"id": rid, "at": at.isoformat(), "files": files})
+        data.write(manifest)
+    study = sf.Study(tmp_path / "s")
+    changes = study.changes()
+    assert changes.columns.tolist() == [
+        "at",
+        "kind",
+        "item",
+        "id",
+        "change",
+        "fields",
+        "previous",
+        "current",
+        "evidence",
+        "cost_usd",
+        "filters",
+    ]
+    assert changes[["fields", "previous", "current", "evidence", "cost_usd"]].isna().all().all()
+    state = study.ads().set_index("ad_archive_id")["state"]
+    assert state.loc[ads["ad_archive_id"].iloc[0]] == "stopped"

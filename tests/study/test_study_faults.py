@@ -1,0 +1,221 @@
+"""The change rules against what the real service does to a monitor: a sandbox with
+``faults=True`` (ads dropped from a day's pages, paused and resumed, edited; tracking
+parameters, CDN hosts and signatures that change on every answer; comments edited and
+deleted), over HTTP with a real SQLite cache, Parquet and DuckDB, its clock advanced a
+week at a time; the truth from the sandbox's own functions
+(:mod:`socialframe.sandbox._faults`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import REFERENCE, PinnedClock, Sandbox, posts_with
+from socialframe.sandbox import _faults as faults
+from socialframe.sandbox._ads import _running_at_reference, ads_body
+
+WEEK = 7 * 86400
+#: A post of 82 comments that never grows: two of them deleted (weeks 6 and 7), two
+#: edited (weeks 1 and 3), with seed 0.
+LOSING = posts_with(82, 1)[0]
+#: Another: four deleted, four edited, within eight weeks.
+EDITED = posts_with(82, 3)[2]
+
+
+@pytest.fixture
+def clock() -> PinnedClock:
+    return PinnedClock()
+
+
+@pytest.fixture
+def sandbox(clock: PinnedClock) -> Iterator[Sandbox]:
+    with Sandbox(seed=0, clock=clock, faults=True) as server:
+        yield server
+
+
+def _client(sandbox: Sandbox, clock: PinnedClock, tmp_path: Path) -> sf.Client:
+    return sandbox.client(cache=tmp_path / "cache", progress=False, clock=clock, backoff=0.01)
+
+
+def _truth(study: sf.Study, weeks: int, which: str) -> set[str]:
+    """The ids of the study's comments edited (or deleted) by ``weeks`` after the
+    reference date, as the sandbox has it (by each one's permalink)."""
+    pick = faults.comment_edit_week if which == "edited" else faults.comment_deleted_week
+    held = study.comments()
+    return {
+        cid
+        for cid, link in zip(held["comment_id"], held["permalink"], strict=True)
+        if (week := pick(0, str(link))) is not None and week <= weeks
+    }
+
+
+# -- comments ------------------------------------------------------------------------------------
+
+
+def test_a_post_that_lost_comments_is_not_complete_and_only_a_whole_walk_deletes(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([LOSING])
+    with _client(sandbox, clock, tmp_path) as client:
+        study.refresh(client)
+        deleted = _truth(study, 9, "deleted")
+        assert len(deleted) == 2
+        clock.advance(9 * WEEK)
+        newest = study.refresh(client)  # page 1 holds a known comment: it stops there
+        # Before: 80 comments counted, 82 held, and the post was "complete"
+        assert newest[["paid_calls", "complete", "missing"]].values.tolist() == [[1, False, 0]]
+        assert "deleted" not in set(study.changes()["change"])  # stopped early: proves nothing
+        full = study.refresh(client, full=True)  # not complete: walked whole
+        # (page 1 read this very moment is in the cache; a cached page 1 kept no total
+        # before: the warm read dropped it)
+        assert full[["paid_calls", "complete", "missing"]].values.tolist() == [[1, True, 0]]
+        clock.advance(86400)
+        again = study.refresh(client, full=True)  # complete now: not walked again
+    assert again["paid_calls"].tolist() == [1] and again["complete"].all()
+    gone = study.changes().query("change == 'deleted'")
+    assert set(gone["id"]) == deleted and gone["id"].is_unique
+    evidence = json.loads(gone["evidence"].iloc[0])
+    assert evidence["read_whole"] and evidence["total"] == 80 and evidence["returned"] == 80
+    # the walk's second page (past the normal walk's one) paid for what it proved
+    proved = study.changes().query("at == @gone['at'].iloc[0]")
+    assert proved["cost_usd"].sum() == pytest.approx(0.01) and (gone["cost_usd"] > 0).all()
+
+
+def test_recheck_pages_finds_edits_past_the_first_known_page_at_their_price(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([EDITED])
+    with _client(sandbox, clock, tmp_path) as client:
+        study.refresh(client)
+        edited = _truth(study, 9, "edited")
+        before = study.comments().set_index("comment_id")["text"]
+        clock.advance(9 * WEEK)
+        run = study.refresh(client, recheck_pages=1)
+    assert run["paid_calls"].tolist() == [2]  # page 1, and one page more
+    changes = study.changes()
+    edits = changes.query("change == 'edited'").set_index("id")
+    # Before: no recheck_pages; the edits past page 1 were never seen
+    assert set(edits.index) == edited and len(edited) == 4
+    for cid, row in edits.iterrows():
+        assert row["fields"] == "text"
+        assert json.loads(row["previous"]) == {"text": before[cid]}
+        assert json.loads(row["current"]) == {"text": before[cid] + faults.EDITED_COMMENT}
+    # the one page past the normal walk paid for what it proved (the deletions, and
+    # the edits it held), shared among them
+    costly = changes[changes["cost_usd"] > 0]
+    assert set(costly["change"]) == {"deleted"} | (set(edits["change"]) & set(costly["change"]))
+    assert changes["cost_usd"].sum() == pytest.approx(0.01)
+    # it reached the last page, fresh, as many comments as the total: read whole
+    assert set(changes.query("change == 'deleted'")["id"]) == _truth(study, 9, "deleted")
+
+
+# -- ads ---------------------------------------------------------------------------------------
+
+SEARCHES = ("running shoes", "for kids", "coffee")
+
+
+def _running(query: str, day: int) -> dict[str, bool]:
+    """Each ad of the search (US, every status) -> whether it truly runs on ``day``."""
+    at = (pd.Timestamp(REFERENCE) + pd.Timedelta(days=day)).to_pydatetime()
+    params = {"query": query, "country": "US", "activeStatus": "ALL"}
+    running: dict[str, bool] = {}
+    cursor = None
+    while True:
+        sent = dict(params, **({"end_cursor": cursor} if cursor else {}))
+        data = ads_body(sent, 0, at)["data"]
+        ids = [str(ad["ad_archive_id"]) for group in data["ads"] for ad in group]
+        fresh = [i for i in ids if i not in running]
+        for group in data["ads"]:
+            for ad in group:
+                running[str(ad["ad_archive_id"])] = bool(ad["is_active"])
+        cursor = data["page_info"]["end_cursor"]
+        if not data["page_info"]["has_next_page"] or cursor is None or not fresh:
+            break
+    paused = _running_at_reference(f"q:{query}", 0)
+    for aid, on in running.items():
+        pause = faults.ad_pause(0, aid) if aid in paused else None
+        if on and pause is not None and pause[0] <= day < pause[1]:
+            running[aid] = False
+    return running
+
+
+def test_eight_weeks_of_a_faulty_service_make_no_false_stop_and_no_false_edit(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    for query in SEARCHES:
+        study.add_ads(query, country="US", active_status="all")
+    days = [0]
+    with _client(sandbox, clock, tmp_path) as client:
+        study.refresh(client)
+        for week in range(8):
+            step = 7 + week % 2  # (refreshes on odd days and on even ones)
+            clock.advance(step * 86400)
+            days.append(days[-1] + step)
+            study.refresh(client)
+    changes = study.changes().query("kind == 'ad'")
+    at_day = dict(zip(sorted(set(changes["at"])), days, strict=False))
+    truth = {day: {k: v for q in SEARCHES for k, v in _running(q, day).items()} for day in days}
+    # the world did what the test needs: drops, pauses, edits
+    dropped = {
+        aid
+        for day in days
+        for aid, on in truth[day].items()
+        if on and faults.ad_dropped(0, aid, day)
+    }
+    resumed_truth = {
+        aid
+        for a, b in zip(days, days[1:], strict=False)
+        for aid, on in truth[b].items()
+        if on and truth[a].get(aid) is False
+    }
+    assert dropped and resumed_truth
+    for _, row in changes.iterrows():
+        day = at_day[row["at"]]
+        if row["change"] == "stopped":  # Before: every dropped ad "stopped"
+            assert truth[day][row["id"]] is False, row.to_dict()
+        if row["change"] == "edited":  # Before: every answer's new utm_content, fbclid
+            assert row["fields"] == "body_text" or row["fields"] == "body_text,title", row
+            edit = faults.ad_edit_day(0, row["id"])
+            previous = days[days.index(day) - 1]
+            assert edit is not None and previous < edit <= day, row.to_dict()
+        if row["change"] == "resumed":
+            assert truth[day][row["id"]] is True
+    # a dropped ad is missing once, then running (never stopped while it runs: above)
+    missing = set(changes.query("change == 'missing'")["id"])
+    assert missing & dropped
+    assert set(changes.query("change == 'resumed'")["id"]) == resumed_truth
+    ads = study.ads().set_index("ad_archive_id")
+    last = truth[days[-1]]
+    for aid, state in ads["state"].items():
+        if state == "stopped":
+            assert last.get(aid) is False, aid
+    assert (ads.loc[ads["state"] == "missing", "is_active"]).all()
+
+
+def test_stopped_after_is_how_far_apart_two_walks_without_it_must_be(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="US", active_status="all")
+    with _client(sandbox, clock, tmp_path) as client:
+        study.refresh(client)
+        clock.advance(9 * 86400)  # day 9: the week's stops, and day 9's drops, missing
+        study.refresh(client)
+        missing = set(study.changes().query("change == 'missing'")["id"])
+        clock.advance(86400)  # day 10, one day later: too soon (3 days by default)
+        study.refresh(client)
+        assert not (set(study.changes().query("change == 'stopped'")["id"]) & missing)
+        clock.advance(2 * 86400)  # day 12
+        study.refresh(client, stopped_after=timedelta(days=3))
+    stopped = set(study.changes().query("change == 'stopped'")["id"])
+    truly = {aid for aid, on in _running("running shoes", 12).items() if not on}
+    assert stopped and stopped <= truly and stopped <= missing

@@ -457,7 +457,7 @@ def test_ad_search_in_the_browser(lab: Lab, page: Any, shots: Path) -> None:
     status = search.locator(".widget-dropdown select")
     assert (
         status.evaluate("e => e.options[e.selectedIndex] && e.options[e.selectedIndex].text")
-        == "any"
+        == "all"  # the library's own words (active_status="all")
     )
     search.screenshot(path=str(shots / "03-search-start.png"))
 
@@ -568,10 +568,12 @@ def test_the_interactive_table_in_the_browser(lab: Lab, page: Any, shots: Path) 
     expect(rows).to_have_count(25)
     head = container.locator("thead th")
     headers = [h.strip() for h in head.all_inner_texts()]
-    assert headers[:5] == ["post_urn", "comment_id", "parent_comment_id", "is_reply", "created_at"]
+    assert headers[:6] == [
+        "post_urn", "comment_id", "id_derived", "parent_comment_id", "is_reply", "created_at"
+    ]  # fmt: skip
     # newest first, to the minute
     newest = comments["created_at"].max().strftime("%Y-%m-%d %H:%M")
-    assert rows.first.locator("td").nth(4).inner_text() == newest
+    assert rows.first.locator("td").nth(headers.index("created_at")).inner_text() == newest
     # the post shown short, whole on hover
     post = rows.first.locator("td").first
     assert post.inner_text().startswith("…") and len(post.inner_text()) == 7

@@ -112,8 +112,8 @@ class Study:
             >>> study.add_ads(page_id=123456)
             >>> for row in study.watched().itertuples():
             ...     print(row.item, row.filters)
-            running shoes {'activeStatus': 'ALL', 'country': 'US'}
-            page 123456 {'ad_page_id': '123456'}
+            running shoes active_status=all country=US
+            page 123456 <NA>
         """
         self._add(
             [watch.search(query, page_id=page_id, country=country, active_status=active_status)]

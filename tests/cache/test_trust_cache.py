@@ -319,7 +319,7 @@ def test_the_cache_report_and_commands_survive_junk(
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        assert f"removed 1 pages ($0.01 paid) and {expected} unreadable entries" in done.stderr
+        assert f"removed 1 page ($0.01 paid) and {expected} unreadable entries" in done.stderr
         if backend == "sqlite":
             assert _page_keys_sqlite(cache) == [None, b"\xff\xfe"]
         else:

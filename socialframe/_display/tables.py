@@ -269,15 +269,6 @@ def split(cell: str) -> Parts:
     return Parts(parts[0], text[1], text[2], text[3] if len(parts) > 3 else text[2])
 
 
-def _present(value: object) -> bool:
-    if value is None:
-        return False
-    try:
-        return not bool(pd.isna(value))
-    except (TypeError, ValueError):  # a list, an array: present
-        return True
-
-
 def _web(url: object) -> str | None:
     """``url`` when it is an http(s) URL (the only ones linked: ``javascript:`` runs)."""
     if not isinstance(url, str):
@@ -374,7 +365,7 @@ def _column(
         unlinked = list(derived) or [False] * len(given)
         return [
             ""
-            if not _present(v)
+            if not values.present(v)
             else _text(v)
             if no or is_derived(v)
             else _cell(_link(AD_LIBRARY + str(v), str(v)), v, v)
@@ -383,7 +374,8 @@ def _column(
     if name in POST_COLUMNS:
         labels = values.post_labels(given)
         return [
-            _post(v, label) if _present(v) else "" for v, label in zip(given, labels, strict=True)
+            _post(v, label) if values.present(v) else ""
+            for v, label in zip(given, labels, strict=True)
         ], "word"
     cells = [_any(name, v) for v in given]
     long = any(isinstance(v, str) and (len(v) > LONG_TEXT or "\n" in v) for v in given[:2000])
@@ -392,7 +384,7 @@ def _column(
 
 def _any(name: str, value: object) -> str:
     """A cell of text, a URL, a list or a dict."""
-    if not _present(value):
+    if not values.present(value):
         return ""
     if isinstance(value, str):
         url = _web(value)

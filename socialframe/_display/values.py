@@ -54,7 +54,7 @@ def flag(value: object) -> str:
         >>> flag(True), flag(False), flag(pd.NA)
         ('yes', 'no', '')
     """
-    if not _present(value):
+    if not present(value):
         return ""
     return "yes" if value else "no"
 
@@ -158,14 +158,14 @@ def texts(
     dtype = column.dtype
     if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
         shown, strftime = when(name, column, tz)
-        return [v.strftime(strftime) if _present(v) else "" for v in shown], "time"
+        return [v.strftime(strftime) if present(v) else "" for v in shown], "time"
     if pd.api.types.is_timedelta64_dtype(dtype):
-        return [duration(v) if _present(v) else "" for v in column], "num"
+        return [duration(v) if present(v) else "" for v in column], "num"
     if pd.api.types.is_bool_dtype(dtype):
         return [flag(v) for v in column], "word"
     if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
         fmt = number_format(column, name=name, share=share)
-        return [fmt(v) if _present(v) else "" for v in column], "num"
+        return [fmt(v) if present(v) else "" for v in column], "num"
     return None
 
 
@@ -219,7 +219,7 @@ def post_labels(posts: Sequence[object] | Iterable[object]) -> list[str]:
         >>> post_labels(["urn:li:activity:1", "urn:li:ugcPost:1"])
         ['urn:li:activity:1', 'urn:li:ugcPost:1']
     """
-    given = [str(p) if _present(p) else None for p in posts]
+    given = [str(p) if present(p) else None for p in posts]
     ids = {}
     for post in dict.fromkeys(p for p in given if p is not None):
         found = _ID.search(post)
@@ -240,7 +240,8 @@ def post_labels(posts: Sequence[object] | Iterable[object]) -> list[str]:
     return [labels[p] if p is not None else "<NA>" for p in given]
 
 
-def _present(value: object) -> bool:
+def present(value: object) -> bool:
+    """Whether a cell holds a value (a list or an array does, even an empty one)."""
     if value is None:
         return False
     try:

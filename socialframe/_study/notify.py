@@ -5,7 +5,8 @@ the counts by change and the first :data:`FIRST` changes. The service's text (it
 ids) is JSON-escaped in the body and in nothing else. A notification that fails (the
 host refuses, times out, answers an error) is a :class:`~socialframe.NotifyWarning`,
 never an error: the refresh and its data are kept. The URL is never shown whole in a
-warning (a webhook's path and query are its secret): only its scheme and host.
+warning (a webhook's path and query are its secret): only its scheme and host (an
+apprise URL's scheme only). A webhook has :data:`TIMEOUT` seconds in all to answer.
 
 Any other scheme (``mailto://``, ``slack://``, ``tgram://``, ``json://``, ...) goes
 through `apprise <https://github.com/caronc/Apprise>`_ where it is installed (the
@@ -19,18 +20,22 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
 import warnings
-from collections.abc import Iterator
-from typing import Any, Final
+from collections.abc import Callable, Iterator
+from typing import Any, Final, TypeVar
 from urllib.parse import urlsplit
 
 import pandas as pd
 
 from .._errors import NotifyWarning
 
+_T = TypeVar("_T")
+
 #: How many changes a digest lists (the counts are of them all).
 FIRST: Final = 20
-#: Seconds a webhook has to answer.
+#: Seconds a webhook (or apprise's service) has to answer, all told: a host that
+#: answers a byte at a time never holds a refresh longer than this.
 TIMEOUT: Final = 10.0
 
 
@@ -46,6 +51,7 @@ def checked(url: object) -> str | None:
         raise TypeError(f"notify must be a webhook URL (text), not {type(url).__name__}")
     try:
         parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 (a port that is no number is refused here, not after paying)
     except ValueError:
         parts = None
     if parts is not None and parts.scheme in ("http", "https") and parts.hostname:
@@ -101,9 +107,18 @@ class _BelowWarning(logging.Filter):
 
 
 def where(url: str) -> str:
-    """What a message may say of ``url``: its scheme and host (never its path or query)."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    """What a message may say of ``url``: an ``http(s)://`` one's scheme and host (never
+    its user, password, path or query); any other's scheme only: apprise's URLs hold
+    their secret where a host would be (``slack://TokenA/...``, ``tgram://bot-token/...``).
+    """
+    try:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return f"{parts.scheme}://..."
+        port = parts.port
+    except ValueError:
+        return "the webhook"
+    return f"{parts.scheme}://{parts.hostname}" + (f":{port}" if port else "")
 
 
 def digest(
@@ -152,7 +167,8 @@ def send(url: str, payload: dict[str, Any]) -> bool:
     import requests
 
     body = json.dumps(payload, ensure_ascii=False, default=str).encode()
-    try:
+
+    def post() -> int:
         with requests.Session() as session:
             session.trust_env = False  # (no proxy, .netrc credentials or the like)
             answer = session.post(
@@ -162,8 +178,11 @@ def send(url: str, payload: dict[str, Any]) -> bool:
                 timeout=TIMEOUT,
                 allow_redirects=False,
             )
-        status = answer.status_code
-    except requests.RequestException as exc:
+            return answer.status_code
+
+    try:
+        status = _within(post)
+    except Exception as exc:  # noqa: BLE001 (a failure to notify is a warning, never the refresh's)
         # (requests' own message names the whole URL: not repeated)
         warnings.warn(
             NotifyWarning(
@@ -205,11 +224,15 @@ def _through_apprise(url: str, payload: dict[str, Any]) -> bool:
             with _quiet():
                 added = notifier.add(url)
             if added:
-                with _quiet():
+
+                def notify() -> bool:
                     told = notifier.notify(
                         title=title, body=body, body_format=apprise.NotifyFormat.TEXT
                     )
-                sent = bool(told)
+                    return bool(told)
+
+                with _quiet():  # (in this thread: the filters of warnings are the process's)
+                    sent = _within(notify)
         except Exception:  # noqa: BLE001 (a plugin's failure is a warning, never the refresh's)
             sent = False
     if not sent:
@@ -221,3 +244,31 @@ def _through_apprise(url: str, payload: dict[str, Any]) -> bool:
             stacklevel=3,
         )
     return sent
+
+
+def _within(send: Callable[[], _T]) -> _T:
+    """``send()``, given :data:`TIMEOUT` seconds in all (a timeout of requests is per
+    read: a host that answers a byte at a time would hold it for ever).
+
+    Raises:
+        TimeoutError: It did not end in time (it goes on in a daemon thread, which
+            holds nothing of the refresh's and ends with the process).
+        Whatever ``send`` raised.
+    """
+    done: list[_T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(send())
+        except BaseException as exc:  # noqa: BLE001 (handed to the caller's thread)
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="socialframe-notify", daemon=True)
+    worker.start()
+    worker.join(TIMEOUT)
+    if failed:
+        raise failed[0]
+    if not done:
+        raise TimeoutError(f"no answer within {TIMEOUT:g} s")
+    return done[0]

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -160,7 +161,8 @@ def test_a_failed_apprise_notification_warns_without_its_secret(
     ):
         run = study.refresh(client, notify=hook.url.replace("http://", "json://"))
     message = str(caught[0].message)
-    assert "json://127.0.0.1" in message and SECRET not in message and "token" not in message
+    # (only the scheme: many apprise URLs hold a token where a host would be)
+    assert "json://" in message and SECRET not in message and "token" not in message
     assert SECRET not in caplog.text
     assert run["new"].sum() > 0 and len(study.changes()) == run["new"].sum()
 
@@ -194,3 +196,94 @@ def test_the_command_line_sends_the_digest(sandbox: Sandbox, tmp_path: Path) -> 
         )
     assert done.returncode == 0, done.stderr
     assert len(hook.bodies) == 1 and hook.bodies[0]["study"] == "brand-watch"
+
+
+class Dribble(Hook):
+    """A webhook that answers a byte at a time, each well within a read timeout, for
+    about 20 seconds: a server slow on purpose, or a broken proxy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.server.server_close()  # (Hook's own: this one answers otherwise)
+        ended = self.ended = threading.Event()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                try:
+                    for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"x" * 80:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        if ended.wait(0.25):
+                            break
+                    self.wfile.write(b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                except OSError:
+                    pass  # (the client gave up)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.ended.set()  # (its answer ends: the client's thread gets it and closes)
+        super().__exit__(*exc)
+        time.sleep(0.5)
+
+
+def test_a_webhook_that_answers_slowly_holds_the_refresh_no_longer_than_its_timeout(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from socialframe._study import notify
+
+    monkeypatch.setattr(notify, "TIMEOUT", 1.0)  # (each byte comes well within it)
+    study = _study(tmp_path)
+    # before: requests' timeout is per read, and the refresh waited the ~20 s
+    with (
+        Dribble() as hook,
+        sandbox.client(cache=False, progress=False) as client,
+        pytest.warns(sf.NotifyWarning, match="TimeoutError") as caught,
+    ):
+        started = time.monotonic()
+        run = study.refresh(client, notify=hook.url)
+        waited = time.monotonic() - started
+    assert waited < 8, waited
+    assert SECRET not in str(caught[0].message)
+    assert run["new"].sum() > 0 and len(study.changes()) == run["new"].sum()
+
+
+@pytest.mark.parametrize("port", ["99999", "secretpart"])
+def test_a_webhook_whose_port_is_no_port_is_refused_before_anything_is_paid(
+    sandbox: Sandbox, tmp_path: Path, port: str
+) -> None:
+    study = _study(tmp_path)
+    # before: accepted, the refresh paid, then the digest raised ValueError (naming
+    # the port) out of the refresh
+    with (
+        sandbox.client(cache=False, progress=False) as client,
+        pytest.raises(ValueError, match="webhook URL") as raised,
+    ):
+        study.refresh(client, notify=f"http://127.0.0.1:{port}/services/{SECRET}")
+    assert sandbox.charges == 0
+    assert "secretpart" not in str(raised.value) and SECRET not in str(raised.value)
+
+
+def test_an_apprise_url_whose_host_is_its_token_is_not_shown(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _apprise_or_skip()
+    # apprise's requests go through a proxy nobody listens on: the service is never
+    # reached, the notification fails at once, on any machine
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    token = "T1JJ3T3L2/A1BRTD4JD/TIiajkdnlazkcOXrIdevi7FQ"
+    study = _study(tmp_path)
+    with (
+        sandbox.client(cache=False, progress=False) as client,
+        pytest.warns(sf.NotifyWarning) as caught,
+    ):
+        run = study.refresh(client, notify=f"slack://{token}/#general")
+    message = str(caught[0].message)
+    # before: "slack://t1jj3t3l2": its first token, shown as if it were a host
+    assert "slack://" in message and "t1jj3t3l2" not in message.lower()
+    assert run["new"].sum() > 0

@@ -4,7 +4,8 @@ the values a study compares to tell a real edit from noise.
 - a landing URL without its tracking parameters (:data:`TRACKING_PARAMS`, the one list)
   nor its fragment; the rest of its query stays, in its order;
 - an image or video by the file name in its URL path: the CDN host and the signature
-  query rotate from one answer to the next for the same file;
+  query rotate from one answer to the next for the same file (a proxy of an outside
+  image, whose query holds that image's URL, by that URL's file name);
 - a text trimmed (the service sends some with spaces at the end), compared exactly;
 - a dynamic ad (DCO, DPA: a template such as ``{{product.name}}`` in its body or title)
   by its template and the set of its cards' copy: the cards behind it come in any
@@ -88,16 +89,27 @@ def media(urls: Any) -> list[str]:
         urls = [urls]
     elif not isinstance(urls, list | tuple) and not hasattr(urls, "tolist"):
         urls = []  # (missing)
-    names = []
-    for url in list(urls):
-        if not isinstance(url, str) or not url.strip():
-            continue
-        try:
-            path = urlsplit(url.strip()).path
-        except ValueError:
-            path = url.strip()
-        names.append(path.rsplit("/", 1)[-1])
-    return names
+    return [_name(url.strip()) for url in list(urls) if isinstance(url, str) and url.strip()]
+
+
+def _name(url: str, depth: int = 0) -> str:
+    """One image's or video's name (see :func:`media`).
+
+    A proxy of an outside image (``.../safe_image.php?url=https://shop.example/a.jpg``)
+    names it in a query parameter: that URL's name is the image's, or every image it
+    shows would be one (``safe_image.php``). A path with no file name (``.../``) is
+    its whole path, not an empty name every such URL would share.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if depth < 3:
+        for _, value in parse_qsl(parts.query, keep_blank_values=True):
+            if value.lower().startswith(("http://", "https://")):
+                return _name(value, depth + 1)
+    name = parts.path.rsplit("/", 1)[-1]
+    return name or parts.path
 
 
 def text(value: Any) -> str | None:

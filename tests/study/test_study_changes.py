@@ -328,3 +328,39 @@ def test_a_study_written_before_changes_had_their_proof_still_reads(tmp_path: Pa
     assert changes[["fields", "previous", "current", "evidence", "cost_usd"]].isna().all().all()
     state = study.ads().set_index("ad_archive_id")["state"]
     assert state.loc[ads["ad_archive_id"].iloc[0]] == "stopped"
+
+
+def test_another_image_behind_the_same_proxy_file_name_is_an_edit(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    """A link ad's outside image comes through the CDN's proxy: the file name in the
+    path is the proxy's (``safe_image.php``), the image is the ``url`` parameter."""
+    service = Service()
+
+    def proxied(image: str, turn: int) -> Callable[[Ad], None]:
+        def change(ad: Ad) -> None:
+            ad["snapshot"]["images"] = [
+                {
+                    "original_image_url": f"https://external-{turn}.cdn.example/safe_image.php"
+                    f"?d=AQ{turn}&url=https%3A%2F%2Fshop.example%2Fimg%2F{image}&_nc_sig={turn}",
+                    "resized_image_url": None,
+                }
+            ]
+
+        return change
+
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.edits[aid] = proxied("spring.jpg", 1)
+        study.refresh(client)
+        service.edits[aid] = proxied("spring.jpg", 2)  # the same image: another signature
+        same = study.refresh(client)
+        service.edits[aid] = proxied("summer.jpg", 3)  # another image
+        other = study.refresh(client)
+    assert same["changed"].tolist() == [0]
+    # before: both were "safe_image.php", and the new image was no edit
+    assert other["changed"].tolist() == [1]
+    edit = _changes(study, "edited").loc[[aid]].iloc[-1]
+    assert edit["fields"] == "image_urls"
+    assert json.loads(edit["previous"])["image_urls"][0].startswith("https://external-2.")

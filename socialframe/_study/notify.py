@@ -20,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import threading
+import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, Final, TypeVar
@@ -99,6 +101,73 @@ def _quiet() -> Iterator[None]:
             yield
     finally:
         logger.removeFilter(below)
+
+
+#: The loggers that name a request's URL (urllib3's at DEBUG: "GET /path?query").
+_LOGGERS: Final = ("urllib3.connectionpool", "urllib3.util.retry", "requests", "apprise")
+
+
+@contextlib.contextmanager
+def _unlogged(url: str) -> Iterator[None]:
+    """While a digest is sent: no record of the loggers that name a request's URL (at
+    any level the caller set, DEBUG too) holds a secret part of ``url`` (its user,
+    password, path segments and query values; an apprise URL's host as well, its
+    token): such a part is ``***`` in the record."""
+    redact = _Redact(_secret_parts(url))
+    loggers = [logging.getLogger(name) for name in _LOGGERS]
+    for logger in loggers:
+        logger.addFilter(redact)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(redact)
+
+
+def _secret_parts(url: str) -> list[str]:
+    """The parts of ``url`` a log must not hold, longest first (so a part inside another
+    is never left half-shown)."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "") if parts.scheme in ("http", "https") else ""
+    except ValueError:
+        return [url]
+    rest = url.split("://", 1)[-1]
+    if host:  # (an http(s) webhook's host may be shown; an apprise URL's is its token)
+        rest = rest.replace(parts.netloc.rpartition("@")[2], " ", 1)
+    pieces = {rest.strip(" "), parts.path.strip("/") if host else ""}
+    pieces.update(re.split(r"[/?&=#:@;,+ ]+", rest))
+    return sorted((p for p in pieces if len(p) >= 3), key=len, reverse=True)
+
+
+class _Redact(logging.Filter):
+    """``***`` for each secret in a record's message; a record whose traceback holds one
+    loses its traceback (the message says what failed)."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self._secrets = secrets
+
+    def _hide(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 (a record that cannot be formatted: dropped)
+            return False
+        hidden = self._hide(text)
+        if hidden != text:
+            record.msg, record.args = hidden, ()
+        shown = record.exc_text or ""
+        if record.exc_info:
+            shown += "".join(traceback.format_exception(*record.exc_info))
+        if shown:
+            if self._hide(shown) != shown:
+                record.exc_info, record.exc_text = None, None
+        return True
 
 
 class _BelowWarning(logging.Filter):
@@ -181,7 +250,8 @@ def send(url: str, payload: dict[str, Any]) -> bool:
             return answer.status_code
 
     try:
-        status = _within(post)
+        with _unlogged(url):
+            status = _within(post)
     except Exception as exc:  # noqa: BLE001 (a failure to notify is a warning, never the refresh's)
         # (requests' own message names the whole URL: not repeated)
         warnings.warn(
@@ -231,7 +301,8 @@ def _through_apprise(url: str, payload: dict[str, Any]) -> bool:
                     )
                     return bool(told)
 
-                with _quiet():  # (in this thread: the filters of warnings are the process's)
+                # (in this thread: the filters of warnings are the process's)
+                with _quiet(), _unlogged(url):
                     sent = _within(notify)
         except Exception:  # noqa: BLE001 (a plugin's failure is a warning, never the refresh's)
             sent = False

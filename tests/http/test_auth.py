@@ -133,13 +133,17 @@ def test_the_key_header_is_hidden_whatever_it_is_named(sandbox: Sandbox, tmp_pat
 
 
 def test_no_log_shows_a_secret(
-    sandbox: Sandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sandbox: Sandbox,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every logger at DEBUG (urllib3's connection pool, requests-cache's policy and
     storage, socialframe's), over a fetch, a cached re-run and a failing call."""
     caplog.set_level(logging.DEBUG)
     for name in ("urllib3", "requests_cache", "socialframe", "requests"):
-        logging.getLogger(name).setLevel(logging.DEBUG)
+        # (restored after: a level left at DEBUG changes what later tests hear)
+        monkeypatch.setattr(logging.getLogger(name), "level", logging.DEBUG)
     with _client(sandbox, tmp_path, max_retries=1) as client:
         client.post_comments(P82)
         client.post_comments(P82)

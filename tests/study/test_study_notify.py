@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -148,11 +149,61 @@ def test_other_schemes_go_through_apprise(sandbox: Sandbox, tmp_path: Path) -> N
     assert digest["first"][0]["id"] == changes["id"].iloc[0]
 
 
+@pytest.fixture
+def every_logger_at_debug(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    """Every logger that may name a request (urllib3's, requests', apprise's) at DEBUG, as
+    a user who debugs a cron job sets them; their levels restored after."""
+    names = ("urllib3", "urllib3.connectionpool", "requests", "apprise", "socialframe")
+    levels = {name: logging.getLogger(name).level for name in names}
+    caplog.set_level(logging.DEBUG)
+    for name in names:
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    try:
+        yield caplog
+    finally:
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def _assert_no_secret_logged(caplog: pytest.LogCaptureFixture) -> None:
+    assert any(r.name.startswith("urllib3") for r in caplog.records)  # (the test hears them)
+    for record in caplog.records:
+        seen = record.getMessage() + repr(record.args) + str(record.exc_info or "")
+        for secret in (SECRET, "XXXXsecretXXXX", "token=abc"):
+            assert secret not in seen, (record.name, seen)
+
+
+@pytest.mark.parametrize("scheme", ["http", "json"])
+@pytest.mark.parametrize("status", [200, 500, None])
+def test_no_log_holds_the_webhooks_secret(
+    sandbox: Sandbox,
+    tmp_path: Path,
+    every_logger_at_debug: pytest.LogCaptureFixture,
+    scheme: str,
+    status: int | None,
+) -> None:
+    """urllib3 logs each request's path at DEBUG ("POST /services/T000/... 500"): before,
+    with its logger at DEBUG, the webhook's secret was in the log."""
+    if scheme != "http":
+        _apprise_or_skip()
+    study = _study(tmp_path)
+    with Hook(status or 200) as hook, sandbox.client(cache=False, progress=False) as client:
+        url = hook.url.replace("http://", f"{scheme}://")
+        if status is None:  # nobody listens there any more
+            hook.server.server_close()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run = study.refresh(client, notify=url)
+    told = [w for w in caught if issubclass(w.category, sf.NotifyWarning)]
+    assert len(hook.bodies) == (status is not None) and len(told) == (status != 200)
+    _assert_no_secret_logged(every_logger_at_debug)
+    assert run["new"].sum() > 0 and len(study.changes()) == run["new"].sum()
+
+
 def test_a_failed_apprise_notification_warns_without_its_secret(
-    sandbox: Sandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sandbox: Sandbox, tmp_path: Path, every_logger_at_debug: pytest.LogCaptureFixture
 ) -> None:
     _apprise_or_skip()
-    caplog.set_level(logging.DEBUG, logger="apprise")  # (its debug records name the URL)
     study = _study(tmp_path)
     with (
         Hook(500) as hook,
@@ -163,7 +214,8 @@ def test_a_failed_apprise_notification_warns_without_its_secret(
     message = str(caught[0].message)
     # (only the scheme: many apprise URLs hold a token where a host would be)
     assert "json://" in message and SECRET not in message and "token" not in message
-    assert SECRET not in caplog.text
+    assert SECRET not in every_logger_at_debug.text
+    _assert_no_secret_logged(every_logger_at_debug)
     assert run["new"].sum() > 0 and len(study.changes()) == run["new"].sum()
 
 

@@ -164,9 +164,8 @@ class _Redact(logging.Filter):
         shown = record.exc_text or ""
         if record.exc_info:
             shown += "".join(traceback.format_exception(*record.exc_info))
-        if shown:
-            if self._hide(shown) != shown:
-                record.exc_info, record.exc_text = None, None
+        if shown and self._hide(shown) != shown:
+            record.exc_info, record.exc_text = None, None
         return True
 
 

@@ -83,3 +83,100 @@ def running_redis(folder: Path, *options: str) -> Iterator[tuple[subprocess.Pope
         if server.poll() is None:
             server.terminate()
             server.wait(timeout=10)
+
+
+S3_INSTALL = 'needs moto\'s S3 server: pip install "moto[server]" (or pip install -e ".[test]")'
+
+
+class S3:
+    """A real S3-compatible server (moto's) on a free loopback port, checking every
+    request's signature: only the access key it made is let in.
+
+    It runs in a process of its own, not in a thread of the tests' (ThreadedMotoServer):
+    deltalake holds the GIL while it waits for an answer, so a server in a thread of the
+    same process never answers it.
+
+    Attributes:
+        endpoint: ``http://127.0.0.1:<port>``.
+        options: The storage options of a study in it (the key it made).
+        secret: The secret key, for the tests that look for it where it must not be.
+    """
+
+    def __init__(self) -> None:
+        try:
+            import boto3
+            import moto.server  # noqa: F401
+        except ImportError:
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"moto is missing on CI: {S3_INSTALL}")
+            pytest.skip(S3_INSTALL)
+        import sys
+        import urllib.request
+
+        port = free_port()
+        self._server = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.endpoint = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{self.endpoint}/moto-api/", timeout=1).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline or self._server.poll() is not None:
+                    self._server.kill()
+                    pytest.fail("moto's S3 server did not start")
+                time.sleep(0.1)
+        anonymous = {"aws_access_key_id": "setup", "aws_secret_access_key": "setup"}
+        iam = boto3.client("iam", endpoint_url=self.endpoint, region_name="us-east-1", **anonymous)
+        iam.create_user(UserName="study")
+        iam.put_user_policy(
+            UserName="study",
+            PolicyName="all",
+            PolicyDocument='{"Version": "2012-10-17", "Statement": [{"Effect": "Allow",'
+            ' "Action": "*", "Resource": "*"}]}',
+        )
+        key = iam.create_access_key(UserName="study")["AccessKey"]
+        self.key_id, self.secret = key["AccessKeyId"], key["SecretAccessKey"]
+        self.options = {
+            "aws_endpoint": self.endpoint,
+            "aws_access_key_id": self.key_id,
+            "aws_secret_access_key": self.secret,
+            "aws_region": "us-east-1",
+            "aws_allow_http": "true",
+        }
+        # From now on every request is signed with a key it knows, or refused.
+        urllib.request.urlopen(
+            urllib.request.Request(
+                f"{self.endpoint}/moto-api/reset-auth",
+                data=b"0",
+                method="POST",
+                headers={"Content-Type": "text/plain"},  # (a form's body would be parsed away)
+            )
+        ).read()
+        self._buckets = 0
+
+    def client(self) -> object:
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id=self.key_id,
+            aws_secret_access_key=self.secret,
+        )
+
+    def bucket(self) -> str:
+        """A new, empty bucket's name."""
+        self._buckets += 1
+        name = f"study-bucket-{self._buckets}"
+        self.client().create_bucket(Bucket=name)  # type: ignore[attr-defined]
+        return name
+
+    def stop(self) -> None:
+        self._server.terminate()
+        self._server.wait(timeout=10)

@@ -1,103 +1,130 @@
-"""A study's folder: Hive-partitioned Parquet any tool reads, and a manifest written last.
+"""A study's tables: one Delta Lake table per kind of row, in a folder or a bucket.
 
 ::
 
-    brand-watch/
-      study.json                                   the manifest (what is watched, the refreshes)
-      comments/refresh=20261125T030500123Z/part-0.parquet
-      ads/refresh=.../part-0.parquet
-      changes/refresh=.../part-0.parquet
-      runs/refresh=.../part-0.parquet          one row: the refresh's figures
-      items/refresh=.../part-0.parquet         one row per watched item it looked at
+    brand-watch/                       (a folder, or s3://bucket/brand-watch)
+      watched/    what is watched: one row per item added
+      comments/   every version of every comment a refresh saw, with its ``refresh``
+      ads/        every version of every ad
+      changes/    what changed, with its proof
+      items/      one row per watched item a refresh looked at: its figures and the
+                  state the next refresh starts from (``state``, JSON)
+      runs/       one row per refresh: its figures. Written last.
+      _lease/     the lease of the refresh under way (:mod:`.lease`)
 
-One folder per kind of row, Hive-partitioned by refresh (the kind is the folder, not
-a ``kind=`` key, because ``changes`` and ``items`` have a column ``kind`` of their own).
-      .lock                                         held by the one process writing
+Each table is read by any Delta reader (``deltalake.DeltaTable(root + "/comments")``,
+``polars.read_delta``, Spark's ``format("delta")``, DuckDB's ``delta_scan``).
 
-Files are only ever added. A refresh writes each of its files into ``.staging``,
-flushes it, moves its partition folder into place (one ``rename``: a partition
-appears whole or not at all), then rewrites the manifest (a new file moved over
-the old one) naming the refresh: the study changes at that one step. A refresh
-killed before it (``kill -9``, power loss) leaves partitions the manifest does not
-name: socialframe reads only the files the manifest lists, and the next write
-removes them: the files of the refresh the manifest names as ``pending`` (written
-before its first paid call), by their exact names, and the folders they leave empty.
-Nothing else is ever removed: a folder or file of the user's inside the study stays.
-Tools reading the folder by themselves see every refresh the manifest names through
-``runs`` (a refresh's row there is written last of its files).
+A refresh writes its rows as one new Parquet file per table (never over a file), then
+commits one version to each table that has rows, ``runs`` last. The Delta log's commits
+are the only atomicity: a refresh's rows count once its ``runs`` row is committed, and
+every answer reads only the rows of refreshes ``runs`` names, so a refresh killed at any
+point (``kill -9``, a lost connection) leaves the study as it was, and readers during a
+refresh see the last complete one. Files of a refresh that never committed stay unnamed
+by the log (``vacuum`` removes them).
 
-Every file written is recorded in the manifest (its size and SHA-256), and checked
-before it is read (:mod:`.integrity`). No link inside the folder is ever followed
-(:mod:`.folder`).
+Each file's name holds its SHA-256 (``part-<refresh>-<sha256>.parquet``): on a folder
+every file the log names is checked (its size, as the log records it, and its bytes)
+before anything reads it (:mod:`.integrity`); files that ``compact`` wrote carry no hash,
+and are checked by their size and columns. No link inside a local study is followed
+(:mod:`.folder`): not a table's folder, not its log, not a data file.
 
-One process writes at a time: :meth:`Dataset.writing` takes ``.lock`` (``flock``,
-released by the kernel when the process dies, so a killed writer never leaves it
-held) within a bounded wait, and then refuses with a :class:`StudyError`. Readers
-take no lock: the files a manifest names never change.
+One refresh at a time holds the study's lease (:mod:`.lease`); adding watched items
+needs none (Delta's appends do not conflict; an item added twice is read once).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
+import hashlib
+import io
 import json
 import os
 import re
-import tempfile
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 import pandas as pd
 
-from .._display.files import new_file_mode
 from .._errors import StudyError
-from . import folder, integrity
+from . import folder, schema, storage
+from .lease import Lease
 
-#: What ``study.json`` says it is; a newer number is refused, never half-read.
-FORMAT: Final = "socialframe-study"
-VERSION: Final = 1
-MANIFEST: Final = "study.json"
-#: The kinds of file a refresh writes, each a folder Hive-partitioned by ``refresh``.
-KINDS: Final = ("comments", "ads", "changes", "runs", "items")
-#: How long a second writer waits for the first before it is refused.
-LOCK_WAIT: Final = 10.0
+#: The tables a refresh writes, in the order it commits them (``runs`` last).
+KINDS: Final = ("comments", "ads", "changes", "items", "runs")
+#: Every table of a study.
+TABLES: Final = ("watched", *KINDS)
+#: A refresh compacts the study's tables (:meth:`Dataset.compact`) when it brings the
+#: ``runs`` table to a multiple of this many versions (one a refresh): an hourly cron
+#: job's study keeps about this many files a table between compactions, not one a
+#: refresh for ever. 0: never by itself.
+COMPACT_EVERY: int = 50
+#: A data file the study writes: its refresh, and the SHA-256 of its bytes.
+HASHED = re.compile(r"part-([0-9]{8}T[0-9]{9}Z(?:-[0-9]{6})?)-([0-9a-f]{64})\.parquet")
+#: Any data file a table's log may name: a name in the table's own folder (``compact``
+#: writes ``part-00001-<uuid>-c000.zstd.parquet``), never a path elsewhere.
+_DATA = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=-]{0,200}\.parquet")
+_REFRESH_ID = re.compile(r"[0-9]{8}T[0-9]{9}Z(-[0-9]{6})?")
+_LOG_NAME = re.compile(r"[0-9]{20}(\.json|\.checkpoint\.parquet|\.crc)|_last_checkpoint|\..*")
 
 
 @dataclass
 class Manifest:
-    """What ``study.json`` holds.
+    """What the study holds besides its rows, read from its tables.
 
     Attributes:
         watched: One dict per watched item (``kind``, ``item``, ``filters``, ``added_at``).
-        refreshes: One dict per committed refresh, oldest first: ``id``, ``at`` and
-            ``files`` (kind -> path relative to the folder).
+        refreshes: One dict per committed refresh, oldest first: ``id`` and ``at``.
         state: Per watched item (by its key), what the next refresh needs.
-        pending: The refresh under way (``id``, ``at``), if one started and did not
-            finish: the next one reads the pages it paid for from the HTTP cache,
-            and the next write removes the files it left.
-        checks: Per file (its path relative to the folder), what the study wrote:
-            ``size`` and ``sha256`` (see :mod:`.integrity`). A file written before
-            these were kept has none.
+        pending: The refresh that took the lease before and never committed (``id``,
+            ``at``), if any: the pages it paid for are in the HTTP cache.
     """
 
     watched: list[dict[str, Any]] = field(default_factory=list)
     refreshes: list[dict[str, Any]] = field(default_factory=list)
     state: dict[str, dict[str, Any]] = field(default_factory=dict)
     pending: dict[str, Any] | None = None
-    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    complete_in: dict[str, set[str]] = field(default_factory=dict)
 
-    def files(self, kind: str) -> list[str]:
-        """The files of ``kind`` of every committed refresh, oldest first."""
-        return [r["files"][kind] for r in self.refreshes if kind in r.get("files", {})]
+    def done_since(self, known: set[str]) -> set[str]:
+        """The watched items (keys) that refreshes other than ``known`` read completely."""
+        done: set[str] = set()
+        for entry in self.refreshes:
+            if entry["id"] not in known:
+                done |= self.complete_in.get(entry["id"], set())
+        return done
+
+
+@dataclass
+class DataFile:
+    """One data file a table's log names."""
+
+    kind: str
+    name: str  # (in the table's folder)
+    size: int
+    sha256: str | None
+
+    @property
+    def relative(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+
+@dataclass
+class Snapshot:
+    """The files of each table as its log names them now (or as of a time)."""
+
+    files: dict[str, list[DataFile]]
+    versions: dict[str, int | None]
+    tables: dict[str, Any] = field(default_factory=dict)  # (their DeltaTables)
 
 
 def refresh_id(at: datetime) -> str:
-    """A refresh's id: its UTC time, sortable as text and safe as a folder name.
+    """A refresh's id: its UTC time, sortable as text.
 
     Example:
         >>> refresh_id(datetime(2026, 11, 25, 3, 5, 0, 123456, tzinfo=UTC))
@@ -108,256 +135,584 @@ def refresh_id(at: datetime) -> str:
 
 
 class Dataset:
-    """One study folder (see the module's docstring)."""
+    """One study's tables (see the module's docstring).
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        if not isinstance(path, str | os.PathLike):
-            raise TypeError(f"a study is a folder path, not {type(path).__name__}")
-        self.path = Path(path).expanduser()
-        if self.path.exists() and not self.path.is_dir():
-            raise StudyError(f"{self.path} is a file, not a study folder")
-        # What this process wrote and no manifest names yet: each file's record.
-        self._written: dict[str, dict[str, Any]] = {}
+    Args:
+        location: A folder path, or a bucket's URI (``s3://bucket/name``).
+        storage_options: For a bucket: ``object_store`` / delta-rs options.
+        as_of: Read the tables as they were then (a time), or at this version of
+            ``runs``: a read-only dataset.
+    """
 
-    # -- the manifest ----------------------------------------------------------------------
-
-    def exists(self) -> bool:
-        return (self.path / MANIFEST).is_file()
-
-    def read(self) -> Manifest:
-        """The manifest; an empty one where the folder is not a study yet.
-
-        Raises:
-            StudyError: the folder holds files but no manifest (not a study), or the
-                manifest is unreadable or of a newer format.
-        """
-        target = self.path / MANIFEST
-        try:
-            raw = self._manifest_bytes()
-        except FileNotFoundError:
-            if self.path.is_dir():
-                found = [p for p in self.path.iterdir() if not _scaffolding(p.name)]
-                if any(p.name in KINDS for p in found):
-                    raise StudyError(
-                        f"{self.path} holds a study's data but no {MANIFEST} (moved away, or a"
-                        " partial copy): it is left as it is; put its study.json back"
-                    ) from None
-                if found:
-                    raise StudyError(
-                        f"{self.path} is not a study (it holds other files and no {MANIFEST});"
-                        " give an empty or new folder"
-                    ) from None
-            return Manifest()
-        except OSError as exc:
-            raise StudyError(f"{target} cannot be read: {exc.strerror}") from None
-        try:
-            value = json.loads(raw)
-            if value.get("format") != FORMAT:
-                raise ValueError("not a study manifest")
-            version = value.get("version")
-        except (ValueError, AttributeError, RecursionError):
-            raise StudyError(f"{target} is not a study manifest (it cannot be read)") from None
-        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise StudyError(f"{target} is not a study manifest (version {version!r:.20})")
-        if version > VERSION:
-            raise StudyError(
-                f"{self.path} was written by a newer socialframe (study format {version!r};"
-                f" this one reads up to {VERSION}): upgrade socialframe to read it"
+    def __init__(
+        self,
+        location: str | os.PathLike[str],
+        storage_options: dict[str, object] | None = None,
+        as_of: datetime | int | None = None,
+    ) -> None:
+        if not isinstance(location, str | os.PathLike):
+            raise TypeError(
+                f"a study is a folder path or a bucket URI, not {type(location).__name__}"
             )
-        problem = _manifest_problem(value)
-        if problem:
-            raise StudyError(f"{target} is not a study manifest as written ({problem})")
-        return Manifest(
-            watched=list(value["watched"]),
-            refreshes=list(value["refreshes"]),
-            state=dict(value["state"]),
-            pending=value.get("pending"),
-            checks=dict(value.get("checks") or {}),
+        self.place = storage.place(location, storage_options)
+        self.as_of = as_of
+        if isinstance(self.place, storage.Folder):
+            self.path: Path | str = self.place.path
+            if self.place.path.exists() and not self.place.path.is_dir():
+                raise StudyError(f"{self.place.path} is a file, not a study folder")
+        else:
+            self.path = self.place.shown
+        self._pinned: dict[str, int | None] | None = None
+
+    def at(self, when: datetime | int) -> Dataset:
+        """This study as of ``when`` (a time, or a version of ``runs``): read-only."""
+        past = Dataset.__new__(Dataset)
+        past.__dict__.update(self.__dict__)
+        past.as_of, past._pinned, past.lease = when, None, None
+        return past
+
+    @property
+    def shown(self) -> str:
+        return self.place.shown
+
+    @property
+    def name(self) -> str:
+        """The study's name: the last part of its folder or URI."""
+        return self.place.shown.rstrip("/").rsplit("/", 1)[-1]
+
+    # -- the log ---------------------------------------------------------------------------
+
+    def _options(self) -> dict[str, str] | None:
+        return self.place.delta_options()
+
+    def _check_local_table(self, kind: str) -> bool:
+        """On a folder: ``kind``'s folder and its log are folders of the study's own and
+        every name in the log a file, none reached through a link; whether it exists."""
+        if not isinstance(self.place, storage.Folder):
+            return True
+        root_path = self.place.path
+        if not root_path.is_dir():
+            return False
+        try:
+            with folder.opened(root_path) as root:
+                folder.check_folder(root_path, root, kind)
+                folder.check_folder(root_path, root, f"{kind}/_delta_log")
+                try:
+                    at = folder.open_dir(root_path, root, f"{kind}/_delta_log")
+                except FileNotFoundError:
+                    if any(HASHED.fullmatch(n) for n in self.place.listed(kind)):
+                        raise StudyError(
+                            f"{root_path / kind} holds a study's data but no _delta_log (moved"
+                            " away, or a partial copy): it is left as it is; put its"
+                            " _delta_log back"
+                        ) from None
+                    return False
+                try:
+                    for name in os.listdir(at):
+                        info = os.stat(name, dir_fd=at, follow_symlinks=False)
+                        if stat.S_ISLNK(info.st_mode):
+                            raise folder.link_error(
+                                root_path, f"{kind}/_delta_log/{name}", at, name
+                            ) or StudyError(f"{root_path / kind} has a link in its log")
+                        if not stat.S_ISREG(info.st_mode) and not name.startswith("."):
+                            raise StudyError(
+                                f"{root_path / kind / '_delta_log' / name} is not a file:"
+                                " the study's log is not as Delta writes it; it is left as it is"
+                            )
+                finally:
+                    os.close(at)
+        except OSError as exc:
+            raise StudyError(f"{root_path} cannot be opened ({exc.strerror})") from None
+        return True
+
+    def _table(self, kind: str, version: int | datetime | None = None) -> Any | None:
+        """``kind``'s DeltaTable (as of ``version``), or None where it has none yet."""
+        deltalake = _deltalake()
+        if not self._check_local_table(kind):
+            return None
+        uri = self.place.table_uri(kind)
+        try:
+            # (a bucket that refuses us says nothing here: it is asked again below, loudly)
+            if self.place.local and not deltalake.DeltaTable.is_deltatable(uri):
+                return None
+            table = deltalake.DeltaTable(uri, storage_options=self._options())
+            if version is not None:
+                try:
+                    table.load_as_version(version)
+                except Exception:  # (before the table existed: it held nothing then)
+                    return None
+            return table
+        except deltalake.exceptions.TableNotFoundError:
+            return None
+        except Exception as exc:
+            raise self._failed(exc, "read") from None
+
+    def _failed(self, exc: BaseException, done: str) -> StudyError:
+        if isinstance(exc, StudyError):
+            return exc
+        reason = storage.storage_reason(exc)
+        if (
+            _deltalake().exceptions.DeltaProtocolError is type(exc)
+            or "protocol" in str(exc).lower()
+            and ("unsupported" in str(exc).lower() or "version" in str(exc).lower())
+        ):
+            return StudyError(
+                f"{self.shown} was written by a newer writer (its Delta protocol asks for"
+                " features this deltalake cannot read): upgrade socialframe and deltalake"
+                " to read it"
+            )
+        if reason == type(exc).__name__:
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            reason = f"{reason}: {_without_secrets(text, self._options())[:200]}"
+        return StudyError(
+            f"{self.shown} cannot be {done} ({reason}); the study is as it was before this step"
         )
 
-    def _manifest_bytes(self) -> bytes:
-        """``study.json``'s bytes, never read through a link."""
-        with folder.opened(self.path) as root:
-            fd = folder.open_file(self.path, root, MANIFEST)
-            with os.fdopen(fd, "rb") as source:
-                return source.read()
+    def snapshot(self, kinds: tuple[str, ...] = TABLES) -> Snapshot:
+        """The data files each table's log names (as of the dataset's ``as_of``).
 
-    def write(self, manifest: Manifest) -> None:
-        """Replace the manifest whole (a new file moved over the old; flushed first),
-        with the record of every file it names that this process wrote."""
-        named = {path for entry in manifest.refreshes for path in entry["files"].values()}
-        manifest.checks = {
-            path: record
-            for path in sorted(named)
-            if (record := manifest.checks.get(path) or self._written.get(path)) is not None
-        }
-        value = {
-            "format": FORMAT,
-            "version": VERSION,
-            "watched": manifest.watched,
-            "refreshes": manifest.refreshes,
-            "state": manifest.state,
-            "pending": manifest.pending,
-            "checks": manifest.checks,
-        }
-        data = json.dumps(value, indent=1, sort_keys=True).encode()
-        self._atomic(self.path / MANIFEST, data)
+        Raises:
+            StudyError: a log names a file outside its table's folder, or cannot be read.
+        """
+        files: dict[str, list[DataFile]] = {}
+        versions: dict[str, int | None] = {}
+        tables: dict[str, Any] = {}
+        pinned = self._pins()
+        for kind in kinds:
+            table = self._table(kind, pinned.get(kind)) if self.as_of is not None else None
+            if self.as_of is None:
+                table = self._table(kind)
+            if table is None:
+                files[kind], versions[kind] = [], None
+                continue
+            versions[kind] = table.version()
+            files[kind] = self._files_of(kind, table)
+            tables[kind] = table
+        return Snapshot(files, versions, tables)
+
+    def arrow_dataset(self, snapshot: Snapshot, kind: str) -> Any:
+        """Table ``kind`` as the Arrow dataset of the files its log names (a bucket's)."""
+        try:
+            return snapshot.tables[kind].to_pyarrow_dataset()
+        except Exception as exc:
+            raise self._failed(exc, "read") from None
+
+    def _files_of(self, kind: str, table: Any) -> list[DataFile]:
+        import pyarrow as pa
+
+        try:
+            actions = pa.table(table.get_add_actions(flatten=True))
+        except Exception as exc:
+            raise self._failed(exc, "read") from None
+        out = []
+        for path, size in zip(
+            actions.column("path").to_pylist(),
+            actions.column("size_bytes").to_pylist(),
+            strict=True,
+        ):
+            name = str(path)
+            if not _DATA.fullmatch(name):
+                raise StudyError(
+                    f"{self.shown}: the log of {kind} names a file {name!r:.120} outside its"
+                    " folder: it is not a log socialframe wrote, and nothing was read"
+                )
+            hashed = HASHED.fullmatch(name)
+            out.append(DataFile(kind, name, int(size), hashed[2] if hashed else None))
+        return sorted(out, key=lambda f: f.name)
+
+    def _pins(self) -> dict[str, Any]:
+        """Per table, the version (or time) to read: ``as_of``'s."""
+        if self.as_of is None:
+            return {}
+        if self._pinned is not None:
+            return self._pinned
+        if isinstance(self.as_of, datetime):
+            self._pinned = dict.fromkeys(TABLES, self.as_of)  # type: ignore[arg-type]
+            return self._pinned
+        runs = self._table("runs")
+        if runs is None or not 0 <= self.as_of <= runs.version():
+            latest = None if runs is None else runs.version()
+            raise StudyError(
+                f"{self.shown} has no version {self.as_of} (its runs table is at"
+                f" {latest if latest is not None else 'no version yet'})"
+            )
+        stamp = None
+        for entry in runs.history():
+            if entry.get("version") == self.as_of:
+                stamp = datetime.fromtimestamp(entry["timestamp"] / 1000, UTC)
+        pins: dict[str, Any] = dict.fromkeys(TABLES, stamp)
+        pins["runs"] = self.as_of
+        self._pinned = pins
+        return pins
+
+    def opened(self) -> None:
+        """Check, as the study is opened, that it is one (or an empty place for one).
+
+        Raises:
+            StudyError: a folder holding other files and no table; a study's data
+                without its log; a log that cannot be read.
+        """
+        if isinstance(self.place, storage.Folder) and self.place.path.is_dir():
+            found = [p.name for p in self.place.path.iterdir()]
+            ours = [n for n in found if n in TABLES]
+            if not ours and any(n not in ("_lease",) for n in found):
+                raise StudyError(
+                    f"{self.place.path} is not a study (it holds other files and no study"
+                    " tables); give an empty or new folder"
+                )
+        self.read(watched_only=True)
+
+    def exists(self) -> bool:
+        """Whether the study has any table yet."""
+        return any(self._table(kind) is not None for kind in ("watched", "runs"))
+
+    # -- reading the small tables ----------------------------------------------------------
+
+    def read_table(self, files: list[DataFile]) -> Any:
+        """The rows of ``files`` (a small table's), each checked: a pyarrow Table."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from . import integrity
+
+        parts = []
+        for each in files:
+            data = self._bytes(each)
+            problem = integrity.bytes_problem(
+                data, each.size, each.sha256, schema.STORED[each.kind]
+            )
+            if problem:
+                raise integrity.damaged(self._shown_file(each), problem)
+            try:
+                parts.append(pq.read_table(io.BytesIO(data)))
+            except (pa.ArrowException, OSError, ValueError):
+                raise integrity.damaged(
+                    self._shown_file(each), "is not a Parquet file: damaged or cut short"
+                ) from None
+        if not parts:
+            return None
+        wanted = schema.arrow_schema(files[0].kind)
+        try:
+            return pa.concat_tables([p.select(wanted.names).cast(wanted) for p in parts])
+        except (pa.ArrowException, KeyError, ValueError):
+            raise integrity.damaged(
+                self._shown_file(files[0]), "does not hold the columns the study writes"
+            ) from None
+
+    def _shown_file(self, each: DataFile) -> Any:
+        if isinstance(self.place, storage.Folder):
+            return self.place.path / each.relative
+        return _Shown(f"{self.shown}/{each.relative}")
+
+    def _bytes(self, each: DataFile) -> bytes:
+        from . import integrity
+
+        try:
+            data = self.place.get(each.relative)
+        except FileNotFoundError:
+            data = None
+        except (IsADirectoryError, NotADirectoryError):
+            raise integrity.damaged(
+                self._shown_file(each),
+                "is not a file the study wrote (a folder, a FIFO or a device)",
+            ) from None
+        except OSError as exc:
+            raise integrity.damaged(
+                self._shown_file(each), f"cannot be opened ({exc.strerror})"
+            ) from None
+        if data is None:
+            raise integrity.damaged(self._shown_file(each), "is missing")
+        return data
+
+    def read(self, *, watched_only: bool = False) -> Manifest:
+        """What is watched, the committed refreshes, and each item's state (or what is
+        watched alone: its other fields empty)."""
+        from .watch import checked
+
+        snapshot = self.snapshot(("watched",) if watched_only else ("watched", "runs", "items"))
+        manifest = Manifest()
+        watched = self.read_table(snapshot.files["watched"])
+        if watched is not None:
+            rows = sorted(watched.to_pylist(), key=lambda r: (r["added_at"], r["position"] or 0))
+            seen: set[str] = set()
+            for row in rows:
+                try:
+                    filters = json.loads(row["filters"] or "{}")
+                except ValueError:
+                    filters = None
+                item = {
+                    "kind": row["kind"],
+                    "item": row["item"],
+                    "filters": filters,
+                    "added_at": row["added_at"].isoformat() if row["added_at"] else None,
+                }
+                problem = checked(item)
+                if problem:
+                    raise StudyError(
+                        f"{self.shown}: its watched table holds {problem}: not as the study"
+                        " wrote it"
+                    )
+                from .watch import key
+
+                if key(item) not in seen:
+                    seen.add(key(item))
+                    manifest.watched.append(item)
+        if watched_only:
+            return manifest
+        runs = self.read_table(snapshot.files["runs"])
+        committed: set[str] = set()
+        if runs is not None:
+            for row in sorted(runs.to_pylist(), key=lambda r: r["refresh"]):
+                if row["refresh"] in committed:
+                    continue
+                committed.add(row["refresh"])
+                manifest.refreshes.append({"id": row["refresh"], "at": row["at"].isoformat()})
+        items = self.read_table(snapshot.files["items"])
+        if items is not None:
+            for row in sorted(items.to_pylist(), key=lambda r: r["refresh"]):
+                if row["refresh"] not in committed or row["state"] is None:
+                    continue
+                if row["complete"]:
+                    manifest.complete_in.setdefault(row["refresh"], set()).add(row["watch"])
+                try:
+                    state = json.loads(row["state"])
+                except ValueError:
+                    state = None
+                from .legacy import _state_problem
+
+                problem = _state_problem(state)
+                if problem:
+                    raise StudyError(
+                        f"{self.shown}: the state of {row['watch']!r:.60} is not as the study"
+                        f" wrote it ({problem})"
+                    )
+                manifest.state[row["watch"]] = state
+        return manifest
 
     # -- writing ---------------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def writing(self, wait: float = LOCK_WAIT) -> Iterator[Manifest]:
-        """Hold the study's write lock; yield its manifest as it is now.
-
-        Raises:
-            StudyError: another process writes the study still after ``wait`` seconds,
-                or the folder cannot be created or written.
-        """
-        self._make_folder()
-        try:
-            with folder.opened(self.path) as root:
-                try:
-                    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-                    fd = os.open(".lock", flags, 0o644, dir_fd=root)
-                except OSError:  # a link (even dangling) is never followed nor created
-                    linked = folder.link_error(self.path, ".lock", root, ".lock")
-                    if linked is not None:
-                        raise linked from None
-                    raise
-        except OSError as exc:
-            raise self._unwritable(exc) from None
-        try:
-            deadline = time.monotonic() + wait
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise StudyError(
-                            f"{self.path} is being written by another process (a refresh"
-                            f" still running after {wait:g} s of waiting): try again when"
-                            " it is done"
-                        ) from None
-                    time.sleep(0.05)
-            self._written.clear()  # (records of this session only, made under the lock)
-            manifest = self.read()
-            self._remove_orphans(manifest)
-            yield manifest
-        finally:
-            self._written.clear()
-            os.close(fd)  # releases the lock
+    def _writable(self) -> None:
+        if self.as_of is not None:
+            raise StudyError(
+                f"{self.shown} as of {self.as_of} is read-only: refresh or add to the study itself"
+            )
 
     def check_folders(self) -> None:
-        """Before a refresh pays: each folder it will write into, where it exists, is
-        a folder of the study's own, not a link out of it.
+        """Before a refresh pays: each table's folder, where it exists, is a folder of the
+        study's own, not a link out of it (on a folder).
 
         Raises:
             StudyError: naming the link (or the file where a folder belongs).
         """
-        try:
-            with folder.opened(self.path) as root:
-                for name in (*KINDS, STAGING):
-                    folder.check_folder(self.path, root, name)
-        except OSError as exc:
-            raise StudyError(f"{self.path} cannot be opened ({exc.strerror})") from None
+        for kind in TABLES:
+            self._check_local_table(kind)
+        if isinstance(self.place, storage.Folder) and self.place.path.is_dir():
+            with folder.opened(self.place.path) as root:
+                folder.check_folder(self.place.path, root, "_lease")
 
-    def write_partition(self, kind: str, refresh: str, frame: pd.DataFrame) -> str:
-        """Write ``frame`` as the partition ``<kind>/refresh=<refresh>``, whole or not
-        at all; the path of its file, relative to the folder (its record is kept for
-        the next manifest written)."""
-        pa, pq = _pyarrow()
+    def _put(self, kind: str, refresh: str, frame: pd.DataFrame) -> DataFile:
+        """Write ``frame`` as a new file of table ``kind``; what the log will name."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
 
-        name = "part-0.parquet"
-        relative = f"{kind}/refresh={refresh}/{name}"
-        table = _no_null_types(pa.Table.from_pandas(frame, preserve_index=False))
+        wanted = schema.arrow_schema(kind)
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        columns = []
+        for each in wanted:
+            if each.name in table.column_names:
+                column = table.column(each.name)
+                if pa.types.is_dictionary(column.type):
+                    column = column.cast(column.type.value_type)
+                columns.append(column.cast(each.type))
+            else:
+                columns.append(pa.nulls(len(table), each.type))
+        extra = set(table.column_names) - set(wanted.names)
+        if extra:
+            raise AssertionError(f"{kind} rows with columns the study does not keep: {extra}")
+        table = pa.Table.from_arrays(columns, schema=wanted)
+        sink = io.BytesIO()
+        pq.write_table(table, sink, compression="zstd")
+        data = sink.getvalue()
+        name = f"part-{refresh}-{hashlib.sha256(data).hexdigest()}.parquet"
         try:
-            with folder.opened(self.path) as root:
-                staged = folder.open_dir(self.path, root, f"{STAGING}/{refresh}", create=True)
-                try:
-                    self._stage(staged, kind, name, table, pq, relative)
-                    into = folder.open_dir(self.path, root, kind, create=True)
-                    try:
-                        part = f"refresh={refresh}"
-                        folder.refuse_existing(self.path, f"{kind}/{part}", into, part)
-                        # One rename between two folders held open: the partition appears
-                        # whole, and a link swapped in meanwhile redirects nothing.
-                        os.rename(kind, part, src_dir_fd=staged, dst_dir_fd=into)
-                        folder.fsync_dir(into)
-                    finally:
-                        os.close(into)
-                finally:
-                    os.close(staged)
-                folder.remove_empty_dirs(root, f"{STAGING}/{refresh}", 2)  # once all moved
-        except OSError as exc:
-            raise self._unwritable(exc) from None
-        return relative
-
-    def _stage(self, staged: int, kind: str, name: str, table: Any, pq: Any, relative: str) -> None:
-        """Write ``table`` into ``<staged>/<kind>/<name>``, flushed, and keep its record."""
-        at = folder.open_dir(self.path, staged, kind, create=True)
-        try:
-            fd = folder.create_file(self.path, at, name, relative, new_file_mode())
-            # (read back, to record what reached the file)
-            with os.fdopen(fd, "w+b") as out:
-                pq.write_table(table, out, compression="zstd")
-                out.flush()
-                os.fsync(out.fileno())
-                self._written[relative] = integrity.record(out)
-        finally:
-            os.close(at)
-
-    def _remove_orphans(self, manifest: Manifest) -> None:
-        """Remove what the refresh the manifest names as pending left (under the write
-        lock): its files by their exact names, then the folders they leave empty.
-        Nothing else: a link is never followed, a file of the user's never removed."""
-        pending = manifest.pending
-        named = {path for entry in manifest.refreshes for path in entry["files"].values()}
-        try:
-            with folder.opened(self.path) as root:
-                if pending is not None and _REFRESH_ID.fullmatch(str(pending.get("id"))):
-                    refresh = pending["id"]
-                    for kind in KINDS:
-                        staged = f"{STAGING}/{refresh}/{kind}"
-                        folder.remove_file(root, f"{staged}/part-0.parquet")
-                        folder.remove_empty_dirs(root, staged, 3)
-                        placed = f"{kind}/refresh={refresh}"
-                        if f"{placed}/part-0.parquet" not in named:
-                            folder.remove_file(root, f"{placed}/part-0.parquet")
-                            folder.remove_empty_dirs(root, placed, 1)
-                for leftover in os.listdir(root):  # a manifest never moved in (mkstemp's)
-                    if _MANIFEST_TEMPORARY.fullmatch(leftover):
-                        folder.remove_file(root, leftover)
-        except OSError:
-            pass  # tidying up only: what is left is never read
-
-    def _make_folder(self) -> None:
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
+            self.place.put_new(f"{kind}/{name}", data)
+        except storage.Already:
+            pass  # (the same bytes, by their hash: a retry of the same rows)
         except OSError as exc:
             raise self._unwritable(exc) from None
+        return DataFile(kind, name, len(data), None)
 
-    def _atomic(self, target: Path, data: bytes) -> None:
+    def _commit(self, kind: str, files: list[DataFile], refresh: str | None, rows: int) -> None:
+        """One commit to table ``kind`` adding ``files`` (creating the table first)."""
+        deltalake = _deltalake()
+        from deltalake.transaction import AddAction, CommitProperties
+
+        self._check_local_table(kind)
+        delta_schema = deltalake.Schema.from_arrow(schema.arrow_schema(kind))
+        now = int(time.time() * 1000)
+        actions = [
+            AddAction(f.name, f.size, {}, now, True, json.dumps({"numRecords": rows}))
+            for f in files
+        ]
+        properties = CommitProperties(
+            custom_metadata={"socialframe.refresh": refresh or ""}, max_commit_retries=50
+        )
         try:
-            fd, temporary = tempfile.mkstemp(
-                dir=target.parent, prefix=f".{target.name}.", suffix=_ON_ITS_WAY
+            table = self._table(kind)
+            if table is None:
+                raise StudyError(f"{self.shown}: its {kind} table is missing")
+            table.create_write_transaction(
+                actions, "append", delta_schema, commit_properties=properties
             )
-            try:
-                os.fchmod(fd, new_file_mode())  # as the Parquet files (mkstemp makes 0600)
-                with os.fdopen(fd, "wb") as out:
-                    out.write(data)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(temporary, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
-            _fsync_dir(target.parent)
+        except StudyError:
+            raise
         except OSError as exc:
             raise self._unwritable(exc) from None
+        except Exception as exc:
+            raise self._failed(exc, "written") from None
+
+    def _ensure(self, kinds: tuple[str, ...]) -> None:
+        """Create the tables ``kinds`` that are missing (before any file is written in
+        them: a table's folder with data and no log is refused as a damaged study)."""
+        deltalake = _deltalake()
+        for kind in kinds:
+            if self._table(kind) is not None:
+                continue
+            try:
+                deltalake.DeltaTable.create(
+                    self.place.table_uri(kind),
+                    deltalake.Schema.from_arrow(schema.arrow_schema(kind)),
+                    mode="ignore",
+                    storage_options=self._options(),
+                    name=kind,
+                    description=f"socialframe study: {kind}",
+                )
+            except Exception as exc:
+                if self._table(kind) is None:  # (not made by another meanwhile)
+                    raise self._failed(exc, "written") from None
+
+    def add_watched(self, items: list[dict[str, Any]]) -> None:
+        """Append ``items`` to what is watched (one commit)."""
+        self._writable()
+        if not items:
+            return
+        if isinstance(self.place, storage.Folder):
+            try:
+                self.place.make()
+            except OSError as exc:
+                raise self._unwritable(exc) from None
+        self._ensure(TABLES)
+        now = pd.Timestamp(datetime.now(UTC)).as_unit("us")
+        frame = pd.DataFrame(
+            {
+                "watch": [self._key(i) for i in items],
+                "kind": [i["kind"] for i in items],
+                "item": [i["item"] for i in items],
+                "filters": [json.dumps(i["filters"], sort_keys=True) for i in items],
+                "added_at": [now] * len(items),
+                "position": list(range(len(items))),
+            }
+        )
+        stamp = refresh_id(now.to_pydatetime())
+        written = self._put("watched", stamp, _typed(frame, schema.WATCHED_DTYPES))
+        self._commit("watched", [written], None, len(frame))
+
+    @staticmethod
+    def _key(item: dict[str, Any]) -> str:
+        from .watch import key
+
+        return key(item)
+
+    def commit_refresh(self, refresh: str, frames: dict[str, pd.DataFrame]) -> None:
+        """Keep a refresh's rows: one file and one commit per table that has rows, ``runs``
+        last (its row is what makes the others count)."""
+        self._writable()
+        self._ensure(KINDS)
+        written = {}
+        for kind in KINDS:  # every file first: a refresh that fails here commits nothing
+            frame = frames.get(kind)
+            if frame is not None and len(frame):
+                frame = frame.assign(refresh=pd.array([refresh] * len(frame), dtype="string"))
+                written[kind] = (self._put(kind, refresh, frame), len(frame))
+        for kind in KINDS:
+            if kind in written:
+                if kind == "runs" and self.lease is not None:
+                    self.lease.renew()  # (still ours: else nothing is committed)
+                self._commit(kind, [written[kind][0]], refresh, written[kind][1])
+        runs = self._table("runs")
+        if runs is not None and COMPACT_EVERY and runs.version() % COMPACT_EVERY == 0:
+            self.compact()  # (kept: a failure here loses nothing, said as a StudyError)
+
+    lease: Lease | None = None
+
+    def compact(self) -> dict[str, tuple[int, int]]:
+        """Rewrite each table's small files into fewer, larger ones (Delta's
+        ``optimize.compact``); the history is kept (no file is removed: ``as_of`` reads
+        the versions before). Per table, its files before and after.
+
+        Raises:
+            StudyError: the study is read-only (``as_of``), or cannot be written.
+        """
+        self._writable()
+        counts: dict[str, tuple[int, int]] = {}
+        for kind in TABLES:
+            table = self._table(kind)
+            if table is None:
+                continue
+            before = len(self._files_of(kind, table))
+            try:
+                table.optimize.compact()
+            except OSError as exc:
+                raise self._unwritable(exc) from None
+            except Exception as exc:
+                raise self._failed(exc, "written") from None
+            after = self._table(kind)
+            counts[kind] = (before, before if after is None else len(self._files_of(kind, after)))
+        return counts
+
+    @contextlib.contextmanager
+    def writing(self, refresh: str | None = None, at: str | None = None) -> Iterator[Manifest]:
+        """Hold the study's lease (for ``refresh``, started ``at``); yield what it holds
+        now, with the refresh a killed one left ``pending``.
+
+        Raises:
+            StudyError: another refresh holds the lease still after waiting (naming it),
+                or the study cannot be written.
+        """
+        self._writable()
+        if isinstance(self.place, storage.Folder):
+            try:
+                self.place.make()
+            except OSError as exc:
+                raise self._unwritable(exc) from None
+        self.check_folders()
+        lease = Lease(self.place)
+        try:
+            was = lease.take(refresh or "", at or datetime.now(UTC).isoformat())
+        except OSError as exc:
+            raise self._unwritable(exc) from None
+        self.lease = lease
+        try:
+            manifest = self.read()
+            done = {r["id"] for r in manifest.refreshes}
+            # The last holder's refresh, if it never committed (killed, or failed before
+            # its commit: the pages it paid for are in the HTTP cache, and count).
+            if (
+                was is not None
+                and was.refresh
+                and _REFRESH_ID.fullmatch(was.refresh)
+                and was.refresh not in done
+                and was.at is not None
+            ):
+                manifest.pending = {"id": was.refresh, "at": was.at}
+            yield manifest
+        finally:
+            self.lease = None
+            lease.release()
 
     def _unwritable(self, exc: OSError) -> StudyError:
+        import errno
+
         why = {
             errno.ENOSPC: "the disk is full",
             errno.EDQUOT: "the disk quota is used up",
@@ -366,148 +721,46 @@ class Dataset:
             errno.EPERM: "no permission to write there",
         }.get(exc.errno or 0, exc.strerror or type(exc).__name__)
         return StudyError(
-            f"{self.path} cannot be written ({why}); the study is as it was before this step"
+            f"{self.shown} cannot be written ({why}); the study is as it was before this step"
         )
 
 
-#: Where a refresh writes its files before each partition is moved into place.
-STAGING: Final = ".staging"
-_PART = re.compile(r"(comments|ads|changes|runs|items)/refresh=[0-9TZ-]{1,40}/part-0\.parquet")
-_REFRESH_ID = re.compile(r"[0-9]{8}T[0-9]{9}Z(-[0-9]{6})?")
-#: A manifest on its way in: ``tempfile.mkstemp``'s names, with a suffix of the study's
-#: own (``.study.json.original`` is a name a user may give a copy of their own).
-_ON_ITS_WAY: Final = ".socialframe-partial"
-_MANIFEST_TEMPORARY = re.compile(
-    rf"\.{re.escape(MANIFEST)}\.[a-z0-9_]{{8}}{re.escape(_ON_ITS_WAY)}"
-)
+class _Shown:
+    """A bucket's file as an error names it (a path-like for the messages)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+    def __fspath__(self) -> str:
+        return self.text
 
 
-def _manifest_problem(value: Any) -> str | None:
-    """What is wrong with a manifest's fields, or None: nothing in it is used unchecked
-    (a file it names must be one of the study's own partitions, never any path)."""
-    from .watch import checked
-
-    watched, refreshes = value.get("watched"), value.get("refreshes")
-    if not isinstance(watched, list) or not isinstance(refreshes, list):
-        return "watched and refreshes must be lists"
-    if not isinstance(value.get("state"), dict):
-        return "state must be an object"
-    for item in watched:
-        problem = checked(item) or _time_problem(item.get("added_at"), "added_at")
-        if problem:
-            return problem
-    for key, state in value["state"].items():
-        problem = _state_problem(state)
-        if problem:
-            return f"the state of {key!r:.60}: {problem}"
-    ids: set[str] = set()
-    for entry in refreshes:
-        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
-            return "a refresh without its files"
-        if not isinstance(entry.get("id"), str) or not _REFRESH_ID.fullmatch(entry["id"]):
-            return f"a refresh id {entry.get('id')!r:.40}"
-        if entry["id"] in ids:  # its files would be read, and its changes counted, twice
-            return f"refresh {entry['id']} named twice"
-        ids.add(entry["id"])
-        problem = _time_problem(entry.get("at"), "a refresh's at")
-        if problem:
-            return problem
-        for kind, path in entry["files"].items():
-            if (
-                kind not in KINDS
-                or not isinstance(path, str)
-                or not _PART.fullmatch(path)
-                or not path.startswith(f"{kind}/refresh={entry['id']}/")
-            ):
-                return f"a file that is not one of the study's partitions: {path!r:.80}"
-    checks = value.get("checks", {})
-    if not isinstance(checks, dict):
-        return "checks must be an object"
-    for path, record in checks.items():
-        problem = integrity.record_problem(record)
-        if problem:
-            return f"the record of {path!r:.80}: {problem}"
-    pending = value.get("pending")
-    if pending is not None and not (
-        isinstance(pending, dict)
-        and isinstance(pending.get("id"), str)
-        and _REFRESH_ID.fullmatch(pending["id"])  # (its files' names are made of it)
-        and isinstance(pending.get("at"), str)
-    ):
-        return "pending must be null or an object with a refresh id and at"
-    return None if pending is None else _time_problem(pending["at"], "pending's at")
+def _typed(frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:
+    out = frame.copy()
+    for name, dtype in dtypes.items():
+        if name in out:
+            out[name] = out[name].astype(dtype)
+    return out
 
 
-def _time_problem(value: object, name: str) -> str | None:
-    """What is wrong with a time read from a manifest (ISO text, with its zone), or None."""
+def _without_secrets(text: str, options: dict[str, str] | None) -> str:
+    """``text`` with every storage option's value of some length replaced by ``***``."""
+    for value in (options or {}).values():
+        if len(value) >= 4:
+            text = text.replace(value, "***")
+    return text
+
+
+def _deltalake() -> Any:
     try:
-        if isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None:
-            return None
-    except ValueError:
-        pass
-    return f"{name} {value!r:.40} is not an ISO time with its zone"
-
-
-def _state_problem(state: object) -> str | None:
-    """What is wrong with one watched item's state (what the next refresh reads), or None."""
-    if not isinstance(state, dict):
-        return "not an object"
-    walked, total = state.get("walked"), state.get("total")
-    if walked is not None and not (isinstance(walked, str) and _REFRESH_ID.fullmatch(walked)):
-        return f"walked {walked!r:.40} is not a refresh id"
-    if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
-        return f"total {total!r:.40} is not a count"
-    if not isinstance(state.get("complete", False), bool):
-        return "complete is not true or false"
-    if "resume_after" in state:
-        problem = _time_problem(state["resume_after"], "resume_after")
-        if problem:
-            return problem
-    if "checked" in state:
-        try:
-            date.fromisoformat(state["checked"])
-        except (TypeError, ValueError):
-            return f"checked {state['checked']!r:.40} is not a day"
-    return None
-
-
-def _scaffolding(name: str) -> bool:
-    """What a study folder holds besides data: its lock, staging, a manifest on its way."""
-    return name in (".lock", STAGING) or name.startswith(f".{MANIFEST}.")
-
-
-def _pyarrow() -> tuple[Any, Any]:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import deltalake
     except ImportError:
         raise StudyError(
-            'studies need pyarrow and DuckDB: pip install "socialframe[study]"'
+            'studies need deltalake, DuckDB and pyarrow: pip install "socialframe[study]"'
         ) from None
-    return pa, pq
-
-
-def _no_null_types(table: Any) -> Any:
-    """``table`` with columns of no type (all missing) typed as text (lists of text):
-    one refresh's ``list<null>`` beside another's ``list<string>`` breaks readers."""
-    pa, _ = _pyarrow()
-    fields = []
-    for column in table.schema:
-        kind = column.type
-        if pa.types.is_null(kind):
-            kind = pa.string()
-        elif pa.types.is_list(kind) and pa.types.is_null(kind.value_type):
-            kind = pa.list_(pa.string())
-        fields.append(column.with_type(kind))
-    schema = pa.schema(fields, metadata=table.schema.metadata)
-    return table if schema.equals(table.schema) else table.cast(schema)
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make a rename in the folder ``path`` durable (where the system allows it)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    return deltalake

@@ -132,9 +132,8 @@ Identity = tuple[int, ...]
 
 def identity(root: Path, fd: int, relative: str) -> tuple[Identity, ...]:
     """What the file ``relative`` below ``fd`` and the folders on its way are now: each
-    folder's device and inode (the folder of a partition also its last change: nothing
-    is added to it once it is in place, and moving it moves that on), then the file's
-    :data:`Identity`. Reached through no link, as :func:`open_file` reaches it.
+    folder's device and inode, then the file's :data:`Identity`. Reached through no link,
+    as :func:`open_file` reaches it.
 
     Raises:
         StudyError: a part is a link.
@@ -149,8 +148,8 @@ def identity(root: Path, fd: int, relative: str) -> tuple[Identity, ...]:
             os.close(at)
             at = inner
             info = os.fstat(at)
-            last = depth == len(parts) - 1
-            seen.append((info.st_dev, info.st_ino, info.st_ctime_ns if last else 0))
+            # (not its last change: a table's folder gains each refresh's files)
+            seen.append((info.st_dev, info.st_ino, 0))
     finally:
         os.close(at)
     opened = open_file(root, fd, relative)

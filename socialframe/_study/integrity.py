@@ -150,6 +150,31 @@ def unchanged(root: Path, checked: Checked) -> None:
         os.close(fd)
 
 
+def bytes_problem(
+    data: bytes, size: int, sha256: str | None, dtypes: Mapping[str, Any]
+) -> str | None:
+    """What is wrong with a file's bytes, read whole, against the size its table's log
+    records, the SHA-256 its name holds (None: a file ``compact`` wrote) and its
+    columns (``dtypes``), or None."""
+    import io
+
+    if len(data) != size:
+        why = columns_problem(io.BytesIO(data), dtypes, ())
+        return (
+            f"holds {len(data):,} bytes where the study wrote {size:,}: it was cut"
+            " short, changed or replaced" + (f" ({why})" if why else "")
+        )
+    if sha256 is None:
+        why = columns_problem(io.BytesIO(data), dtypes, ())
+        return f"is not a file the study wrote ({why})" if why else None
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        return (
+            "is damaged: its bytes are not those the study wrote (their SHA-256 differs"
+            " from the one its name holds)"
+        )
+    return None
+
+
 def _problem(
     data: Any,
     want: Mapping[str, Any] | None,
@@ -161,6 +186,14 @@ def _problem(
         why = columns_problem(data, dtypes, optional)
         return f"is not a file the study wrote ({why})" if why else None
     size = os.fstat(data.fileno()).st_size
+    if want.get("sha256") is None:  # a file compact wrote: its size, then its columns
+        if size != want["size"]:
+            return (
+                f"holds {size:,} bytes where the table's log records {want['size']:,}: it"
+                " was cut short, changed or replaced"
+            )
+        why = columns_problem(data, dtypes, optional)
+        return f"is not a file the study wrote ({why})" if why else None
     if size != want["size"]:
         why = columns_problem(data, dtypes, ())  # (a recorded file was written whole)
         return (
@@ -170,7 +203,7 @@ def _problem(
     if record(data)["sha256"] != want["sha256"]:
         return (
             "is damaged: its bytes are not those the study wrote (their SHA-256 differs"
-            " from the one study.json records)"
+            " from the one its name holds)"
         )
     return None
 
@@ -180,7 +213,7 @@ def damaged(path: os.PathLike[str], problem: str) -> StudyError:
     return StudyError(
         f"the study's files cannot be read: {path} {problem}. The study is left as it"
         " is and nothing was paid for: put the file back as the study wrote it (from a"
-        " backup; study.json records each file's size and SHA-256)"
+        " backup; each file's name holds its SHA-256, its table's log its size)"
     )
 
 

@@ -1,7 +1,9 @@
 """DuckDB over a study's files: the views ``comments``, ``ads``, ``changes``, ``runs``.
 
-Every view reads exactly the files the manifest names (a refresh that never
-finished is not seen), and DuckDB streams them, so a study larger than memory
+Every view reads exactly the files the tables' Delta logs name, and only the rows of
+the refreshes ``runs`` names (a refresh that never finished is not seen): on a folder
+by their paths, in a bucket as the Arrow datasets ``deltalake`` makes of the same
+files (DuckDB needs no extension for either). DuckDB streams them, so a study larger than memory
 still answers: only what a query returns has to fit. ``comment_versions`` and
 ``ad_versions`` hold every version ever seen; ``comments`` and ``ads`` the latest
 one of each id, with when it was first and last seen.
@@ -19,8 +21,31 @@ import pandas as pd
 
 from .._errors import StudyError
 from .._schema import AD_DTYPES, COMMENT_DTYPES
-from . import integrity
-from .dataset import KINDS, Dataset, Manifest
+from . import integrity, storage
+from .dataset import KINDS, Dataset, Snapshot
+from .schema import (
+    CHANGE_DETAIL,
+    CHANGE_DTYPES,
+    ITEM_DTYPES,
+    RUN_DTYPES,
+    SEEN,
+    STORED,
+)
+
+__all__ = [
+    "CHANGE_DETAIL",
+    "CHANGE_DTYPES",
+    "ITEM_DTYPES",
+    "RUN_DTYPES",
+    "SEEN",
+    "STORED",
+    "Reader",
+    "connect",
+    "duckdb_module",
+    "read_as",
+    "typed",
+    "unreadable",
+]
 
 if TYPE_CHECKING:
     import duckdb
@@ -46,44 +71,6 @@ def duckdb_module() -> Any:
 
 #: What one query may hold in memory before DuckDB spills to disk.
 MEMORY_LIMIT: Final = "1GB"
-#: Columns a refresh adds to each kind's rows (besides the partition's ``refresh``).
-SEEN: Final = {"item": "string", "watch": "string", "seen_at": "datetime64[us, UTC]"}
-CHANGE_DTYPES: Final = {
-    "at": "datetime64[us, UTC]",
-    "kind": "string",
-    "item": "string",
-    "id": "string",
-    "change": "string",
-}
-#: What each change row says beside it (written since changes carry their proof; an
-#: older study's rows have none: missing there).
-CHANGE_DETAIL: Final = {
-    "fields": "string",
-    "previous": "string",
-    "current": "string",
-    "evidence": "string",
-    "cost_usd": "Float64",
-}
-ITEM_DTYPES: Final = {
-    "at": "datetime64[us, UTC]",
-    "kind": "string",
-    "item": "string",
-    "new": "Int64",
-    "changed": "Int64",
-    "paid_calls": "Int64",
-    "cost_usd": "Float64",
-    "complete": "boolean",
-    "missing": "Int64",
-}
-RUN_DTYPES: Final = {
-    "at": "datetime64[us, UTC]",
-    "paid_calls": "Int64",
-    "cost_usd": "Float64",
-    "new": "Int64",
-    "changed": "Int64",
-    "items": "Int64",
-    "complete": "boolean",
-}
 
 
 def _empty(dtypes: dict[str, Any]) -> pd.DataFrame:
@@ -118,17 +105,7 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
     "ads": _empty_ads,
     "changes": lambda: _empty({**CHANGE_DTYPES, "watch": "string", **CHANGE_DETAIL}),
     "runs": lambda: _empty(RUN_DTYPES),
-    "items": lambda: _empty({**ITEM_DTYPES, "watch": "string"}),
-}
-
-
-#: What each kind's files hold: their columns and dtypes (``object``: lists of text).
-STORED: Final = {
-    "comments": {**COMMENT_DTYPES, "content_id": "string", **SEEN},
-    "ads": {**AD_DTYPES, "extra": "string", "content_id": "string", **SEEN},
-    "changes": {**CHANGE_DTYPES, "watch": "string", **CHANGE_DETAIL},
-    "runs": RUN_DTYPES,
-    "items": {**ITEM_DTYPES, "watch": "string"},
+    "items": lambda: _empty({**ITEM_DTYPES, "watch": "string", "state": "string"}),
 }
 
 
@@ -171,7 +148,8 @@ class Reader:
 
     def unchanged(self) -> None:
         """Raise a StudyError naming a file that is no longer the one checked."""
-        integrity.unchanged(self._dataset.path, self._checked)
+        if isinstance(self._dataset.place, storage.Folder):
+            integrity.unchanged(self._dataset.place.path, self._checked)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(name, frame)
@@ -183,25 +161,36 @@ class Reader:
         self.con.close()
 
 
-def connect(dataset: Dataset, manifest: Manifest) -> Reader:
+def connect(dataset: Dataset, snapshot: Snapshot | None = None) -> Reader:
     """An in-memory DuckDB connection with the study's views (times in UTC), once every
-    file the manifest names is checked whole (:mod:`.integrity`); see :class:`Reader`.
+    file the tables' logs name is checked whole (:mod:`.integrity`, on a folder); see
+    :class:`Reader`.
 
     Raises:
         StudyError: a file is not as the study wrote it (named), or is reached
             through a link.
     """
     duckdb = duckdb_module()
-    files = [(kind, path) for kind in KINDS for path in manifest.files(kind)]
-    checked = integrity.check(dataset.path, files, manifest.checks, stored=STORED, optional=ADDED)
+    snapshot = snapshot or dataset.snapshot(KINDS)
+    place = dataset.place
+    checked: integrity.Checked = {}
+    root: Path | None = None
+    if isinstance(place, storage.Folder):
+        # (the folder as DuckDB will find it, the user's links in its path followed once)
+        root = Path(os.path.realpath(place.path))
+        files = [(kind, f.relative) for kind in KINDS for f in snapshot.files[kind]]
+        records = {
+            f.relative: {"size": f.size, "sha256": f.sha256}
+            for kind in KINDS
+            for f in snapshot.files[kind]
+        }
+        checked = integrity.check(place.path, files, records, stored=STORED, optional=ADDED)
 
     con = duckdb.connect(":memory:")
     reader = Reader(con, dataset, checked)
     try:
-        # (the folder as DuckDB will find it, the user's links in its path followed once)
-        root = Path(os.path.realpath(dataset.path))
         _confine(con, root)
-        _views(con, dataset, root, manifest)
+        _views(con, dataset, root, snapshot)
     except BaseException as exc:
         con.close()
         if isinstance(exc, duckdb.Error):
@@ -211,7 +200,7 @@ def connect(dataset: Dataset, manifest: Manifest) -> Reader:
     return reader
 
 
-def _confine(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+def _confine(con: duckdb.DuckDBPyConnection, root: Path | None) -> None:
     """What every query of ``con`` may do (see :class:`Reader`), set first and locked:
     read below ``root``, the study's real folder."""
     con.execute("set TimeZone = 'UTC'")
@@ -226,11 +215,13 @@ def _confine(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     # Files below the study's real folder alone (DuckDB compares each path it opens, its
     # links followed: one that leads out of the study is refused), no extension from
     # disk or the network, and none of this changed by a query.
-    inside = os.path.join(root, "")
-    # (and as the views name it: DuckDB checks a path before it expands a pattern, and a
-    # study at s* is read as s[*]: see _no_glob)
-    allowed = ", ".join(_quoted(folder) for folder in dict.fromkeys([inside, _no_glob(inside)]))
-    con.execute(f"set allowed_directories = [{allowed}]")
+    if root is not None:
+        inside = os.path.join(root, "")
+        # (and as the views name it: DuckDB checks a path before it expands a pattern, and
+        # a study at s* is read as s[*]: see _no_glob)
+        allowed = ", ".join(_quoted(f) for f in dict.fromkeys([inside, _no_glob(inside)]))
+        con.execute(f"set allowed_directories = [{allowed}]")
+    # (a study in a bucket: its tables are handed to DuckDB as Arrow datasets, no path)
     con.execute("set enable_external_access = false")
     con.execute("set autoinstall_known_extensions = false")
     con.execute("set autoload_known_extensions = false")
@@ -239,20 +230,19 @@ def _confine(con: duckdb.DuckDBPyConnection, root: Path) -> None:
 
 #: What the views read from each kind's files (a file without them is not the study's).
 NEEDED: Final = {
-    "comments": ("comment_id", "created_at", "text", "item", "seen_at"),
-    "ads": ("ad_archive_id", "is_active", "start_date", "item", "seen_at"),
-    "changes": ("at", "kind", "item", "id", "change"),
-    "runs": ("at", "paid_calls", "cost_usd", "new", "changed", "items", "complete"),
-    "items": ("at", "kind", "item"),
+    "comments": ("comment_id", "created_at", "text", "item", "seen_at", "refresh"),
+    "ads": ("ad_archive_id", "is_active", "start_date", "item", "seen_at", "refresh"),
+    "changes": ("at", "kind", "item", "id", "change", "refresh"),
+    "runs": ("at", "paid_calls", "cost_usd", "new", "changed", "items", "complete", "refresh"),
+    "items": ("at", "kind", "item", "refresh"),
 }
 
 
 #: Columns the views add to each kind's rows: never a file's own.
-_OWN_ALL: Final = ("refresh",)
+_OWN_ALL: Final = ()
 OWN: Final = {
-    "comments": ("refresh", "rank_", "first_seen", "last_seen", "ident_"),
+    "comments": ("rank_", "first_seen", "last_seen", "ident_"),
     "ads": (
-        "refresh",
         "rank_",
         "first_seen",
         "last_seen",
@@ -292,36 +282,32 @@ def unreadable(dataset: Dataset, exc: Exception) -> StudyError:
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return StudyError(
         f"{dataset.path}: the study's files cannot be read ({reason[:300]}); a file the"
-        " manifest names is damaged, missing or not one socialframe wrote"
+        " table's log names is damaged, missing or not one socialframe wrote"
     )
 
 
 def _views(
-    con: duckdb.DuckDBPyConnection, dataset: Dataset, root: Path, manifest: Manifest
+    con: duckdb.DuckDBPyConnection, dataset: Dataset, root: Path | None, snapshot: Snapshot
 ) -> None:
-    for kind in ("comments", "ads", "changes", "runs", "items"):
-        files = [_no_glob(str(root / path)) for path in manifest.files(kind)]
+    # runs first: every other view reads only the rows of the refreshes it names
+    for kind in ("runs", "comments", "ads", "changes", "items"):
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
         con.register(empty, EMPTY[kind]())
-        if files:
-            # The refresh is read from each file's own folder name, not by DuckDB's Hive
-            # reading, which takes every name=value folder of the whole path (a study
-            # under /lake/year=2026/ would gain a column `year`).
+        files_own: list[Any] = []
+        if root is not None and snapshot.files[kind]:
+            files = [_no_glob(str(root / f.relative)) for f in snapshot.files[kind]]
             listed = ", ".join(_quoted(f) for f in files)
-            files_own = con.execute(
-                f"select * from read_parquet([{listed}], hive_partitioning = false,"
-                " union_by_name = true) limit 0"
-            ).description
-            source = (
-                "select * exclude (filename), regexp_extract(filename,"
-                " '/refresh=([^/]+)/[^/]+$', 1) as refresh"
-                f" from read_parquet([{listed}], hive_partitioning = false,"
-                " union_by_name = true, filename = true)"
-            )
+            reading = f"read_parquet([{listed}], hive_partitioning = false, union_by_name = true)"
+        elif root is None and snapshot.files[kind]:
+            con.register(f"_arrow_{kind}", dataset.arrow_dataset(snapshot, kind))
+            reading = f"_arrow_{kind}"
         else:
-            files_own = []
-            source = f"select * from {empty}"
+            reading = empty
+        if reading != empty:
+            files_own = con.execute(f"select * from {reading} limit 0").description
+        committed = "" if kind == "runs" else " where refresh in (select refresh from _runs_once)"
+        source = f"select * from {reading}{committed}"
         con.execute(f"create view _files_{name} as {source}")
         # Columns a study's older files may lack (written before them): missing there.
         described = con.execute(f"select * from _files_{name} limit 0").description
@@ -343,7 +329,7 @@ def _views(
                 what = f"a column {theirs[0]!r} of their own"
             raise StudyError(
                 f"{dataset.path}: the study's files cannot be read (its {kind} files have"
-                f" {what}); a file the manifest names is not one socialframe wrote"
+                f" {what}); a file a table's log names is not one socialframe wrote"
             )
         later = ADDED.get(kind, ())
         added = "".join(
@@ -357,6 +343,8 @@ def _views(
         ]
         replaced = f" replace ({', '.join(older)})" if older else ""
         con.execute(f"create view {name} as select *{replaced}{added} from _files_{name}")
+        if kind == "runs":  # (a refresh's row is read once, however often it was written)
+            con.execute("create view _runs_once as select distinct refresh from runs")
     # One comment, two names: sent once with its permalink (its id) and once without (the
     # id derived from it, its content_id), a comment is one. Its name in the study
     # (ident_) is its id where any sighting had one, else the derived id.
@@ -490,7 +478,7 @@ def read_as(dataset: Dataset, frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             raise StudyError(
                 f"{dataset.path}: the study's files cannot be read (column {name!r}:"
-                f" {reason[:200]}); a file the manifest names is not one socialframe wrote"
+                f" {reason[:200]}); a file a table's log names is not one socialframe wrote"
             ) from None
     raise StudyError(f"{dataset.path}: the study's files cannot be read as the study's")
 

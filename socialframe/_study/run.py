@@ -12,6 +12,7 @@ rows, the changes, the per-item figures and the run's, and the manifest.
 from __future__ import annotations
 
 import functools
+import json
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -108,18 +109,19 @@ class Refresh:
     def run(self) -> pd.DataFrame:
         duckdb = queries.duckdb_module()  # (before anything is marked or paid for)
 
-        manifest = self.manifest
-        # What the study holds is read before anything is marked or paid for: a study
-        # whose files cannot be read is refused as it is.
-        con = queries.connect(self.data, manifest)
+        # What the study holds is read before anything is paid for: a study whose files
+        # cannot be read is refused as it is.
+        con = queries.connect(self.data)
         try:
             try:
                 for kind in self.kinds.values():
                     kind.know(con)
             except duckdb.Error as exc:
                 raise queries.unreadable(self.data, exc) from None
-            manifest.pending = {"id": self.id, "at": self.fresh_after.isoformat()}
-            self.data.write(manifest)
+            lease = self.data.lease
+            if lease is not None:  # (the lease names this refresh: a next one reads it)
+                lease.refresh, lease.at = self.id, self.fresh_after.isoformat()
+                lease.renew()
             return self._run(con)
         finally:
             con.close()
@@ -279,19 +281,20 @@ class Refresh:
         frame = mark(
             queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"}), "study.refresh"
         )
-        files: dict[str, str] = {}
-        write = self.data.write_partition
-        for dataset, kept in parts.items():
-            if kept:
-                files[dataset] = write(dataset, self.id, pd.concat(kept, ignore_index=True))
+        kept: dict[str, pd.DataFrame] = {}
+        for dataset, rows in parts.items():
+            if rows:
+                kept[dataset] = pd.concat(rows, ignore_index=True)
         if changes:
             change_frame = pd.DataFrame(changes, columns=list(searches.CHANGE_COLUMNS))
             dtypes = queries.CHANGE_DTYPES | WATCH | queries.CHANGE_DETAIL
-            files["changes"] = write("changes", self.id, queries.typed(change_frame, dtypes))
+            kept["changes"] = queries.typed(change_frame, dtypes)
         items = frame.drop(columns="filters").assign(
-            at=at, watch=[watch.key(w) for w, _ in results]
+            at=at,
+            watch=[watch.key(w) for w, _ in results],
+            state=[json.dumps(self.manifest.state[watch.key(w)]) for w, _ in results],
         )
-        files["items"] = write("items", self.id, queries.typed(items, queries.ITEM_DTYPES | WATCH))
+        kept["items"] = queries.typed(items, queries.ITEM_DTYPES | WATCH | {"state": "string"})
         run = pd.DataFrame(
             [
                 {
@@ -305,10 +308,10 @@ class Refresh:
                 }
             ]
         )
-        files["runs"] = write("runs", self.id, queries.typed(run, queries.RUN_DTYPES))
-        self.manifest.refreshes.append({"id": self.id, "at": self.at.isoformat(), "files": files})
+        kept["runs"] = queries.typed(run, queries.RUN_DTYPES)
+        self.data.commit_refresh(self.id, kept)
+        self.manifest.refreshes.append({"id": self.id, "at": self.at.isoformat()})
         self.manifest.pending = None
-        self.data.write(self.manifest)
         if skipped:
             warnings.warn(
                 SkippedWarning(f"{len(skipped)} watched items failed and were left out: {skipped}"),

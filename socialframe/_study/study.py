@@ -46,19 +46,79 @@ class Study:
         0  post  7384427202391592960
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        storage_options: dict[str, object] | None = None,
+    ) -> None:
         if isinstance(path, str) and not path.strip():
-            raise ValueError("a study is a folder: give its path (not an empty one)")
-        self._data = Dataset(path)
-        self._data.read()  # refused now if the folder is not a study, or newer
+            raise ValueError("a study is a folder or a bucket URI: give one (not an empty one)")
+        self._data = Dataset(path, storage_options)
+        self._data.opened()  # refused now if the folder is not a study, or newer
+
+    def as_of(self, when: object) -> Study:
+        """The study as it was then: a read-only Study (every answer as it was; a
+        refresh or an add is refused).
+
+        Args:
+            when: A time (``"2026-11-01"``, an ISO time, a datetime or a date; UTC
+                where it names no zone; or a span back from now, ``"7d"``): the tables
+                as of their last commit at or before it (a commit's time is the
+                committing machine's clock, not a refresh's ``at``);
+                or a whole number: the version of the ``runs`` table (each refresh
+                commits one), the other tables as they were at its commit.
+
+        Raises:
+            ValueError: ``when`` is neither a time nor a version.
+
+        Example:
+            >>> import tempfile
+            >>> Study(tempfile.mkdtemp()).as_of("2026-11-01").runs().empty
+            True
+        """
+        if isinstance(when, bool):
+            raise TypeError("as_of takes a time or a version of the runs table, not a bool")
+        at: datetime | int
+        if isinstance(when, int):
+            if when < 0:
+                raise ValueError(f"a version is >= 0, not {when}")
+            at = when
+        else:
+            at = _since(when)  # (a span, "7d", is back from now)
+        past = Study.__new__(Study)
+        past._data = self._data.at(at)
+        return past
+
+    def compact(self) -> pd.DataFrame:
+        """Rewrite each table's small files (one a refresh) into fewer, larger ones, so
+        that the number of files follows the data, not the number of refreshes. The
+        history is kept: :meth:`as_of` still reads every version before. A refresh
+        compacts by itself every :data:`~socialframe._study.dataset.COMPACT_EVERY`
+        refreshes.
+
+        Returns:
+            One row per table: ``table``, ``files_before``, ``files_after``.
+
+        Raises:
+            StudyError: the study is read-only (:meth:`as_of`) or cannot be written.
+        """
+        counts = self._data.compact()
+        return pd.DataFrame(
+            {
+                "table": pd.array(list(counts), dtype="string"),
+                "files_before": pd.array([b for b, _ in counts.values()], dtype="Int64"),
+                "files_after": pd.array([a for _, a in counts.values()], dtype="Int64"),
+            }
+        )
 
     @property
-    def path(self) -> os.PathLike[str]:
-        """The study's folder."""
+    def path(self) -> os.PathLike[str] | str:
+        """The study's folder (a Path), or its URI in a bucket (text)."""
         return self._data.path
 
     def __repr__(self) -> str:
-        return f"Study({str(self._data.path)!r})"
+        return f"Study({self._data.shown!r})"
 
     # -- what is watched -------------------------------------------------------------------
 
@@ -120,14 +180,13 @@ class Study:
         )
 
     def _add(self, items: list[dict[str, Any]]) -> None:
-        now = datetime.now(UTC).replace(microsecond=0).isoformat()  # (when, to the second)
-        with self._data.writing() as manifest:
-            known = {watch.key(w) for w in manifest.watched}
-            for item in items:
-                if watch.key(item) not in known:
-                    manifest.watched.append({**item, "added_at": now})
-                    known.add(watch.key(item))
-            self._data.write(manifest)
+        known = {watch.key(w) for w in self._data.read(watched_only=True).watched}
+        new: dict[str, dict[str, Any]] = {}
+        for item in items:
+            if watch.key(item) not in known:
+                new.setdefault(watch.key(item), item)
+        # (one commit; another process adding the same item meanwhile: it is read once)
+        self._data.add_watched(list(new.values()))
 
     def watched(self) -> pd.DataFrame:
         """What the study watches.
@@ -146,7 +205,7 @@ class Study:
             >>> study.watched().columns.tolist()
             ['kind', 'item', 'filters', 'added_at']
         """
-        manifest = self._data.read()
+        manifest = self._data.read(watched_only=True)
         added = pd.to_datetime([w["added_at"] for w in manifest.watched], utc=True)
         frame = pd.DataFrame(
             {
@@ -217,10 +276,14 @@ class Study:
             One row per watched item: ``kind``, ``item``, ``new``, ``changed``,
             ``paid_calls``, ``cost_usd``, ``complete``, ``missing``, and ``filters``
             (a search's filters as :meth:`watched` shows them, telling two searches of
-            one text apart; none for a post).
+            one text apart; none for a post). Where another refresh (another machine's,
+            another process's) held the study while this one waited for its lease, the
+            items it read whole are not read again and have no row here (no row at all:
+            nothing was left to do, nothing was paid).
 
         Raises:
-            StudyError: another refresh holds the study, or it cannot be written; a
+            StudyError: another refresh holds the study's lease still after waiting
+                (naming who, and until when), or it cannot be written; a
                 file of it is damaged or not the study's, or a link is in the way
                 (named; all checked before the first paid call).
             BudgetExceededError, FetchError: after what was fetched is kept;
@@ -257,7 +320,7 @@ class Study:
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         if client.offline:
             raise ValueError("a refresh asks the service what is new: give a client not offline")
-        if not self._data.read().watched:
+        if not self._data.read(watched_only=True).watched:
             raise ValueError(
                 f"{self._data.path} watches nothing yet: add posts or searches first"
                 " (add_posts, add_ads)"
@@ -276,8 +339,15 @@ class Study:
             budget = budget_cents(max_cost)
         # Paid pages the HTTP cache could not store (a full disk): one CacheWarning, as
         # every fetch of the client says it.
+        known = {entry["id"] for entry in self._data.read().refreshes}
         with self._data.writing() as manifest, client.fetching():
             self._data.check_folders()  # before anything is paid: no link to write through
+            # Another refresh held the study while this one waited: what it read whole is
+            # not read (nor paid for) again.
+            done = manifest.done_since(known)
+            manifest.watched = [w for w in manifest.watched if watch.key(w) not in done]
+            if not manifest.watched:
+                return _nothing_left()
             frame = Refresh(
                 self._data,
                 manifest,
@@ -301,7 +371,7 @@ class Study:
         at = pd.Timestamp(run["at"])
         changes = self.changes(since=at.to_pydatetime())  # (not the whole history)
         changes = changes[changes["at"] == at]
-        payload = notify.digest(self._data.path.name, run, frame, changes)
+        payload = notify.digest(self._data.name, run, frame, changes)
         notify.send(url, {**payload, "at": str(run["at"])})
 
     # -- reading ---------------------------------------------------------------------------
@@ -400,7 +470,9 @@ class Study:
             args,
         )
         # the watch key (kept in the files) names the search: its filters, as watched
-        texts = {watch.key(w): watch.filters_text(w) for w in self._data.read().watched}
+        texts = {
+            watch.key(w): watch.filters_text(w) for w in self._data.read(watched_only=True).watched
+        }
         frame["filters"] = frame.pop("watch").map(texts)
         return mark(
             queries.read_as(
@@ -468,7 +540,7 @@ class Study:
         (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError)."""
         import duckdb
 
-        con = queries.connect(self._data, self._data.read())
+        con = queries.connect(self._data)
         try:
             if yours:
                 _only_a_query(con, query)
@@ -481,6 +553,14 @@ class Study:
             raise queries.unreadable(self._data, exc) from None
         finally:
             con.close()
+
+
+def _nothing_left() -> pd.DataFrame:
+    """What a refresh returns that found every item read by another meanwhile: no row."""
+    from .run import RUN_COLUMNS
+
+    frame = pd.DataFrame({name: [] for name in RUN_COLUMNS})
+    return mark(queries.typed(frame, queries.ITEM_DTYPES | {"filters": "string"}), "study.refresh")
 
 
 def _only_a_query(con: queries.Reader, query: str) -> None:

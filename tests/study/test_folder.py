@@ -6,7 +6,6 @@ study removes only what it wrote."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -78,8 +77,10 @@ def _copy(refreshed: Path, tmp_path: Path) -> Path:
 
 
 def _files(study: Path) -> dict[str, Path]:
-    manifest = json.loads((study / "study.json").read_text())
-    return {k: study / v for k, v in manifest["refreshes"][0]["files"].items()}
+    """Each table's data file of the study's first refresh."""
+    kinds = ("comments", "ads", "changes", "items", "runs")
+    found = {k: sorted((study / k).glob("part-*.parquet")) for k in kinds}
+    return {k: files[0] for k, files in found.items() if files}
 
 
 def _is_a_link(link: Path) -> str:
@@ -115,10 +116,12 @@ def test_a_kind_folder_linked_elsewhere_gets_nothing_and_the_refresh_pays_nothin
     its new partitions there, outside the study."""
     study = sf.Study(tmp_path / "s")
     study.add_posts([P50])
+    shutil.rmtree(tmp_path / "s" / "comments")  # (an empty table yet)
     (tmp_path / "s" / "comments").symlink_to(outside / "dir", target_is_directory=True)
     before = snapshot(outside)
     _refresh_refused(study, service, _is_a_link(tmp_path / "s" / "comments"))
     assert snapshot(outside) == before
+    (tmp_path / "s" / "comments").unlink()
     assert study.runs().empty  # and the study is as it was
 
 
@@ -135,42 +138,39 @@ def test_a_study_whose_kind_folder_was_moved_out_and_linked_is_refused_naming_th
     assert snapshot(outside) == before
 
 
-@pytest.mark.parametrize("what", ["partition", "file"])
-def test_a_partition_or_data_file_linked_elsewhere_is_refused_naming_the_link(
+@pytest.mark.parametrize("what", ["log", "log file", "data file"])
+def test_a_log_or_data_file_linked_elsewhere_is_refused_naming_the_link(
     refreshed: Path, service: Sandbox, tmp_path: Path, outside: Path, what: str
 ) -> None:
     """Before: read through the link as the study's own (a file anywhere, read as sound)."""
     path = _copy(refreshed, tmp_path)
     data = _files(path)["comments"]
-    moved = data.parent if what == "partition" else data
+    moved = {
+        "log": path / "comments" / "_delta_log",
+        "log file": sorted((path / "comments" / "_delta_log").glob("*.json"))[-1],
+        "data file": data,
+    }[what]
     shutil.move(moved, outside / moved.name)
-    moved.symlink_to(outside / moved.name, target_is_directory=what == "partition")
+    moved.symlink_to(outside / moved.name, target_is_directory=what == "log")
     before = snapshot(outside)
     study = sf.Study(path)
-    assert len(study.watched()) == 2  # opening reads the manifest only
+    assert len(study.watched()) == 2  # opening reads what is watched only
     _answers_refused(study, _is_a_link(moved))
     _refresh_refused(study, service, _is_a_link(moved))
     assert snapshot(outside) == before
 
 
-def test_a_staging_folder_linked_elsewhere_is_never_followed_nor_removed(
+def test_a_lease_folder_linked_elsewhere_is_never_followed(
     refreshed: Path, service: Sandbox, tmp_path: Path, outside: Path
 ) -> None:
-    """Before: the next write removed the link (not the study's to remove)."""
     path = _copy(refreshed, tmp_path)
-    manifest = path / "study.json"
-    value = json.loads(manifest.read_text())
-    pending = "20260102T000000000Z"  # a refresh that never finished: its leftovers go
-    value["pending"] = {"id": pending, "at": "2026-01-02T00:00:00+00:00"}
-    manifest.write_text(json.dumps(value))
-    (outside / "dir" / pending / "comments").mkdir(parents=True)
-    (outside / "dir" / pending / "comments" / "part-0.parquet").write_bytes(b"the user's")
-    (path / ".staging").symlink_to(outside / "dir", target_is_directory=True)
+    shutil.rmtree(path / "_lease")
+    (path / "_lease").symlink_to(outside / "dir", target_is_directory=True)
     before = snapshot(outside)
     study = sf.Study(path)
-    study.add_posts([P50])  # a write: it tidies up what the pending refresh left
-    assert (path / ".staging").is_symlink()
-    _refresh_refused(study, service, _is_a_link(path / ".staging"))
+    study.add_posts([P50])  # (adding takes no lease)
+    assert (path / "_lease").is_symlink()
+    _refresh_refused(study, service, _is_a_link(path / "_lease"))
     assert snapshot(outside) == before
 
 
@@ -179,6 +179,7 @@ def test_a_file_where_a_kind_folder_belongs_is_refused_before_paying(
 ) -> None:
     study = sf.Study(tmp_path / "s")
     study.add_posts([P50])
+    shutil.rmtree(tmp_path / "s" / "ads")  # (an empty table yet)
     (tmp_path / "s" / "ads").write_text("the user's")
     match = rf"{re.escape(str(tmp_path / 's' / 'ads'))} is not a folder"
     _refresh_refused(study, service, match)
@@ -189,32 +190,30 @@ def test_a_file_where_a_kind_folder_belongs_is_refused_before_paying(
 
 
 @pytest.mark.parametrize("target", ["missing", "file.txt"])
-def test_a_lock_that_is_a_link_creates_and_changes_nothing_outside(
+def test_a_lease_object_that_is_a_link_creates_and_changes_nothing_outside(
     refreshed: Path, service: Sandbox, tmp_path: Path, outside: Path, target: str
 ) -> None:
-    """Before: a dangling ``.lock`` link made the study create the file it pointed to,
-    outside the study."""
+    """A dangling link where the lease's next object goes is never followed to create
+    the file it points to, outside the study."""
     path = _copy(refreshed, tmp_path)
-    (path / ".lock").unlink()
-    (path / ".lock").symlink_to(outside / target)
+    (path / "_lease" / f"{99:020d}.json").symlink_to(outside / target)
     before = snapshot(outside)
     study = sf.Study(path)
-    with pytest.raises(sf.StudyError, match=_is_a_link(path / ".lock")):
-        study.add_posts([P50])
-    _refresh_refused(study, service, _is_a_link(path / ".lock"))
+    _refresh_refused(study, service, _is_a_link(path / "_lease" / f"{99:020d}.json"))
     assert snapshot(outside) == before
     assert not (outside / "missing").exists()
-    assert len(study.comments()) == 82  # reading takes no lock: it still reads
+    assert len(study.comments()) == 82  # reading takes no lease: it still reads
 
 
-def test_a_manifest_that_is_a_link_is_refused_naming_it(
+def test_a_log_that_is_a_link_is_refused_naming_it(
     refreshed: Path, tmp_path: Path, outside: Path
 ) -> None:
     path = _copy(refreshed, tmp_path)
-    shutil.move(path / "study.json", outside / "study.json")
-    (path / "study.json").symlink_to(outside / "study.json")
+    log = path / "watched" / "_delta_log"
+    shutil.move(log, outside / "log")
+    log.symlink_to(outside / "log", target_is_directory=True)
     before = snapshot(outside)
-    with pytest.raises(sf.StudyError, match=_is_a_link(path / "study.json")):
+    with pytest.raises(sf.StudyError, match=_is_a_link(log)):
         sf.Study(path)
     assert snapshot(outside) == before
 
@@ -223,15 +222,14 @@ def test_hard_links_to_files_outside_are_read_but_never_written_through(
     refreshed: Path, service: Sandbox, tmp_path: Path, outside: Path
 ) -> None:
     """A hard link is the same file under two names: the study reads it if its bytes
-    are the ones it wrote, and never writes into a file that exists (a lock is only
-    locked, never written)."""
+    are the ones it wrote, and never writes into a file that exists (a lease object is
+    only ever created)."""
     path = _copy(refreshed, tmp_path)
     data = _files(path)["comments"]
     shutil.copyfile(data, outside / "copy.parquet")
     data.unlink()
     os.link(outside / "copy.parquet", data)  # the study's data file, shared with outside
-    (path / ".lock").unlink()
-    os.link(outside / "file.txt", path / ".lock")
+    os.link(outside / "file.txt", path / "_lease" / f"{99:020d}.json")
     before = snapshot(outside)
     study = sf.Study(path)
     assert len(study.comments()) == 82
@@ -304,54 +302,28 @@ def test_a_link_planted_while_a_refresh_runs_redirects_nothing(
 def test_the_users_own_folders_and_files_in_a_study_survive_its_writes(
     refreshed: Path, service: Sandbox, tmp_path: Path
 ) -> None:
-    """Before: the next write removed every ``refresh=`` folder the manifest did not
-    name, a folder the user made (``comments/refresh=mine/``) and its files among them."""
-    from socialframe._study.dataset import Dataset
-
+    """The study removes nothing it did not write: files of the user's beside its tables,
+    in them, in their logs' folders and in the lease's stay as they are."""
     path = _copy(refreshed, tmp_path)
     mine = {
         "comments/refresh=mine/notes.txt": "mine",
         "comments/README.md": "mine",
         "notes/todo.txt": "mine",
-        ".staging/mine.txt": "mine",
-        ".study.json.backup": "mine",
-        ".study.json.original": "mine (a name like those of a manifest on its way)",
+        "_lease/mine.txt": "mine",
+        "runs/_delta_log/.mine": "mine",
+        ".study.json.original": "mine",
     }
     for name, text in mine.items():
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
-    (path / "comments" / "refresh=empty-and-mine").mkdir()
-    # What a refresh killed before its manifest leaves: its partitions, the manifest
-    # naming it pending (its files are written by the study's own writer).
-    data = Dataset(path)
-    pending = "20260102T000000000Z"
-    with data.writing() as manifest:
-        manifest.pending = {"id": pending, "at": "2026-01-02T00:00:00+00:00"}
-        data.write(manifest)
-        frame = pd.DataFrame({"x": [1]})
-        data.write_partition("comments", pending, frame)
-        data.write_partition("ads", pending, frame)
-    leftovers = [
-        f"comments/refresh={pending}/part-0.parquet",
-        f"ads/refresh={pending}/part-0.parquet",
-    ]
-    assert all((path / p).is_file() for p in leftovers)
-    yours = f"ads/refresh={pending}/mine.txt"
-    mine[yours] = "mine, put in the leftover's folder"
-    (path / yours).write_text(mine[yours])
-    on_its_way = path / ".study.json.k2x9_q7a.socialframe-partial"  # a write killed
-    on_its_way.write_text("{}")
+    (path / "comments" / "empty-and-mine").mkdir()
     study = sf.Study(path)
-    study.add_posts([P50])  # the next write removes what the pending refresh left
-    assert not on_its_way.exists()
-    assert not any((path / p).exists() for p in leftovers)
-    assert not (path / "comments" / f"refresh={pending}").exists()  # left empty: removed
-    assert (path / yours).exists()  # not empty: stays
+    study.add_posts([P50])
     with service.client(cache=False, progress=False, clock=service.clock) as client:
         study.refresh(client)
     for name, text in mine.items():
         assert (path / name).read_text() == text, name
-    assert (path / "comments" / "refresh=empty-and-mine").is_dir()
+    assert (path / "comments" / "empty-and-mine").is_dir()
     assert len(study.runs()) == 2 and len(study.comments()) >= 82 + 50
 
 

@@ -302,14 +302,12 @@ def test_a_study_written_before_changes_had_their_proof_still_reads(tmp_path: Pa
             "change": pd.array(["stopped"], "string"),
         }
     )
-    with data.writing() as manifest:
+    run = pd.DataFrame(
+        [{"at": at.as_unit("us"), "paid_calls": 1, "cost_usd": 0.01, "new": 2, "changed": 1}]
+    ).assign(items=1, complete=True)
+    with data.writing():
         rid = refresh_id(at.to_pydatetime())
-        files = {
-            "ads": data.write_partition("ads", rid, rows),
-            "changes": data.write_partition("changes", rid, old),
-        }
-        manifest.refreshes.append({"id": rid, "at": at.isoformat(), "files": files})
-        data.write(manifest)
+        data.commit_refresh(rid, {"ads": rows, "changes": old, "runs": run})
     study = sf.Study(tmp_path / "s")
     changes = study.changes()
     assert changes.columns.tolist() == [

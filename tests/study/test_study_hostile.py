@@ -95,14 +95,24 @@ def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _files(study: Path) -> dict[str, Path]:
-    manifest = json.loads((study / "study.json").read_text())
-    return {k: study / v for k, v in manifest["refreshes"][0]["files"].items()}
+    """Each table's data file of the study's first refresh."""
+    kinds = ("comments", "ads", "changes", "items", "runs")
+    found = {k: sorted((study / k).glob("part-*.parquet")) for k in kinds}
+    return {k: files[0] for k, files in found.items() if files}
 
 
-def _edit_manifest(study: Path, change: Callable[[dict[str, object]], None]) -> None:
-    value = json.loads((study / "study.json").read_text())
-    change(value)
-    (study / "study.json").write_text(json.dumps(value))
+def _edit_state(study: Path, change: Callable[[dict[str, object]], None]) -> None:
+    """Another program appends an item's row with its state changed, as the latest."""
+    import deltalake
+
+    items = deltalake.DeltaTable(str(study / "items"))
+    table = items.to_pyarrow_table()
+    rows = table.to_pylist()
+    for row in rows:
+        state = json.loads(row["state"])
+        change(state)
+        row["state"] = json.dumps(state)
+    deltalake.write_deltalake(items, pa.Table.from_pylist(rows, schema=table.schema), mode="append")
 
 
 def _not_parquet(study: Path) -> None:
@@ -144,7 +154,8 @@ def _a_refresh_column(study: Path) -> None:
     path = _files(study)["ads"]
     table = pq.read_table(path)
     later = pa.array(["99991231T000000000Z"] * len(table))
-    pq.write_table(table.append_column("refresh", later), path)
+    at = table.schema.get_field_index("refresh")
+    pq.write_table(table.set_column(at, "refresh", later), path)
 
 
 DAMAGED = [
@@ -165,6 +176,7 @@ def test_a_damaged_data_file_is_one_clear_study_error(
 ) -> None:
     study_path = tmp_path / "s"
     shutil.copytree(refreshed, study_path)
+    logs = sorted(p.name for p in study_path.glob("*/_delta_log/*"))
     damage(study_path)
     study = sf.Study(study_path)  # the manifest is sound
     assert len(study.watched()) == 2
@@ -184,70 +196,64 @@ def test_a_damaged_data_file_is_one_clear_study_error(
         with pytest.raises(sf.StudyError, match=r"cannot be read"):
             study.refresh(client)
         assert client.ledger.paid_calls == 0  # refused before any paid call
-    assert json.loads((study_path / "study.json").read_text())["pending"] is None
+    assert sorted(p.name for p in study_path.glob("*/_delta_log/*")) == logs  # no commit
 
 
-def _state_not_objects(value: dict[str, object]) -> None:
-    value["state"] = {key: "x" for key in value["state"]}  # type: ignore[attr-defined]
+def _resume_after_no_time(state: dict[str, object]) -> None:
+    state["resume_after"] = "nonsense"
 
 
-def _resume_after_no_time(value: dict[str, object]) -> None:
-    for state in value["state"].values():  # type: ignore[attr-defined]
-        state["resume_after"] = "nonsense"
+def _checked_no_day(state: dict[str, object]) -> None:
+    state["checked"] = "garbage"
 
 
-def _checked_no_day(value: dict[str, object]) -> None:
-    for state in value["state"].values():  # type: ignore[attr-defined]
-        state["checked"] = "garbage"
+def _total_text(state: dict[str, object]) -> None:
+    state["total"] = "many"
 
 
-def _total_text(value: dict[str, object]) -> None:
-    for state in value["state"].values():  # type: ignore[attr-defined]
-        state["total"] = "many"
+def _walked_a_path(state: dict[str, object]) -> None:
+    state["walked"] = "../../elsewhere"
 
 
-def _pending_no_time(value: dict[str, object]) -> None:
-    value["pending"] = {"id": "20260101T000000000Z", "at": "garbage"}
-
-
-def _pending_id_a_path(value: dict[str, object]) -> None:
-    # the files a pending refresh left are named from its id, and removed
-    value["pending"] = {"id": "../../elsewhere", "at": "2026-01-01T00:00:00+00:00"}
-
-
-def _added_at_no_time(value: dict[str, object]) -> None:
-    value["watched"][0]["added_at"] = "not a time"  # type: ignore[index]
-
-
-def _a_refresh_twice(value: dict[str, object]) -> None:
-    value["refreshes"].append(value["refreshes"][0])  # type: ignore[attr-defined]
-
-
-HOSTILE = [
-    _state_not_objects,
-    _resume_after_no_time,
-    _checked_no_day,
-    _total_text,
-    _pending_no_time,
-    _pending_id_a_path,
-    _added_at_no_time,
-    _a_refresh_twice,
-]
+HOSTILE = [_resume_after_no_time, _checked_no_day, _total_text, _walked_a_path]
 
 
 @pytest.mark.parametrize("edit", HOSTILE, ids=[f.__name__.strip("_") for f in HOSTILE])
-def test_a_hand_edited_manifest_is_refused_as_it_is_opened(
+def test_a_hand_edited_state_is_refused_before_anything_is_paid(
     refreshed: Path, tmp_path: Path, edit: Callable[[dict[str, object]], None]
 ) -> None:
     """Before: read as sound, then a raw ValueError / AttributeError / DateParseError from
-    deep in a refresh or ``watched()``; a refresh named twice counted its changes twice."""
+    deep in a refresh. Now the state the next refresh would start from is checked as it
+    is read: one StudyError, and nothing paid."""
     study_path = tmp_path / "s"
     shutil.copytree(refreshed, study_path)
-    _edit_manifest(study_path, edit)
-    before = (study_path / "study.json").read_bytes()
-    with pytest.raises(sf.StudyError, match="not a study manifest as written"):
-        sf.Study(study_path)
-    assert (study_path / "study.json").read_bytes() == before  # left as it is
+    _edit_state(study_path, edit)
+    study = sf.Study(study_path)
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.StudyError, match="is not as the study wrote it"):
+            study.refresh(client)
+        assert sandbox.charges == 0
+
+
+def test_a_refresh_whose_run_row_is_there_twice_counts_once(
+    refreshed: Path, tmp_path: Path
+) -> None:
+    """A second copy of a refresh's runs row (another program's append) counts its
+    changes and its run once."""
+    import deltalake
+
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    study = sf.Study(study_path)
+    changes, runs = len(study.changes()), len(study.runs())
+    table = deltalake.DeltaTable(str(study_path / "runs"))
+    deltalake.write_deltalake(table, table.to_pyarrow_table(), mode="append")
+    assert len(study.changes()) == changes and len(study.comments()) == 82
+    assert len(study.sql("select distinct refresh from runs")) == runs
 
 
 def test_sql_duckdb_refuses_is_a_value_error_saying_why(refreshed: Path) -> None:
@@ -315,7 +321,6 @@ def test_a_search_cut_short_keeps_its_pages_and_is_checked_as_of_the_oldest(
 ) -> None:
     """Its pages show the search as it was when the cut walk began: the next refresh
     asks for the ads started since that day, not since the day it was finished."""
-    import json
     from datetime import timedelta
 
     from socialframe.sandbox import REFERENCE, PinnedClock, Sandbox
@@ -338,7 +343,9 @@ def test_a_search_cut_short_keeps_its_pages_and_is_checked_as_of_the_oldest(
         assert sandbox.charges == 2 + int(done["paid_calls"].sum())
         first_pages = [r for r in sandbox.requests if "end_cursor" not in r.params]
         assert len(first_pages) == 1  # page 1 paid once
-    [state] = json.loads((tmp_path / "s" / "study.json").read_text())["state"].values()
+    from socialframe._study.dataset import Dataset
+
+    [state] = Dataset(tmp_path / "s").read().state.values()
     assert state["checked"] == "2026-01-01"
 
 
@@ -465,7 +472,7 @@ def test_a_column_the_views_do_not_need_with_another_type_is_one_study_error(
         study.comments()
     assert raised.value.__cause__ is None and raised.value.__suppress_context__
     # every answer checks every file's size: the changed file is named by the others too
-    with pytest.raises(sf.StudyError, match=r"comments/refresh=[0-9TZ]+/part-0.parquet holds"):
+    with pytest.raises(sf.StudyError, match=r"comments/part-[0-9TZ]+-[0-9a-f]{64}\.parquet holds"):
         study.ads()
 
 
@@ -494,8 +501,11 @@ def test_after_the_clock_is_set_back_a_refresh_still_asks_the_service(tmp_path: 
     assert first["paid_calls"].tolist() == [2, 1]
     assert again["paid_calls"].tolist() == [1, 1] and paid == 2  # each post asked again
     assert now == 51 and again["new"].tolist() == [0, 1]  # the comment of those two days
-    runs = json.loads((tmp_path / "s" / "study.json").read_text())["refreshes"]
-    assert [r["id"] for r in runs] == sorted(r["id"] for r in runs)  # ids in the order run
+    import deltalake
+
+    commits = deltalake.DeltaTable(str(tmp_path / "s" / "runs")).history()
+    ids = [c["socialframe.refresh"] for c in sorted(commits, key=lambda c: c["version"])[1:]]
+    assert len(ids) == 2 and ids == sorted(ids)  # ids in the order run
 
 
 def test_an_item_a_failed_refresh_never_looked_at_stays_complete(tmp_path: Path) -> None:

@@ -1,0 +1,16 @@
+"""Fixtures of the study tests: an S3-compatible server on loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from servers import S3
+
+
+@pytest.fixture(scope="session")
+def s3() -> Iterator[S3]:
+    """One S3 server for the session (each test takes a bucket of its own)."""
+    server = S3()
+    yield server
+    server.stop()

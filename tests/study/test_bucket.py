@@ -1,0 +1,150 @@
+"""A study in a bucket (``_study/storage.py``): moto's S3 server on loopback, checking every
+request's signature, the sandbox over HTTP, and the tables read back by deltalake and by
+polars alone."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from servers import S3
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+
+P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
+
+
+@pytest.fixture
+def uri(s3: S3) -> str:
+    return f"s3://{s3.bucket()}/brand-watch"
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def sandbox(clock: ManualClock) -> Iterator[Sandbox]:
+    with Sandbox(seed=0, clock=clock) as server:
+        yield server
+
+
+def _refreshed(uri: str, s3: S3, sandbox: Sandbox, clock: ManualClock, tmp_path: Path) -> sf.Study:
+    study = sf.Study(uri, storage_options=s3.options if uri.startswith("s3://") else None)
+    study.add_posts([P82, P50])
+    study.add_ads("coffee", country="US")
+    with sandbox.client(cache=tmp_path / "cache", progress=False, clock=clock) as client:
+        study.refresh(client)
+        clock.advance(7 * 86400)
+        study.refresh(client)
+    return study
+
+
+def test_a_study_in_a_bucket_answers_as_the_same_study_in_a_folder(
+    uri: str, s3: S3, sandbox: Sandbox, clock: ManualClock, tmp_path: Path
+) -> None:
+    in_bucket = _refreshed(uri, s3, sandbox, clock, tmp_path / "a")
+    other_clock = ManualClock()  # (the same world again, from its start)
+    with Sandbox(seed=0, clock=other_clock) as other:
+        in_folder = _refreshed(str(tmp_path / "folder"), s3, other, other_clock, tmp_path / "b")
+    for answer in ("comments", "ads", "changes", "runs", "watched"):
+        bucket_frame = getattr(in_bucket, answer)()
+        folder_frame = getattr(in_folder, answer)()
+        assert len(bucket_frame) > 0, answer
+        if answer == "watched":
+            bucket_frame, folder_frame = (
+                bucket_frame.drop(columns="added_at"),
+                folder_frame.drop(columns="added_at"),
+            )
+        pd.testing.assert_frame_equal(bucket_frame, folder_frame, obj=answer)
+    assert in_bucket.runs()["paid_calls"].tolist() == [5, 4]
+    versions = "select count(*) as n from comment_versions"
+    assert in_bucket.sql(versions)["n"][0] == in_folder.sql(versions)["n"][0] == 232
+    assert repr(in_bucket) == f"Study({uri!r})"
+
+
+def test_each_table_is_read_back_by_deltalake_and_by_polars_alone(
+    uri: str, s3: S3, sandbox: Sandbox, clock: ManualClock, tmp_path: Path
+) -> None:
+    import deltalake
+    import polars as pl
+
+    study = _refreshed(uri, s3, sandbox, clock, tmp_path)
+    comments = deltalake.DeltaTable(uri + "/comments", storage_options=s3.options).to_pandas()
+    assert len(comments) == 232 and comments["refresh"].nunique() == 2
+    assert set(comments["comment_id"]) == set(study.comments()["comment_id"])
+    runs = pl.read_delta(uri + "/runs", storage_options=s3.options).sort("refresh")
+    assert runs["paid_calls"].to_list() == [5, 4]
+    assert runs["refresh"].to_list() == sorted(runs["refresh"].to_list())
+    for kind in ("ads", "changes", "items", "watched"):
+        assert pl.read_delta(f"{uri}/{kind}", storage_options=s3.options).height > 0, kind
+
+
+def test_storage_options_default_to_the_aws_variables(
+    uri: str,
+    s3: S3,
+    sandbox: Sandbox,
+    clock: ManualClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", s3.key_id)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", s3.secret)
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_ALLOW_HTTP", "true")
+    study = sf.Study(uri)
+    study.add_posts(P50)
+    with sandbox.client(cache=tmp_path / "cache", progress=False, clock=clock) as client:
+        study.refresh(client)
+    assert len(sf.Study(uri, storage_options=s3.options).comments()) == 50
+
+
+def test_a_wrong_secret_key_is_one_clear_error_naming_no_secret(
+    uri: str,
+    s3: S3,
+    sandbox: Sandbox,
+    clock: ManualClock,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    _refreshed(uri, s3, sandbox, clock, tmp_path)
+    wrong = {**s3.options, "aws_secret_access_key": "wrong-secret-0123456789abcdef"}
+    secrets = (s3.secret, "wrong-secret-0123456789abcdef")
+    said = []
+    with pytest.raises(sf.StudyError) as raised:
+        sf.Study(uri, storage_options=wrong).comments()
+    said.append(str(raised.value))
+    study = sf.Study(uri, storage_options=s3.options)
+    assert len(study.comments()) == 135  # nothing lost
+    with pytest.raises(sf.StudyError) as raised:
+        bad = sf.Study.__new__(sf.Study)
+        bad._data = type(study._data)(uri, wrong)
+        bad.add_posts(P82)
+    said.append(str(raised.value))
+    said.append(repr(sf.Study(uri, storage_options=s3.options)))
+    said.append(caplog.text)
+    for text in said:
+        for secret in secrets:
+            assert secret not in text
+    assert "secret key is wrong" in said[0] and uri in said[0], said[0]
+
+
+def test_a_bucket_that_does_not_exist_is_one_clear_error(s3: S3) -> None:
+    with pytest.raises(sf.StudyError, match="no such bucket|cannot be"):
+        sf.Study("s3://no-such-bucket-here/s", storage_options=s3.options).add_posts(P82)
+
+
+def test_options_for_a_folder_and_credentials_in_a_uri_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="storage_options are for a study in a bucket"):
+        sf.Study(tmp_path / "s", storage_options={"aws_region": "x"})
+    with pytest.raises(ValueError, match="holds no credentials"):
+        sf.Study("s3://key:secret@bucket/s")
+    with pytest.raises(ValueError, match="name inside the bucket"):
+        sf.Study("s3://bucket")

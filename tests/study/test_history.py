@@ -1,0 +1,84 @@
+"""A study's history (``Study.as_of``, ``Study.compact``): real Delta tables on a folder,
+refreshed through the sandbox over HTTP."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+
+P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
+
+
+def _refreshes(study: sf.Study, count: int) -> list[datetime]:
+    """``count`` refreshes a week apart; the wall time after each commit."""
+    clock = ManualClock()
+    after = []
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=False, progress=False, clock=clock) as client,
+    ):
+        for _ in range(count):
+            study.refresh(client)
+            time.sleep(0.01)
+            after.append(datetime.now(UTC))
+            time.sleep(0.01)
+            clock.advance(7 * 86400)
+    return after
+
+
+def test_as_of_a_time_or_a_version_is_the_study_as_it_was_and_read_only(tmp_path: Path) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    before_any = datetime.now(UTC)
+    after = _refreshes(study, 3)
+    first = study.as_of(after[0])
+    assert len(first.runs()) == 1 and len(first.comments()) == 50
+    assert len(study.as_of(after[1]).runs()) == 2
+    assert study.as_of(after[1].isoformat()).runs().equals(study.as_of(after[1]).runs())
+    assert study.as_of(before_any).runs().empty
+    pd.testing.assert_frame_equal(study.as_of(1).runs(), first.runs())  # runs' version 1
+    pd.testing.assert_frame_equal(study.as_of(3).comments(), study.comments())
+    with pytest.raises(sf.StudyError, match="read-only"):
+        first.add_posts([P82])
+    with pytest.raises(sf.StudyError, match="no version 9"):
+        study.as_of(9).runs()
+
+
+def test_compact_leaves_fewer_files_the_same_answers_and_the_history(tmp_path: Path) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82, P50])
+    after = _refreshes(study, 6)
+    answers = {a: getattr(study, a)() for a in ("comments", "changes", "runs")}
+    was = study.as_of(after[2]).comments()
+    counted = study.compact().set_index("table")
+    assert counted.loc["runs", "files_before"] == 6 and counted.loc["runs", "files_after"] == 1
+    assert counted.loc["comments", "files_after"] == 1
+    assert len(list((tmp_path / "s" / "runs").glob("*.parquet"))) == 7  # history kept
+    for answer, frame in answers.items():
+        pd.testing.assert_frame_equal(getattr(study, answer)(), frame)
+    pd.testing.assert_frame_equal(study.as_of(after[2]).comments(), was)  # across it
+    _refreshes(study, 1)  # and the next refresh reads the compacted files
+    assert len(study.runs()) == 7
+
+
+def test_a_refresh_compacts_every_so_many_refreshes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from socialframe._study import dataset
+
+    monkeypatch.setattr(dataset, "COMPACT_EVERY", 4)
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    _refreshes(study, 5)
+    import deltalake
+
+    runs = deltalake.DeltaTable(str(tmp_path / "s" / "runs"))
+    assert len(runs.file_uris()) == 2  # four compacted into one, and the fifth
+    assert len(study.runs()) == 5

@@ -1,0 +1,174 @@
+"""The lease a refresh holds on its study (``_study/lease.py``): two processes with
+separate HTTP caches refreshing one study in a bucket (moto's S3 server on loopback) at
+once, a holder that stays, and a holder killed with ``kill -9``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from servers import S3
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
+
+P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
+
+#: A refresh in a process of its own: the study's storage options from AWS_* alone.
+CHILD = textwrap.dedent(
+    """
+    import json, sys, socialframe as sf
+    study = sf.Study(sys.argv[1])
+    with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=sys.argv[4], progress=False) as c:
+        print("ready", flush=True)
+        sys.stdin.readline()  # (both start at once)
+        try:
+            frame = study.refresh(c)
+            said = {"rows": len(frame), "new": int(frame["new"].sum())}
+        except sf.StudyError as exc:
+            said = {"error": str(exc)}
+        said["paid"] = c.ledger.paid_calls
+    print(json.dumps(said), flush=True)
+    """
+)
+
+
+def _env(s3: S3) -> dict[str, str]:
+    return {
+        **os.environ,
+        "AWS_ENDPOINT_URL": s3.endpoint,
+        "AWS_ACCESS_KEY_ID": s3.key_id,
+        "AWS_SECRET_ACCESS_KEY": s3.secret,
+        "AWS_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+    }
+
+
+def _child(uri: str, server: Sandbox, cache: Path, s3: S3) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, uri, server.url, server.api_key, str(cache)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(s3),
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+    return child
+
+
+@pytest.mark.slow
+def test_two_refreshes_at_once_from_two_processes_pay_each_page_once(
+    s3: S3, tmp_path: Path
+) -> None:
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = sf.Study(uri, storage_options=s3.options)
+    study.add_posts([P2345])  # 47 pages, slowly: the two overlap
+    with Sandbox(seed=0, latency=0.03, clock=PinnedClock()) as slow:
+        children = [_child(uri, slow, tmp_path / f"cache-{n}", s3) for n in (1, 2)]
+        for child in children:  # go
+            assert child.stdin is not None
+            child.stdin.write("\n")
+            child.stdin.flush()
+        said = []
+        for child in children:
+            out, _ = child.communicate(timeout=120)
+            said.append(json.loads(out.strip().splitlines()[-1]))
+        # one page, one payment: the second waited for the lease, then found it all done
+        assert slow.charges == 47, said
+    assert sorted(s["paid"] for s in said) == [0, 47], said
+    second = next(s for s in said if s["paid"] == 0)
+    assert second == {"rows": 0, "new": 0, "paid": 0}
+    assert len(study.runs()) == 1 and study.runs()["paid_calls"].tolist() == [47]
+    assert len(study.comments()) == 2345 and study.comments()["comment_id"].is_unique
+
+
+def test_a_second_refresh_stops_saying_who_holds_the_lease_and_until_when(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from socialframe._study import lease
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    holder = subprocess.Popen(  # another process holds the study's lease, and lives
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from socialframe._study.dataset import Dataset\n"
+            "with Dataset(sys.argv[1]).writing():\n"
+            "    print('held', flush=True); time.sleep(60)",
+            str(study.path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    monkeypatch.setattr(lease, "WAIT", 0.5)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with (
+            Sandbox(seed=0, clock=PinnedClock()) as server,
+            server.client(cache=tmp_path / "cache", progress=False) as client,
+        ):
+            began = time.monotonic()
+            with pytest.raises(sf.StudyError) as raised:
+                study.refresh(client)
+            assert time.monotonic() - began >= 0.5
+            assert client.ledger.paid_calls == 0 and server.charges == 0
+        said = str(raised.value)
+        assert f"(pid {holder.pid})" in said and "until 20" in said, said
+        assert str(study.path) in said
+    finally:
+        holder.kill()
+        holder.wait()
+        assert holder.stdout is not None
+        holder.stdout.close()
+    # once it is gone (killed on this machine: its lease holds nothing) the study is there
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as server,
+        server.client(cache=tmp_path / "cache", progress=False) as client,
+    ):
+        assert study.refresh(client)["new"].tolist() == [82]
+
+
+@pytest.mark.slow
+def test_kill_9_mid_refresh_in_a_bucket_leaves_the_study_as_it_was(s3: S3, tmp_path: Path) -> None:
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = sf.Study(uri, storage_options=s3.options)
+    study.add_posts([P82])
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as fast,
+        fast.client(cache=tmp_path / "cache", progress=False) as c,
+    ):
+        study.refresh(c)
+    before = study.comments()
+    study.add_posts([P2345])
+    with Sandbox(seed=0, latency=0.05, clock=PinnedClock()) as slow:
+        child = _child(uri, slow, tmp_path / "cache", s3)
+        assert child.stdin is not None
+        child.stdin.write("\n")
+        child.stdin.flush()
+        deadline = time.monotonic() + 60
+        while slow.charges < 12 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        assert child.stdout is not None
+        child.stdout.close()
+        child.stdin.close()
+        paid_by_child = slow.charges
+        assert 12 <= paid_by_child < 48
+        assert len(study.runs()) == 1
+        pd.testing.assert_frame_equal(study.comments(), before)
+        with slow.client(cache=tmp_path / "cache", progress=False) as client:
+            after = study.refresh(client)  # (the killed holder's lease holds nothing)
+        stored = paid_by_child - 1
+        assert slow.charges - paid_by_child in (47 - stored, 47 - stored + 1)
+    assert after.set_index("item")["new"].to_dict() == {P82: 0, P2345: 2345}
+    assert len(study.runs()) == 2 and len(study.comments()) == 82 + 2345

@@ -543,7 +543,13 @@ class Dataset:
         return DataFile(kind, name, len(data), None)
 
     def _commit(self, kind: str, files: list[DataFile], refresh: str | None, rows: int) -> None:
-        """One commit to table ``kind`` adding ``files`` (creating the table first)."""
+        """One commit to table ``kind`` adding ``files`` (``rows`` in all)."""
+        self._commit_many(kind, [(f, rows) for f in files], refresh)
+
+    def _commit_many(
+        self, kind: str, files: list[tuple[DataFile, int]], refresh: str | None = None
+    ) -> None:
+        """One commit to table ``kind`` adding ``files`` (each with its count of rows)."""
         deltalake = _deltalake()
         from deltalake.transaction import AddAction, CommitProperties
 
@@ -552,7 +558,7 @@ class Dataset:
         now = int(time.time() * 1000)
         actions = [
             AddAction(f.name, f.size, {}, now, True, json.dumps({"numRecords": rows}))
-            for f in files
+            for f, rows in files
         ]
         properties = CommitProperties(
             custom_metadata={"socialframe.refresh": refresh or ""}, max_commit_retries=50
@@ -671,7 +677,9 @@ class Dataset:
         return counts
 
     @contextlib.contextmanager
-    def writing(self, refresh: str | None = None, at: str | None = None) -> Iterator[Manifest]:
+    def writing(
+        self, refresh: str | None = None, at: str | None = None, *, migrating: bool = False
+    ) -> Iterator[Manifest]:
         """Hold the study's lease (for ``refresh``, started ``at``); yield what it holds
         now, with the refresh a killed one left ``pending``.
 
@@ -693,6 +701,9 @@ class Dataset:
             raise self._unwritable(exc) from None
         self.lease = lease
         try:
+            if migrating:  # (the tables are not the study yet)
+                yield Manifest()
+                return
             manifest = self.read()
             done = {r["id"] for r in manifest.refreshes}
             # The last holder's refresh, if it never committed (killed, or failed before

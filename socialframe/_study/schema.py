@@ -72,6 +72,17 @@ STORED: Final[dict[str, dict[str, Any]]] = {
 }
 
 
+#: What the files of a study of the format before Delta Lake held (:mod:`.legacy`).
+STORED_BEFORE: Final[dict[str, dict[str, Any]]] = {
+    kind: {
+        name: dtype
+        for name, dtype in STORED[kind].items()
+        if name != "refresh" and not (kind == "items" and name == "state")
+    }
+    for kind in ("comments", "ads", "changes", "items", "runs")
+}
+
+
 def arrow_schema(kind: str) -> Any:
     """The Arrow schema of table ``kind`` (its Delta schema is made from it)."""
     if kind not in _SCHEMAS:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._checks import flag
 from .._schema import mark
-from . import queries, watch
+from . import migration, queries, watch
 from .dataset import Dataset
 from .notify import checked as notify_checked
 from .run import OnError, Refresh
@@ -55,6 +55,8 @@ class Study:
         if isinstance(path, str) and not path.strip():
             raise ValueError("a study is a folder or a bucket URI: give one (not an empty one)")
         self._data = Dataset(path, storage_options)
+        if migration.needed(self._data):  # (a folder study of the format before Delta)
+            migration.migrate(self._data)
         self._data.opened()  # refused now if the folder is not a study, or newer
 
     def as_of(self, when: object) -> Study:

@@ -538,18 +538,24 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
     study = commands.add_parser(
         "study",
         help="watch posts and ad searches over time, paying only for what may be new",
-        description="A study is a folder: what it watches, and every version of every\n"
-        "comment and ad its refreshes saw (Parquet, for DuckDB, pandas, Spark).\n\n"
+        description="A study is a folder or a bucket (s3://, gs://, az://, abfss://): what it\n"
+        "watches, and every version of every comment and ad its refreshes saw, as Delta\n"
+        "Lake tables (for DuckDB, polars, pandas, Spark, Trino). In a bucket, the storage's\n"
+        "credentials come from the AWS_* / GOOGLE_* / AZURE_* variables.\n\n"
         "  socialframe study add-posts brand-watch 7384427202391592960 ...\n"
         "  socialframe study add-ads brand-watch 'running shoes' --country US\n"
-        "  socialframe study refresh brand-watch --max-cost 2.00\n"
+        "  socialframe study refresh s3://team-bucket/brand-watch --max-cost 2.00\n"
         "  socialframe study changes brand-watch --since 7d -o changes.csv",
         epilog=EXIT_CODES,
         formatter_class=formatter,
         allow_abbrev=False,
     )
     actions = study.add_subparsers(dest="action", required=True, metavar="ACTION")
-    folder = {"metavar": "STUDY", "help": "the study's folder (created on the first add)"}
+    folder = {
+        "metavar": "STUDY",
+        "help": "the study's folder, or its bucket URI (s3://bucket/name); created on the"
+        " first add",
+    }
     posts = actions.add_parser(
         "add-posts",
         help="watch posts",

@@ -148,3 +148,52 @@ def test_options_for_a_folder_and_credentials_in_a_uri_are_refused(tmp_path: Pat
         sf.Study("s3://key:secret@bucket/s")
     with pytest.raises(ValueError, match="name inside the bucket"):
         sf.Study("s3://bucket")
+
+
+@pytest.mark.slow
+def test_every_study_command_takes_a_bucket_uri(
+    uri: str, s3: S3, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(
+        os.environ,
+        SOCIALFRAME_BASE_URL=sandbox.url,
+        SOCIALFRAME_API_KEY=sandbox.api_key,
+        AWS_ENDPOINT_URL=s3.endpoint,
+        AWS_ACCESS_KEY_ID=s3.key_id,
+        AWS_SECRET_ACCESS_KEY=s3.secret,
+        AWS_REGION="us-east-1",
+        AWS_ALLOW_HTTP="true",
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "socialframe", "study", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert "Traceback" not in done.stderr, done.stderr
+        assert s3.secret not in done.stdout + done.stderr
+        return done
+
+    assert run("add-posts", uri, P82).returncode == 0
+    assert run("add-ads", uri, "coffee", "--country", "US").returncode == 0
+    refreshed = run("refresh", uri, "--cache", "c", "-o", "run.csv")
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert run("changes", uri, "-o", "changes.csv").returncode == 0
+    assert run("runs", uri, "-o", "runs.csv").returncode == 0
+    assert len(pd.read_csv(tmp_path / "changes.csv")) == len(
+        sf.Study(uri, storage_options=s3.options).changes()
+    )
+    assert pd.read_csv(tmp_path / "runs.csv")["paid_calls"].tolist() == [4]  # 2 + 2 pages
+    # a wrong secret: one clear error, exit code, and no secret said
+    env["AWS_SECRET_ACCESS_KEY"] = "wrong-secret-0123456789abcdef"
+    refused = run("runs", uri, "-o", "again.csv")
+    assert refused.returncode != 0 and "secret key is wrong" in refused.stderr, refused.stderr
+    assert "wrong-secret-0123456789abcdef" not in refused.stdout + refused.stderr

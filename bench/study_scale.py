@@ -46,7 +46,30 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 WORDS = np.array(
-    "the of and a to in is you that it he was for on are as with his they at be this".split()
+    [
+        "the",
+        "of",
+        "and",
+        "a",
+        "to",
+        "in",
+        "is",
+        "you",
+        "that",
+        "it",
+        "he",
+        "was",
+        "for",
+        "on",
+        "are",
+        "as",
+        "with",
+        "his",
+        "they",
+        "at",
+        "be",
+        "this",
+    ]
 )
 START = datetime(2026, 1, 1, tzinfo=UTC)
 

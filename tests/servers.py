@@ -99,6 +99,7 @@ class S3:
     Attributes:
         endpoint: ``http://127.0.0.1:<port>``.
         options: The storage options of a study in it (the key it made).
+        reader: Those of a key that may read and list, never write.
         secret: The secret key, for the tests that look for it where it must not be.
     """
 
@@ -141,12 +142,27 @@ class S3:
         )
         key = iam.create_access_key(UserName="study")["AccessKey"]
         self.key_id, self.secret = key["AccessKeyId"], key["SecretAccessKey"]
+        # a reader: a bucket that refuses this key's writes
+        iam.create_user(UserName="reader")
+        iam.put_user_policy(
+            UserName="reader",
+            PolicyName="read",
+            PolicyDocument='{"Version": "2012-10-17", "Statement": [{"Effect": "Allow",'
+            ' "Action": ["s3:GetObject", "s3:ListBucket", "s3:HeadObject"],'
+            ' "Resource": "*"}]}',
+        )
+        reader = iam.create_access_key(UserName="reader")["AccessKey"]
         self.options = {
             "aws_endpoint": self.endpoint,
             "aws_access_key_id": self.key_id,
             "aws_secret_access_key": self.secret,
             "aws_region": "us-east-1",
             "aws_allow_http": "true",
+        }
+        self.reader = {
+            **self.options,
+            "aws_access_key_id": reader["AccessKeyId"],
+            "aws_secret_access_key": reader["SecretAccessKey"],
         }
         # From now on every request is signed with a key it knows, or refused.
         urllib.request.urlopen(

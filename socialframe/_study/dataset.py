@@ -147,14 +147,16 @@ class Dataset:
     def __init__(
         self,
         location: str | os.PathLike[str],
-        storage_options: dict[str, object] | None = None,
+        storage_options: object = None,
         as_of: datetime | int | None = None,
     ) -> None:
+        options = storage.hidden(storage_options)  # (no frame below holds them as given)
+        del storage_options
         if not isinstance(location, str | os.PathLike):
             raise TypeError(
                 f"a study is a folder path or a bucket URI, not {type(location).__name__}"
             )
-        self.place = storage.place(location, storage_options)
+        self.place = storage.place(location, options)
         self.as_of = as_of
         if isinstance(self.place, storage.Folder):
             self.path: Path | str = self.place.path

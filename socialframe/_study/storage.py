@@ -167,7 +167,7 @@ class Bucket:
 
     local = False
 
-    def __init__(self, uri: str, options: Mapping[str, object] | None) -> None:
+    def __init__(self, uri: str, options: Hidden) -> None:
         scheme, rest = _URI.fullmatch(uri.strip()).groups()  # type: ignore[union-attr]
         scheme = scheme.lower()
         if scheme not in SCHEMES:
@@ -189,7 +189,11 @@ class Bucket:
                 " as storage_options, or in the AWS_* / GOOGLE_* / AZURE_* variables"
             )
         self._prefix = SCHEMES[scheme]
-        self._options = Hidden(_options(options))
+        checked, problem = _options(hidden(options))
+        if problem is not None:
+            raise TypeError(problem)
+        self._options = Hidden(checked)
+        del checked
         self._store: Any = None
 
     def table_uri(self, kind: str) -> str:
@@ -200,35 +204,17 @@ class Bucket:
         return dict(given) if given else None
 
     def store(self) -> Any:
-        """The ``obstore`` store rooted at the study (made once)."""
-        if self._store is None:
-            from obstore.store import from_url
+        """The ``obstore`` store rooted at the study (made once).
 
-            given: dict[str, str] = self._options.reveal()  # type: ignore[assignment]
-            config: dict[str, Any] = {}
-            client: dict[str, Any] = {}
-            for key, value in given.items():
-                bare = key.lower().removeprefix(self._prefix)
-                if bare in _CLIENT:
-                    client[bare] = value
-                elif key.lower().startswith(self._prefix):
-                    config[key.lower()] = value
-                else:
-                    raise StudyError(
-                        f"storage option {key!r:.60} is not one of {self.uri}'s: its options"
-                        f" start with {self._prefix} (or are client options such as"
-                        " allow_http, timeout)"
-                    )
-            try:
-                made: Any = from_url
-                self._store = made(self.uri, config=config or None, client_options=client or None)
-            except BaseException as exc:  # (a bad option panics in Rust: never its values)
-                if isinstance(exc, KeyboardInterrupt | SystemExit):
-                    raise
-                raise StudyError(
-                    f"{self.uri} cannot be opened with the storage options given"
-                    f" ({type(exc).__name__}); check their names"
-                ) from None
+        Raises:
+            StudyError: an option of another store, or options ``obstore`` refuses (named,
+                never their values: no frame of the error's traceback holds them).
+        """
+        if self._store is None:
+            made, problem = _opened(self.uri, self._prefix, self._options)
+            if problem is not None:
+                raise StudyError(problem)
+            self._store = made
         return self._store
 
     def put_new(self, relative: str, data: bytes) -> None:
@@ -298,6 +284,38 @@ class Bucket:
         )
 
 
+def _opened(uri: str, prefix: str, options: Hidden) -> tuple[Any, str | None]:
+    """``obstore``'s store for ``uri``, or what is wrong (a message naming no value): the
+    options are revealed in this frame alone, which is gone before anything is raised."""
+    from obstore.store import from_url
+
+    given: dict[str, str] = options.reveal()  # type: ignore[assignment]
+    config: dict[str, Any] = {}
+    client: dict[str, Any] = {}
+    for key, value in given.items():
+        bare = key.lower().removeprefix(prefix)
+        if bare in _CLIENT:
+            client[bare] = value
+        elif key.lower().startswith(prefix):
+            config[key.lower()] = value
+        else:
+            return None, (
+                f"storage option {key!r:.60} is not one of {uri}'s: its options start with"
+                f" {prefix} (or are client options such as allow_http, timeout)"
+            )
+    opening: Any = from_url
+    try:
+        return opening(uri, config=config or None, client_options=client or None), None
+    except BaseException as exc:  # (a bad option panics in Rust: never its values)
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise
+        kind = type(exc).__name__
+    return (
+        None,
+        f"{uri} cannot be opened with the storage options given ({kind}); check their names",
+    )
+
+
 def storage_reason(exc: BaseException) -> str:
     """Why a store refused, in a few words and no secret: a status the store sent, or
     the kind of failure."""
@@ -320,27 +338,33 @@ def storage_reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _options(given: Mapping[str, object] | None) -> dict[str, str]:
-    """The storage options, checked: names and values are text (values never shown)."""
+def hidden(given: object) -> Hidden:
+    """The storage options as given, hidden (see :class:`socialframe._config.Hidden`)."""
+    return given if isinstance(given, Hidden) else Hidden(given)
+
+
+def _options(options: Hidden) -> tuple[dict[str, str], str | None]:
+    """The storage options, checked: names and values are text; or what is wrong (naming
+    no value: this frame, which holds them, is gone before the caller raises)."""
+    given = options.reveal()
     if given is None:
-        return {}
+        return {}, None
     if not isinstance(given, Mapping):
-        raise TypeError(
-            f"storage_options must be a dict of option names to text, not {type(given).__name__}"
-        )
+        kind = type(given).__name__
+        return {}, f"storage_options must be a dict of option names to text, not {kind}"
     out: dict[str, str] = {}
     for key, value in given.items():
         if not isinstance(key, str) or not key.strip():
-            raise TypeError("storage_options' names must be text (aws_region, ...)")
+            return {}, "storage_options' names must be text (aws_region, ...)"
         if isinstance(value, bool):
             value = "true" if value else "false"
         if not isinstance(value, str | int | float):
-            raise TypeError(f"storage option {key!r:.60} must be text")
+            return {}, f"storage option {key!r:.60} must be text"
         out[key.strip()] = str(value)
-    return out
+    return out, None
 
 
-def place(location: str | os.PathLike[str], options: Mapping[str, object] | None) -> Place:
+def place(location: str | os.PathLike[str], options: Hidden) -> Place:
     """The place ``location`` names (see the module's docstring).
 
     Raises:
@@ -349,7 +373,7 @@ def place(location: str | os.PathLike[str], options: Mapping[str, object] | None
     """
     if is_uri(location):
         return Bucket(str(location), options)
-    if options:
+    if options.reveal():
         raise TypeError("storage_options are for a study in a bucket (s3://...), not a folder")
     if isinstance(location, str) and location.strip().lower().startswith("file://"):
         location = location.strip()[len("file://") :]

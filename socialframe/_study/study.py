@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from .._checks import flag
+from .._config import Hidden
 from .._schema import mark
 from . import migration, queries, watch
 from .dataset import Dataset
@@ -52,9 +53,11 @@ class Study:
         *,
         storage_options: dict[str, object] | None = None,
     ) -> None:
+        options = Hidden(storage_options)  # (no frame of an error holds them as given)
+        del storage_options
         if isinstance(path, str) and not path.strip():
             raise ValueError("a study is a folder or a bucket URI: give one (not an empty one)")
-        self._data = Dataset(path, storage_options)
+        self._data = Dataset(path, options)
         if migration.needed(self._data):  # (a folder study of the format before Delta)
             migration.migrate(self._data)
         self._data.opened()  # refused now if the folder is not a study, or newer

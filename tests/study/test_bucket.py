@@ -134,6 +134,42 @@ def test_a_wrong_secret_key_is_one_clear_error_naming_no_secret(
         for secret in secrets:
             assert secret not in text
     assert "secret key is wrong" in said[0] and uri in said[0], said[0]
+    # nor in a frame of the error's traceback (crash reporters show their locals)
+    with pytest.raises(sf.StudyError) as raised:
+        sf.Study(uri, storage_options=wrong).comments()
+    tb = raised.value.__traceback__
+    package = str(Path(sf.__file__).parent)
+    frames = 0
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(package):  # (this test's own)
+            tb = tb.tb_next
+            continue
+        frames += 1
+        for name, value in tb.tb_frame.f_locals.items():
+            shown = f"{name}={value!r}"
+            assert not any(secret in shown for secret in secrets), tb.tb_frame.f_code.co_name
+        tb = tb.tb_next
+    assert frames >= 3
+
+
+@pytest.mark.slow
+def test_a_bucket_that_refuses_writes_is_one_error_before_any_paid_call_and_loses_nothing(
+    uri: str, s3: S3, sandbox: Sandbox, clock: ManualClock, tmp_path: Path
+) -> None:
+    study = _refreshed(uri, s3, sandbox, clock, tmp_path)
+    before = {a: getattr(study, a)() for a in ("comments", "changes", "runs")}
+    reading = sf.Study(uri, storage_options=s3.reader)
+    pd.testing.assert_frame_equal(reading.comments(), before["comments"])  # it reads
+    charged = sandbox.charges
+    with sandbox.client(cache=tmp_path / "cache", progress=False, clock=clock) as client:
+        with pytest.raises(sf.StudyError, match="cannot be written.*access denied") as raised:
+            reading.refresh(client)
+        assert client.ledger.paid_calls == 0 and sandbox.charges == charged
+    assert s3.reader["aws_secret_access_key"] not in str(raised.value)
+    with pytest.raises(sf.StudyError, match="access denied"):
+        reading.add_posts([EXAMPLE_POSTS[1]])
+    for answer, frame in before.items():
+        pd.testing.assert_frame_equal(getattr(study, answer)(), frame)
 
 
 def test_a_bucket_that_does_not_exist_is_one_clear_error(s3: S3) -> None:

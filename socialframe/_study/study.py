@@ -74,6 +74,10 @@ class Study:
                 or a whole number: the version of the ``runs`` table (each refresh
                 commits one), the other tables as they were at its commit.
 
+        Returns:
+            A read-only Study: its answers (``comments()``, ``changes()``, ``sql()``...)
+            as they were then.
+
         Raises:
             ValueError: ``when`` is neither a time nor a version.
 
@@ -107,6 +111,13 @@ class Study:
 
         Raises:
             StudyError: the study is read-only (:meth:`as_of`) or cannot be written.
+
+        Example:
+            >>> import tempfile
+            >>> study = Study(tempfile.mkdtemp())
+            >>> study.add_posts("7384427202391592960")
+            >>> study.compact().set_index("table").loc["watched", "files_after"]
+            np.int64(1)
         """
         counts = self._data.compact()
         return pd.DataFrame(

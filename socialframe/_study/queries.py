@@ -433,14 +433,16 @@ def _views(
                       and coalesce(seen.running_seen < last.last_at, true) then 'missing'
                  else 'running' end as state,
             last.last_at as missing_at, last.last_refresh as missing_refresh,
-            last.stopped_at
+            last.stopped_at, seen.latest_active
         from seen left join last using (ident_)
         """
     )
     con.execute(
         """
         create view ads as
-        select * exclude (rank_, ident_, content_id, missing_at, missing_refresh, stopped_at)
+        select * exclude (
+            rank_, ident_, content_id, missing_at, missing_refresh, stopped_at, latest_active
+        )
             replace (case when state = 'stopped' then false else is_active end as is_active)
         from (
             select v.*,

@@ -170,8 +170,9 @@ class Life:
                     )
                 )
                 counted += 1
-            elif state == "stopped" and not stopped_now and not _missing(active):
+            elif state == "stopped" and not stopped_now and self._back(old, active):
                 self.moved.add(ident)
+                said = {"is_active": None if _missing(active) else True}
                 self.changes.append(
                     change(
                         self.at,
@@ -180,11 +181,7 @@ class Life:
                         aid,
                         "resumed",
                         key,
-                        evidence={
-                            **evidence,
-                            "service": {"is_active": True},
-                            "state_before": "stopped",
-                        },
+                        evidence={**evidence, "service": said, "state_before": "stopped"},
                     )
                 )
                 counted += 1
@@ -206,6 +203,19 @@ class Life:
             )
             counted += 1
         return counted
+
+    def _back(self, old: pd.Series, active: Any) -> bool:
+        """Whether a stopped ad a search returned now runs again: the service says so
+        (``is_active`` true); or, where it sends no ``is_active``, the stop was its
+        absence (nothing the service said stopped it: its last version was neither
+        inactive nor past its end) and it is returned again, with no ``end_date`` past."""
+        if not _missing(active):
+            return True
+        # (``latest_active``: what the service last said, not ``ads()``'s is_active,
+        # which is false for every stopped ad)
+        said = old["latest_active"]
+        said_stopped = _is_false(said) or (_missing(said) and _ended(old["end_date"], self.at))
+        return not said_stopped
 
     def walked_whole(
         self, key: str, item: str, mine: set[str], returned: set[str], evidence: dict[str, Any]
@@ -369,7 +379,8 @@ class Searches:
         ads = con.df(
             "select a.item, a.ad_archive_id, a.is_active, a.end_date, a.extra, l.state,"
             " a.page_id, a.start_date,"
-            f" l.missing_at, l.missing_refresh, {', '.join('a.' + f for f in normal.AD_FIELDS)}"
+            " l.missing_at, l.missing_refresh, l.latest_active,"
+            f" {', '.join('a.' + f for f in normal.AD_FIELDS)}"
             " from ads a join _ad_names n on n.ad_archive_id = a.ad_archive_id"
             " and n.refresh = a.refresh join _ad_life l on l.ident_ = n.ident_"
             " qualify row_number() over (partition by a.ad_archive_id) = 1"

@@ -227,6 +227,47 @@ def test_a_stopped_ad_seen_running_again_is_resumed_and_keeps_its_history(
     assert pd.isna(ads.at[aid, "stopped_seen"])
 
 
+def test_an_ad_stopped_by_its_absence_resumes_when_returned_without_is_active(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.gone.add(aid)
+        study.refresh(client)  # missing
+        study.refresh(client, stopped_after=timedelta(0))  # stopped: absent twice
+        assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "stopped"
+        service.gone.clear()
+
+        def unsaid(ad: Ad) -> None:
+            del ad["is_active"]  # (and its end_date today's: nothing says it stopped)
+            ad["end_date"] = int(time.time()) // 86400 * 86400
+
+        service.edits[aid] = unsaid
+        study.refresh(client)
+    life = study.changes().query("id == @aid")
+    # Before: only is_active true resumed it: returned again, it stayed stopped
+    assert life["change"].tolist() == ["new", "missing", "stopped", "resumed"]
+    assert json.loads(life["evidence"].iloc[-1])["service"]["is_active"] is None
+    assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "running"
+
+
+def test_an_ad_the_service_stopped_stays_stopped_when_returned_without_is_active(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.edits[aid] = lambda ad: ad.update(is_active=False)
+        study.refresh(client)
+        service.edits[aid] = lambda ad: ad.pop("is_active")  # (the service said stopped)
+        study.refresh(client)
+    assert study.changes().query("id == @aid")["change"].tolist() == ["new", "stopped"]
+    assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "stopped"
+
+
 def test_an_end_date_in_the_past_says_stopped_where_is_active_is_not_sent(
     study: sf.Study, tmp_path: Path
 ) -> None:

@@ -39,15 +39,22 @@ from socialframe.sandbox import PinnedClock, Sandbox
 browser = test_browser.browser
 __all__ = ["every_logger_at_debug"]  # (a fixture: used by name)
 
-SLACK = ["<!channel>", "<!here>", "<@U123>", "<https://evil.example|click>", "*bold*"]
+SLACK = [
+    "<!channel>",
+    "<!here>",
+    "<@U123>",
+    "<https://evil.example|click>",
+    f"*bold* {hostile.PAYLOADS[0]}",
+]
 """Slack's control sequences (a mention of everyone, of a user, a link with a label),
 and its bold, which may stay as it is."""
 
 IDS = [
     *SLACK,
     "x\r\nBcc: evil@example.com",
+    "@everyone @here",
     "&lt;!channel&gt;",
-    *hostile.PAYLOADS[:20:2],  # (each markup payload once)
+    *hostile.PAYLOADS[2:20:2],  # (each markup payload once, but the <img> of SLACK's)
     *hostile.PAYLOADS[20:],  # (the entities that decode into tags)
 ]
 """The ads' ids the sandbox serves: the digest names each (it lists the first 20)."""
@@ -281,10 +288,12 @@ def _texts(value: Any, keys: tuple[str, ...] = ("title", "text")) -> list[str]:
         return [
             found
             for key, inner in value.items()
-            for found in ([inner] if key in keys and isinstance(inner, str) else _texts(inner))
+            for found in (
+                [inner] if key in keys and isinstance(inner, str) else _texts(inner, keys)
+            )
         ]
     if isinstance(value, list):
-        return [found for inner in value for found in _texts(inner)]
+        return [found for inner in value for found in _texts(inner, keys)]
     return []
 
 
@@ -316,6 +325,28 @@ def test_a_slack_digest_keeps_slacks_control_sequences_escaped(
     assert _title(study, run) in shown
     if "markdown" not in query:  # (plain text: Slack shows the digest's JSON as it is)
         _assert_is_the_digest(next(t for t in shown if t.startswith("{")), study)
+
+
+@pytest.mark.parametrize("query", ["", "?format=markdown"])
+def test_a_discord_digest_mentions_nobody(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """Discord pings whom a webhook's text names (``@everyone``, ``@here``, ``<@id>``);
+    with ``?format=markdown`` apprise finds them in the body and allows them
+    (``allow_mentions``). Before: both, from an ad's id."""
+    _apprise_or_skip()
+    from apprise.plugins.discord import NotifyDiscord
+
+    study = _hostile_study(tmp_path, sandbox)
+    with SlackHook() as hook, sandbox.client(cache=False, progress=False) as client:
+        # (where it posts only: what it posts stays apprise's own)
+        monkeypatch.setattr(NotifyDiscord, "notify_url", hook.base)
+        study.refresh(client, notify=f"discord://123456/{TOKENS[2]}{query}")
+    assert len(hook.posts) == 1
+    posted = hook.posts[0][1]
+    assert not posted.get("allow_mentions", {}).get("parse"), posted
+    texts = _texts(posted, ("content", "description", "title"))
+    assert texts and not [text for text in texts if "@" in text], texts
 
 
 # -- secrets ------------------------------------------------------------------------------

@@ -53,8 +53,10 @@ IDS = [
     *SLACK,
     "x\r\nBcc: evil@example.com",
     "@everyone @here",
+    "[verify your account](https://evil.example/login)",
     "&lt;!channel&gt;",
-    *hostile.PAYLOADS[2:20:2],  # (each markup payload once, but the <img> of SLACK's)
+    # (each markup payload once, but the <img> of SLACK's and the formula: no markup)
+    *hostile.PAYLOADS[2:18:2],
     *hostile.PAYLOADS[20:],  # (the entities that decode into tags)
 ]
 """The ads' ids the sandbox serves: the digest names each (it lists the first 20)."""
@@ -347,6 +349,8 @@ def test_a_discord_digest_mentions_nobody(
     assert not posted.get("allow_mentions", {}).get("parse"), posted
     texts = _texts(posted, ("content", "description", "title"))
     assert texts and not [text for text in texts if "@" in text], texts
+    # (a Markdown link shows its label only: before, a masked link to evil.example)
+    assert not [text for text in texts if "](" in text or "[verify" in text], texts
 
 
 # -- secrets ------------------------------------------------------------------------------

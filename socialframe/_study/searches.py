@@ -139,6 +139,9 @@ class Life:
     running: set[str] = field(default_factory=set)
     #: Each ad whose life changed in this refresh (once).
     moved: set[str] = field(default_factory=set)
+    #: Each ad compared for edits in this refresh (once: two searches, or one ad sent
+    #: with its id and without, bring one edit).
+    compared: set[str] = field(default_factory=set)
     #: Per search (its key): the complete walk's candidates for missing or stopped.
     absent: list[tuple[str, str, set[str], dict[str, Any]]] = field(default_factory=list)
 
@@ -185,7 +188,8 @@ class Life:
                     )
                 )
                 counted += 1
-        fields = normal.edited(old, row)
+        fields = [] if ident in self.compared else normal.edited(old, row)
+        self.compared.add(ident)
         if fields:
             self.changes.append(
                 change(

@@ -405,3 +405,20 @@ def test_another_image_behind_the_same_proxy_file_name_is_an_edit(
     edit = _changes(study, "edited").loc[[aid]].iloc[-1]
     assert edit["fields"] == "image_urls"
     assert json.loads(edit["previous"])["image_urls"][0].startswith("https://external-2.")
+
+
+def test_an_ad_two_searches_find_is_edited_once(tmp_path: Path) -> None:
+    """Two watched searches (all ads; running ones) both return the edited ad: one edit."""
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="US", active_status="all")
+    study.add_ads("running shoes", country="US", active_status="active")
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.edits[aid] = lambda ad: ad["snapshot"]["body"].update(text="Now 20% off")
+        run = study.refresh(client)
+    # Before: each search's walk reported it: two "edited" rows, changed 1 in each row
+    edits = study.changes().query("change == 'edited'")
+    assert edits["id"].tolist() == [aid]
+    assert int(run["changed"].sum()) == 1

@@ -423,11 +423,15 @@ def _views(
         seen as (
             select ident_,
                 max(seen_at) filter (where coalesce(is_active, true)) as running_seen,
+                max(seen_at) filter (where is_active) as active_seen,
                 arg_max(is_active, refresh) as latest_active
             from _ad_names group by ident_
         )
+        -- (a stop is undone by a later sighting with is_active true: a refresh writes
+        -- "resumed" then; an older socialframe wrote nothing, and showed it running)
         select seen.ident_,
-            case when last.last_change = 'stopped' then 'stopped'
+            case when last.last_change = 'stopped'
+                      and coalesce(seen.active_seen <= last.last_at, true) then 'stopped'
                  when seen.latest_active = false then 'stopped'
                  when last.last_change = 'missing'
                       and coalesce(seen.running_seen < last.last_at, true) then 'missing'

@@ -422,3 +422,50 @@ def test_an_ad_two_searches_find_is_edited_once(tmp_path: Path) -> None:
     edits = study.changes().query("change == 'edited'")
     assert edits["id"].tolist() == [aid]
     assert int(run["changed"].sum()) == 1
+
+
+def test_an_older_studys_ad_seen_running_after_its_stop_reads_as_running(tmp_path: Path) -> None:
+    """An older socialframe stopped an ad at once from one walk without it and, seeing it
+    running again later, wrote no change (there was no ``resumed``): it showed it running
+    (``is_active`` true). It still reads so, and the next refresh says nothing of it."""
+    from socialframe._study.dataset import Dataset, refresh_id
+    from socialframe._study.run import _ads_for_storage
+    from socialframe.sandbox import example_ads
+
+    data = Dataset(tmp_path / "s")
+    ads = example_ads().head(2).assign(is_active=True)
+    aid = ads["ad_archive_id"].iloc[0]
+    times = [pd.Timestamp(f"2026-01-0{day}", tz="UTC").as_unit("us") for day in (1, 2, 3)]
+
+    def seen(at: pd.Timestamp, rows: pd.DataFrame) -> pd.DataFrame:
+        return _ads_for_storage(rows).assign(
+            item=pd.array(["coffee"] * len(rows), "string"), seen_at=at
+        )
+
+    def old_change(at: pd.Timestamp, what: str) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "at": [at],
+                "kind": pd.array(["ad"], "string"),
+                "item": pd.array(["coffee"], "string"),
+                "id": pd.array([aid], "string"),
+                "change": pd.array([what], "string"),
+            }
+        )
+
+    written = [  # new; absent once: "stopped"; seen running again: no change
+        {"ads": seen(times[0], ads), "changes": old_change(times[0], "new")},
+        {"ads": seen(times[1], ads.tail(1)), "changes": old_change(times[1], "stopped")},
+        {"ads": seen(times[2], ads)},
+    ]
+    with data.writing() as manifest:
+        for at, kinds in zip(times, written, strict=True):
+            rid = refresh_id(at.to_pydatetime())
+            files = {kind: data.write_partition(kind, rid, rows) for kind, rows in kinds.items()}
+            manifest.refreshes.append({"id": rid, "at": at.isoformat(), "files": files})
+        data.write(manifest)
+    ad = sf.Study(tmp_path / "s").ads().set_index("ad_archive_id").loc[aid]
+    # Before: "stopped" (is_active false), though seen running since its stop
+    assert ad["state"] == "running" and ad["is_active"] and pd.isna(ad["stopped_seen"])
+    changes = sf.Study(tmp_path / "s").changes()
+    assert changes["change"].tolist() == ["new", "stopped"]  # its old changes as they were

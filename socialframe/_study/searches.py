@@ -146,9 +146,18 @@ class Life:
     absent: list[tuple[str, str, set[str], dict[str, Any]]] = field(default_factory=list)
 
     def seen(
-        self, ident: str, aid: str, row: pd.Series, item: str, key: str, evidence: dict[str, Any]
+        self,
+        ident: str,
+        aid: str,
+        row: pd.Series,
+        item: str,
+        key: str,
+        evidence: dict[str, Any],
+        listed: dict[str, Any] | None = None,
     ) -> int:
-        """An ad the study held, returned by a search: its changes (how many)."""
+        """An ad the study held, returned by a search: its changes (how many).
+        ``listed``: how the search said it is stopped, where the service sent no
+        ``is_active`` (a search of stopped ads lists it: its ``is_active`` false)."""
         old = self.old.loc[ident]
         state = str(old["state"]) if isinstance(old["state"], str) else "running"
         active = row["is_active"]
@@ -160,7 +169,8 @@ class Life:
         if ident not in self.moved:
             if stopped_now and state != "stopped":
                 self.moved.add(ident)
-                said = {"is_active": None if ended else False, "end_date": row["end_date"]}
+                said = {"is_active": None if ended or listed else False}
+                said.update(listed or {}, end_date=row["end_date"])
                 self.changes.append(
                     change(
                         self.at,
@@ -431,11 +441,17 @@ class Searches:
         whole = bool(walked.reached and not walked.looped)
         proof = evidence_of(run.id, walked, whole)
         seen: set[str] = set()  # (by their names in the study)
+        # An ad a search of stopped ads lists is stopped: that is what the service said
+        # of it, where it sent no is_active (kept so: the ad's state reads it).
+        listed = watched["filters"].get("activeStatus") == "Inactive"
         if got is not None and len(got):
             content = got.pop("content_id").array
             got = refresh.labelled(ads_for_storage(got).assign(content_id=content), item, key, at)
+            unsaid = got["is_active"].isna()
+            if listed and unsaid.any():
+                got["is_active"] = got["is_active"].mask(unsaid, False)
             out.rows.append(got)
-            for _, row in got.iterrows():
+            for index, row in got.iterrows():
                 aid, derived = row["ad_archive_id"], bool(row["id_derived"])
                 its = row["content_id"] if isinstance(row["content_id"], str) else None
                 ident = names.named(aid, its, derived)
@@ -448,7 +464,8 @@ class Searches:
                         self.new_ads.add(its)
                     continue
                 seen.add(ident)
-                out.changed += life.seen(ident, aid, row, item, key, proof)
+                said = {"listed_in": "activeStatus=Inactive"} if listed and unsaid[index] else {}
+                out.changed += life.seen(ident, aid, row, item, key, proof, said)
         if walked.active is not None and whole:
             running_now = {names.named(*ad) or ad[0] for ad in walked.active}
             # the ads this very search found before (another search's are not its)

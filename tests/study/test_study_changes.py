@@ -469,3 +469,55 @@ def test_an_older_studys_ad_seen_running_after_its_stop_reads_as_running(tmp_pat
     assert ad["state"] == "running" and ad["is_active"] and pd.isna(ad["stopped_seen"])
     changes = sf.Study(tmp_path / "s").changes()
     assert changes["change"].tolist() == ["new", "stopped"]  # its old changes as they were
+
+
+class _Unsaid(Service):
+    """A service that sends no ``is_active`` in a search of stopped ads (its ads are
+    stopped by being listed there), and lists there the ads of ``moved`` (left out of
+    every other search)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: dict[str, Ad] = {}  # each ad as last sent
+        self.moved: set[str] = set()
+
+    def __call__(self, request: Any) -> tuple[int, bytes, dict[str, str]]:
+        inactive = "activeStatus=Inactive" in str(request.url)
+        self.gone = set() if inactive else set(self.moved)
+        status, content, headers = super().__call__(request)
+        body = json.loads(content)
+        groups = body["data"]["ads"] if isinstance(body.get("data"), dict) else []
+        self.sent.update({str(ad["ad_archive_id"]): ad for group in groups for ad in group})
+        if inactive:
+            if "end_cursor" not in str(request.url):
+                today = int(time.time()) // 86400 * 86400  # (no end_date past: not that)
+                groups += [[dict(self.sent[aid], end_date=today)] for aid in sorted(self.moved)]
+            for group in groups:
+                for ad in group:
+                    ad.pop("is_active", None)
+        return status, json.dumps(body).encode(), headers
+
+
+def test_an_ad_a_search_of_stopped_ads_lists_is_stopped_without_is_active(
+    tmp_path: Path,
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="US", active_status="all")
+    only = sf.Study(tmp_path / "only")  # (its ads seen nowhere else)
+    only.add_ads("running shoes", country="US", active_status="inactive")
+    service = _Unsaid()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.moved.add(aid)  # now listed as stopped only, without is_active
+        study.add_ads("running shoes", country="US", active_status="inactive")
+        study.refresh(client)
+        only.refresh(client)
+    # Before: read as running, every one (nothing said is_active false)
+    assert set(only.ads()["state"]) == {"stopped"}
+    # and the ad listed as stopped stayed running
+    assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "stopped"
+    stop = study.changes().query("id == @aid")
+    assert stop["change"].tolist() == ["new", "stopped"]
+    said = json.loads(stop["evidence"].iloc[-1])["service"]
+    assert said["is_active"] is None and said["listed_in"] == "activeStatus=Inactive"

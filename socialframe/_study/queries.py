@@ -21,6 +21,7 @@ from .._errors import StudyError
 from .._schema import AD_DTYPES, COMMENT_DTYPES
 from . import integrity
 from .dataset import KINDS, Dataset, Manifest
+from .searches import END_PAST
 
 if TYPE_CHECKING:
     import duckdb
@@ -424,7 +425,8 @@ def _views(
             select ident_,
                 max(seen_at) filter (where coalesce(is_active, true)) as running_seen,
                 max(seen_at) filter (where is_active) as active_seen,
-                arg_max(is_active, refresh) as latest_active
+                arg_max(is_active, refresh) as latest_active,
+                arg_max_null(end_date, refresh) as latest_end, max(seen_at) as latest_seen
             from _ad_names group by ident_
         )
         -- (a stop is undone by a later sighting with is_active true: a refresh writes
@@ -433,13 +435,16 @@ def _views(
             case when last.last_change = 'stopped'
                       and coalesce(seen.active_seen <= last.last_at, true) then 'stopped'
                  when seen.latest_active = false then 'stopped'
+                 -- (never an is_active: an end_date past says it, searches.END_PAST)
+                 when seen.latest_active is null and seen.latest_end
+                      < seen.latest_seen - interval '{END_PAST_HOURS} hours' then 'stopped'
                  when last.last_change = 'missing'
                       and coalesce(seen.running_seen < last.last_at, true) then 'missing'
                  else 'running' end as state,
             last.last_at as missing_at, last.last_refresh as missing_refresh,
             last.stopped_at, seen.latest_active
         from seen left join last using (ident_)
-        """
+        """.replace("{END_PAST_HOURS}", str(int(END_PAST.total_seconds() // 3600)))
     )
     con.execute(
         """

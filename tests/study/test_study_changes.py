@@ -521,3 +521,31 @@ def test_an_ad_a_search_of_stopped_ads_lists_is_stopped_without_is_active(
     assert stop["change"].tolist() == ["new", "stopped"]
     said = json.loads(stop["evidence"].iloc[-1])["service"]
     assert said["is_active"] is None and said["listed_in"] == "activeStatus=Inactive"
+
+
+def test_an_ad_first_seen_long_ended_without_is_active_is_stopped_from_the_start(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        running = study.ads().query("is_active")["ad_archive_id"].tolist()
+        ended, today = running[0], running[1]
+
+        def long_ago(ad: Ad) -> None:
+            del ad["is_active"]
+            ad["end_date"] = ad["start_date"]  # (it ran for a day, long ago)
+
+        def no_flag(ad: Ad) -> None:
+            del ad["is_active"]  # (its end_date is today's: the last day it was shown)
+            ad["end_date"] = int(time.time()) // 86400 * 86400
+
+        service.edits[ended], service.edits[today] = long_ago, no_flag
+        fresh = sf.Study(tmp_path / "fresh")  # (these ads are new to it)
+        fresh.add_ads("running shoes", country="US", active_status="all")
+        fresh.refresh(client)
+        state = fresh.ads().set_index("ad_archive_id")["state"]
+        # Before: "running", and a "stopped" change at the next refresh, long after
+        assert state[ended] == "stopped" and state[today] == "running"
+        again = fresh.refresh(client)
+    assert again["changed"].tolist() == [0]

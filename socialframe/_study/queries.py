@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -21,7 +22,6 @@ from .._errors import StudyError
 from .._schema import AD_DTYPES, COMMENT_DTYPES
 from . import integrity
 from .dataset import KINDS, Dataset, Manifest
-from .searches import END_PAST
 
 if TYPE_CHECKING:
     import duckdb
@@ -44,6 +44,12 @@ def duckdb_module() -> Any:
         ) from None
     return duckdb
 
+
+#: How long before a refresh an ad's ``end_date`` must be to say it stopped, where the
+#: service sent no ``is_active`` (a running ad's ``end_date`` is its last day shown,
+#: which may lag a day behind). Here, as the view ``_ad_life`` reads it for an ad's state;
+#: :mod:`.searches` stops a held ad by it.
+END_PAST: Final = timedelta(days=2)
 
 #: What one query may hold in memory before DuckDB spills to disk.
 MEMORY_LIMIT: Final = "1GB"
@@ -435,7 +441,7 @@ def _views(
             case when last.last_change = 'stopped'
                       and coalesce(seen.active_seen <= last.last_at, true) then 'stopped'
                  when seen.latest_active = false then 'stopped'
-                 -- (never an is_active: an end_date past says it, searches.END_PAST)
+                 -- (never an is_active: an end_date past says it, END_PAST)
                  when seen.latest_active is null and seen.latest_end
                       < seen.latest_seen - interval '{END_PAST_HOURS} hours' then 'stopped'
                  when last.last_change = 'missing'

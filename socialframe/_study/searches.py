@@ -38,6 +38,7 @@ from .._fetch import pages as pager
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Page
 from . import normal, refresh, watch
+from .queries import END_PAST
 
 if TYPE_CHECKING:
     from .queries import Reader
@@ -45,10 +46,6 @@ if TYPE_CHECKING:
 #: How far apart two complete walks without an ad must be to prove it stopped: the
 #: default of ``Study.refresh(stopped_after=...)``.
 STOPPED_AFTER: Final = timedelta(days=3)
-#: How long before a refresh an ad's ``end_date`` must be to say it stopped, where the
-#: service sent no ``is_active`` (a running ad's ``end_date`` is its last day shown,
-#: which may lag a day behind).
-END_PAST: Final = timedelta(days=2)
 #: The columns of a change row, as a refresh writes them (``watch`` names the item).
 CHANGE_COLUMNS: Final = (
     "at",

@@ -207,8 +207,8 @@ class Life:
                     "edited",
                     key,
                     fields=fields,
-                    previous={f: old[f] for f in fields},
-                    current={f: row[f] for f in fields},
+                    previous=normal.shown(old, fields),
+                    current=normal.shown(row, fields),
                     evidence={**evidence, "compared": "normalised (socialframe._study.normal)"},
                 )
             )

@@ -549,3 +549,26 @@ def test_an_ad_first_seen_long_ended_without_is_active_is_stopped_from_the_start
         assert state[ended] == "stopped" and state[today] == "running"
         again = fresh.refresh(client)
     assert again["changed"].tolist() == [0]
+
+
+def test_a_dynamic_ads_edit_shows_its_template_and_cards_before_and_after(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        dynamic = study.ads().query("is_active and display_format in ('DCO', 'DPA')")
+        aid = dynamic["ad_archive_id"].iloc[0]
+
+        def second_card(ad: Ad) -> None:
+            ad["snapshot"]["cards"][1]["body"] = "A new copy in card two"
+
+        service.edits[aid] = second_card  # (the first card, the frame's body_text, is as it was)
+        study.refresh(client)
+    edit = _changes(study, "edited").loc[aid]
+    previous, current = json.loads(edit["previous"]), json.loads(edit["current"])
+    # Before: the first card's copy, the same before and after: no difference shown
+    assert previous != current
+    assert "A new copy in card two" in current["body_text"]["cards"]
+    assert "A new copy in card two" not in previous["body_text"]["cards"]
+    assert current["body_text"]["template"] == previous["body_text"]["template"]

@@ -182,6 +182,18 @@ def test_a_dynamic_ads_cards_in_another_order_are_no_edit(study: sf.Study, tmp_p
     assert set(_changes(study, "edited").index) == {aid}
 
 
+def _long_ago(ad: Ad) -> None:
+    """No is_active, and an end_date long past: it ran for a day, long ago."""
+    del ad["is_active"]
+    ad["end_date"] = ad["start_date"]
+
+
+def _no_flag(ad: Ad) -> None:
+    """No is_active, and today's end_date: the last day it was shown."""
+    del ad["is_active"]
+    ad["end_date"] = int(time.time()) // 86400 * 86400
+
+
 # -- an ad's life ----------------------------------------------------------------------------
 
 
@@ -239,12 +251,7 @@ def test_an_ad_stopped_by_its_absence_resumes_when_returned_without_is_active(
         study.refresh(client, stopped_after=timedelta(0))  # stopped: absent twice
         assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "stopped"
         service.gone.clear()
-
-        def unsaid(ad: Ad) -> None:
-            del ad["is_active"]  # (and its end_date today's: nothing says it stopped)
-            ad["end_date"] = int(time.time()) // 86400 * 86400
-
-        service.edits[aid] = unsaid
+        service.edits[aid] = _no_flag  # (nothing says it stopped)
         study.refresh(client)
     life = study.changes().query("id == @aid")
     # Before: only is_active true resumed it: returned again, it stayed stopped
@@ -276,16 +283,7 @@ def test_an_end_date_in_the_past_says_stopped_where_is_active_is_not_sent(
         study.refresh(client)
         running = study.ads().query("is_active")["ad_archive_id"].tolist()
         ended, today = running[0], running[1]
-
-        def long_ago(ad: Ad) -> None:
-            del ad["is_active"]
-            ad["end_date"] = ad["start_date"]  # (it ran for a day, long ago)
-
-        def no_flag(ad: Ad) -> None:
-            del ad["is_active"]  # (its end_date is today's: the last day it was shown)
-            ad["end_date"] = int(time.time()) // 86400 * 86400
-
-        service.edits[ended], service.edits[today] = long_ago, no_flag
+        service.edits[ended], service.edits[today] = _long_ago, _no_flag
         study.refresh(client)
     stopped = _changes(study, "stopped")
     # Before: only is_active false (or absence) said stopped
@@ -531,16 +529,7 @@ def test_an_ad_first_seen_long_ended_without_is_active_is_stopped_from_the_start
         study.refresh(client)
         running = study.ads().query("is_active")["ad_archive_id"].tolist()
         ended, today = running[0], running[1]
-
-        def long_ago(ad: Ad) -> None:
-            del ad["is_active"]
-            ad["end_date"] = ad["start_date"]  # (it ran for a day, long ago)
-
-        def no_flag(ad: Ad) -> None:
-            del ad["is_active"]  # (its end_date is today's: the last day it was shown)
-            ad["end_date"] = int(time.time()) // 86400 * 86400
-
-        service.edits[ended], service.edits[today] = long_ago, no_flag
+        service.edits[ended], service.edits[today] = _long_ago, _no_flag
         fresh = sf.Study(tmp_path / "fresh")  # (these ads are new to it)
         fresh.add_ads("running shoes", country="US", active_status="all")
         fresh.refresh(client)

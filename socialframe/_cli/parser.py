@@ -631,7 +631,7 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
     )
     changes = actions.add_parser(
         "changes",
-        help="what changed: new, stopped, edited",
+        help="what changed: new, missing, stopped, resumed, edited, deleted",
         description="What the refreshes found changed, one row per change, newest last.\n\n"
         "  socialframe study changes brand-watch --since 7d -o changes.csv",
         formatter_class=formatter,

@@ -149,6 +149,26 @@ def comparable(ad: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+def shown(ad: Mapping[str, Any], fields: list[str]) -> dict[str, Any]:
+    """What an edit's ``previous`` / ``current`` say of ``fields``: each column's value,
+    but a dynamic ad's templated text as it is compared, its template and the copy of
+    its cards (its column holds the first card's copy alone, often the same before
+    and after an edit of another card)."""
+    extra = _extra(ad.get("extra"))
+    cards = extra.get("snapshot_cards")
+    cards = [c for c in cards if isinstance(c, Mapping)] if isinstance(cards, list) else []
+    templates = {"body_text": ("snapshot_body_text", "body"), "title": ("snapshot_title", "title")}
+    values: dict[str, Any] = {}
+    for field in fields:
+        template, card_key = templates.get(field, ("", ""))
+        if template and isinstance(extra.get(template), str):
+            copies = sorted(text(c.get(card_key)) or "" for c in cards)
+            values[field] = {"template": extra[template], "cards": copies}
+        else:
+            values[field] = ad.get(field)
+    return values
+
+
 def _extra(value: Any) -> dict[str, Any]:
     if isinstance(value, Mapping):
         return dict(value)

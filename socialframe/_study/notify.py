@@ -11,8 +11,16 @@ apprise URL's scheme only). A webhook has :data:`TIMEOUT` seconds in all to answ
 Any other scheme (``mailto://``, ``slack://``, ``tgram://``, ``json://``, ...) goes
 through `apprise <https://github.com/caronc/Apprise>`_ where it is installed (the
 ``notify`` extra: ``pip install "socialframe[notify]"``): a title with the counts and
-what was paid, and the digest as JSON text (plain text, never markup). Without apprise
-such a URL is refused before anything is paid, saying what to install.
+what was paid, and the digest as JSON text (plain text, never markup). In that text the
+characters a channel reads as markup or a control sequence (``<``, ``>``, ``&``, ``@``,
+and inside its strings ``[`` and ``]``:
+an HTML e-mail's tags and entities, Slack's ``<!channel>``, ``<@U123>``,
+``<https://...|label>``, Discord's ``@everyone`` and ``[label](https://...)``) are
+JSON's escapes (``\\u003c``, ...): the text is the same JSON, read back as the same digest, and
+no channel's conversion (``?format=markdown`` on a ``slack://`` URL turns apprise's
+escaping off; on a ``discord://`` one apprise allows the mentions it finds) can make a
+tag, a mention or a link of the service's text. Without apprise such a URL is refused
+before anything is paid, saying what to install.
 """
 
 from __future__ import annotations
@@ -36,6 +44,23 @@ _T = TypeVar("_T")
 
 #: How many changes a digest lists (the counts are of them all).
 FIRST: Final = 20
+#: What :func:`_through_apprise` writes for each character some channel reads as markup
+#: or a control sequence in text it was handed as plain (apprise converts it to the
+#: channel's format, and that conversion is apprise's, version by version): JSON's own
+#: escapes, so the text stays the same JSON. They occur only inside JSON's strings.
+_INERT: Final = str.maketrans(
+    {
+        "<": "\\u003c",
+        ">": "\\u003e",
+        "&": "\\u0026",
+        "@": "\\u0040",
+        # (a Markdown link, ``[verify](https://...)``: Discord shows its label only)
+        "[": "\\u005b",
+        "]": "\\u005d",
+    }
+)
+#: A JSON string literal as ``json.dumps`` writes it (``[`` and ``]`` occur outside them).
+_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
 #: Seconds a webhook (or apprise's service) has to answer, all told: a host that
 #: answers a byte at a time never holds a refresh longer than this.
 TIMEOUT: Final = 10.0
@@ -285,7 +310,10 @@ def _through_apprise(url: str, payload: dict[str, Any]) -> bool:
         f"socialframe: {payload.get('changes', 0)} changes ({counts or 'none'}),"
         f" ${payload.get('cost_usd', 0):.2f} paid"
     )
-    body = json.dumps(payload, ensure_ascii=False, default=str, indent=1)
+    body = _STRING.sub(
+        lambda text: text.group().translate(_INERT),
+        json.dumps(payload, ensure_ascii=False, default=str, indent=1),
+    )
     sent = False
     if apprise is not None:
         notifier = apprise.Apprise()

@@ -27,6 +27,20 @@ if TYPE_CHECKING:
 NEWEST_KNOWN: Final = 500
 
 
+#: The comments each post holds now (``item``, ``ident_``): every one the study saw, but
+#: those proven deleted and not seen since (one seen again after its ``deleted`` is held
+#: again: else its post would count one comment short, incomplete for ever).
+_DELETED: Final = (
+    "select item, ident_ from (select item, ident_, max(seen_at) as last_seen"
+    " from _comment_names group by item, ident_) h"
+    " where {} exists (select 1 from changes c where c.kind = 'comment'"
+    " and c.change = 'deleted' and c.id = h.ident_ and c.\"at\" >= h.last_seen)"
+)
+HELD: Final = _DELETED.format("not")
+#: The comments proven deleted and not seen since (``item``, ``ident_``).
+GONE: Final = _DELETED.format("")
+
+
 class Posts:
     """The posts of one refresh (:class:`.refresh.Kind`)."""
 
@@ -40,6 +54,9 @@ class Posts:
         self.held: dict[str, int] = {}
         self.texts = Names()
         self.held_of: dict[str, set[str]] = {}
+        #: Per post: its comments proven deleted and not seen since (one a walk brings
+        #: back is held again, and counts in its post's total again).
+        self.gone_of: dict[str, set[str]] = {}
 
     def know(self, con: Reader) -> None:
         """What the study holds, as the walks and the change rules need it."""
@@ -87,13 +104,11 @@ class Posts:
         finally:
             con.unregister("walked_through")
         # (a comment proven deleted is no longer held: the post's total no longer counts it)
-        held = con.df(
-            "select item, count(distinct ident_) as n from _comment_names where ident_ not in"
-            " (select id from changes where kind = 'comment' and change = 'deleted')"
-            " group by item"
-        )
+        held = con.df(f"select item, count(*) as n from ({HELD}) group by item")
         self.ids_of = {str(k): g for k, g in comments.groupby("item", sort=False)}
         self.held = dict(zip(held["item"], held["n"], strict=True))
+        gone = con.df(GONE)
+        self.gone_of = {str(k): set(g["ident_"]) for k, g in gone.groupby("item")}
 
     def walk(self, watched: dict[str, Any], state: dict[str, Any], paid: Ledger) -> refresh.Walked:
         """A post's pages newest first, down to a known comment (see :mod:`.refresh`)."""
@@ -162,11 +177,7 @@ class Posts:
         for watched, walked in results:
             if watched["kind"] != "post" or not self.read_whole(walked):
                 continue
-            found = con.df(
-                "select distinct ident_ from _comment_names where item = ? and ident_ not in"
-                " (select id from changes where kind = 'comment' and change = 'deleted')",
-                [watched["item"]],
-            )
+            found = con.df(f"select ident_ from ({HELD}) where item = ?", [watched["item"]])
             held[watched["item"]] = {str(i) for i in found["ident_"] if isinstance(i, str)}
         return held
 
@@ -263,7 +274,8 @@ class Posts:
             )
         for index in costly:  # (each the same share of what it cost)
             changes[index] = (*changes[index][:-1], round(extra_usd / len(costly), 9))
-        have = self.held.get(item, 0) + out.new - len(gone)
+        back = returned & self.gone_of.get(item, set())  # (deleted, then seen again)
+        have = self.held.get(item, 0) + out.new + len(back) - len(gone)
         total = walked.total if walked.total is not None else state.get("total")
         out.missing = None if total is None else max(int(total) - have, 0)
         # a post whose total is below what the study holds lost comments: not

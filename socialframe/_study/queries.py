@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -68,6 +69,12 @@ def duckdb_module() -> Any:
         ) from None
     return duckdb
 
+
+#: How long before a refresh an ad's ``end_date`` must be to say it stopped, where the
+#: service sent no ``is_active`` (a running ad's ``end_date`` is its last day shown,
+#: which may lag a day behind). Here, as the view ``_ad_life`` reads it for an ad's state;
+#: :mod:`.searches` stops a held ad by it.
+END_PAST: Final = timedelta(days=2)
 
 #: What one query may hold in memory before DuckDB spills to disk.
 MEMORY_LIMIT: Final = "1GB"
@@ -411,24 +418,34 @@ def _views(
         seen as (
             select ident_,
                 max(seen_at) filter (where coalesce(is_active, true)) as running_seen,
-                arg_max(is_active, refresh) as latest_active
+                max(seen_at) filter (where is_active) as active_seen,
+                arg_max(is_active, refresh) as latest_active,
+                arg_max_null(end_date, refresh) as latest_end, max(seen_at) as latest_seen
             from _ad_names group by ident_
         )
+        -- (a stop is undone by a later sighting with is_active true: a refresh writes
+        -- "resumed" then; an older socialframe wrote nothing, and showed it running)
         select seen.ident_,
-            case when last.last_change = 'stopped' then 'stopped'
+            case when last.last_change = 'stopped'
+                      and coalesce(seen.active_seen <= last.last_at, true) then 'stopped'
                  when seen.latest_active = false then 'stopped'
+                 -- (never an is_active: an end_date past says it, END_PAST)
+                 when seen.latest_active is null and seen.latest_end
+                      < seen.latest_seen - interval '{END_PAST_HOURS} hours' then 'stopped'
                  when last.last_change = 'missing'
                       and coalesce(seen.running_seen < last.last_at, true) then 'missing'
                  else 'running' end as state,
             last.last_at as missing_at, last.last_refresh as missing_refresh,
-            last.stopped_at
+            last.stopped_at, seen.latest_active
         from seen left join last using (ident_)
-        """
+        """.replace("{END_PAST_HOURS}", str(int(END_PAST.total_seconds() // 3600)))
     )
     con.execute(
         """
         create view ads as
-        select * exclude (rank_, ident_, content_id, missing_at, missing_refresh, stopped_at)
+        select * exclude (
+            rank_, ident_, content_id, missing_at, missing_refresh, stopped_at, latest_active
+        )
             replace (case when state = 'stopped' then false else is_active end as is_active)
         from (
             select v.*,

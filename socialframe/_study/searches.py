@@ -38,6 +38,7 @@ from .._fetch import pages as pager
 from .._ledger import PRICE_CENTS, Ledger
 from .._models import Page
 from . import normal, refresh, watch
+from .queries import END_PAST
 
 if TYPE_CHECKING:
     from .queries import Reader
@@ -45,10 +46,6 @@ if TYPE_CHECKING:
 #: How far apart two complete walks without an ad must be to prove it stopped: the
 #: default of ``Study.refresh(stopped_after=...)``.
 STOPPED_AFTER: Final = timedelta(days=3)
-#: How long before a refresh an ad's ``end_date`` must be to say it stopped, where the
-#: service sent no ``is_active`` (a running ad's ``end_date`` is its last day shown,
-#: which may lag a day behind).
-END_PAST: Final = timedelta(days=2)
 #: The columns of a change row, as a refresh writes them (``watch`` names the item).
 CHANGE_COLUMNS: Final = (
     "at",
@@ -139,13 +136,25 @@ class Life:
     running: set[str] = field(default_factory=set)
     #: Each ad whose life changed in this refresh (once).
     moved: set[str] = field(default_factory=set)
+    #: Each ad compared for edits in this refresh (once: two searches, or one ad sent
+    #: with its id and without, bring one edit).
+    compared: set[str] = field(default_factory=set)
     #: Per search (its key): the complete walk's candidates for missing or stopped.
     absent: list[tuple[str, str, set[str], dict[str, Any]]] = field(default_factory=list)
 
     def seen(
-        self, ident: str, aid: str, row: pd.Series, item: str, key: str, evidence: dict[str, Any]
+        self,
+        ident: str,
+        aid: str,
+        row: pd.Series,
+        item: str,
+        key: str,
+        evidence: dict[str, Any],
+        listed: dict[str, Any] | None = None,
     ) -> int:
-        """An ad the study held, returned by a search: its changes (how many)."""
+        """An ad the study held, returned by a search: its changes (how many).
+        ``listed``: how the search said it is stopped, where the service sent no
+        ``is_active`` (a search of stopped ads lists it: its ``is_active`` false)."""
         old = self.old.loc[ident]
         state = str(old["state"]) if isinstance(old["state"], str) else "running"
         active = row["is_active"]
@@ -157,7 +166,8 @@ class Life:
         if ident not in self.moved:
             if stopped_now and state != "stopped":
                 self.moved.add(ident)
-                said = {"is_active": None if ended else False, "end_date": row["end_date"]}
+                said = {"is_active": None if ended or listed else False}
+                said.update(listed or {}, end_date=row["end_date"])
                 self.changes.append(
                     change(
                         self.at,
@@ -170,8 +180,9 @@ class Life:
                     )
                 )
                 counted += 1
-            elif state == "stopped" and not stopped_now and not _missing(active):
+            elif state == "stopped" and not stopped_now and self._back(old, active):
                 self.moved.add(ident)
+                said = {"is_active": None if _missing(active) else True}
                 self.changes.append(
                     change(
                         self.at,
@@ -180,15 +191,12 @@ class Life:
                         aid,
                         "resumed",
                         key,
-                        evidence={
-                            **evidence,
-                            "service": {"is_active": True},
-                            "state_before": "stopped",
-                        },
+                        evidence={**evidence, "service": said, "state_before": "stopped"},
                     )
                 )
                 counted += 1
-        fields = normal.edited(old, row)
+        fields = [] if ident in self.compared else normal.edited(old, row)
+        self.compared.add(ident)
         if fields:
             self.changes.append(
                 change(
@@ -199,13 +207,26 @@ class Life:
                     "edited",
                     key,
                     fields=fields,
-                    previous={f: old[f] for f in fields},
-                    current={f: row[f] for f in fields},
+                    previous=normal.shown(old, fields),
+                    current=normal.shown(row, fields),
                     evidence={**evidence, "compared": "normalised (socialframe._study.normal)"},
                 )
             )
             counted += 1
         return counted
+
+    def _back(self, old: pd.Series, active: Any) -> bool:
+        """Whether a stopped ad a search returned now runs again: the service says so
+        (``is_active`` true); or, where it sends no ``is_active``, the stop was its
+        absence (nothing the service said stopped it: its last version was neither
+        inactive nor past its end) and it is returned again, with no ``end_date`` past."""
+        if not _missing(active):
+            return True
+        # (``latest_active``: what the service last said, not ``ads()``'s is_active,
+        # which is false for every stopped ad)
+        said = old["latest_active"]
+        said_stopped = _is_false(said) or (_missing(said) and _ended(old["end_date"], self.at))
+        return not said_stopped
 
     def walked_whole(
         self, key: str, item: str, mine: set[str], returned: set[str], evidence: dict[str, Any]
@@ -369,7 +390,8 @@ class Searches:
         ads = con.df(
             "select a.item, a.ad_archive_id, a.is_active, a.end_date, a.extra, l.state,"
             " a.page_id, a.start_date,"
-            f" l.missing_at, l.missing_refresh, {', '.join('a.' + f for f in normal.AD_FIELDS)}"
+            " l.missing_at, l.missing_refresh, l.latest_active,"
+            f" {', '.join('a.' + f for f in normal.AD_FIELDS)}"
             " from ads a join _ad_names n on n.ad_archive_id = a.ad_archive_id"
             " and n.refresh = a.refresh join _ad_life l on l.ident_ = n.ident_"
             " qualify row_number() over (partition by a.ad_archive_id) = 1"
@@ -416,11 +438,17 @@ class Searches:
         whole = bool(walked.reached and not walked.looped)
         proof = evidence_of(run.id, walked, whole)
         seen: set[str] = set()  # (by their names in the study)
+        # An ad a search of stopped ads lists is stopped: that is what the service said
+        # of it, where it sent no is_active (kept so: the ad's state reads it).
+        listed = watched["filters"].get("activeStatus") == "Inactive"
         if got is not None and len(got):
             content = got.pop("content_id").array
             got = refresh.labelled(ads_for_storage(got).assign(content_id=content), item, key, at)
+            unsaid = got["is_active"].isna()
+            if listed and unsaid.any():
+                got["is_active"] = got["is_active"].mask(unsaid, False)
             out.rows.append(got)
-            for _, row in got.iterrows():
+            for index, row in got.iterrows():
                 aid, derived = row["ad_archive_id"], bool(row["id_derived"])
                 its = row["content_id"] if isinstance(row["content_id"], str) else None
                 ident = names.named(aid, its, derived)
@@ -433,7 +461,8 @@ class Searches:
                         self.new_ads.add(its)
                     continue
                 seen.add(ident)
-                out.changed += life.seen(ident, aid, row, item, key, proof)
+                said = {"listed_in": "activeStatus=Inactive"} if listed and unsaid[index] else {}
+                out.changed += life.seen(ident, aid, row, item, key, proof, said)
         if walked.active is not None and whole:
             running_now = {names.named(*ad) or ad[0] for ad in walked.active}
             # the ads this very search found before (another search's are not its)

@@ -182,6 +182,18 @@ def test_a_dynamic_ads_cards_in_another_order_are_no_edit(study: sf.Study, tmp_p
     assert set(_changes(study, "edited").index) == {aid}
 
 
+def _long_ago(ad: Ad) -> None:
+    """No is_active, and an end_date long past: it ran for a day, long ago."""
+    del ad["is_active"]
+    ad["end_date"] = ad["start_date"]
+
+
+def _no_flag(ad: Ad) -> None:
+    """No is_active, and today's end_date: the last day it was shown."""
+    del ad["is_active"]
+    ad["end_date"] = int(time.time()) // 86400 * 86400
+
+
 # -- an ad's life ----------------------------------------------------------------------------
 
 
@@ -227,6 +239,42 @@ def test_a_stopped_ad_seen_running_again_is_resumed_and_keeps_its_history(
     assert pd.isna(ads.at[aid, "stopped_seen"])
 
 
+def test_an_ad_stopped_by_its_absence_resumes_when_returned_without_is_active(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.gone.add(aid)
+        study.refresh(client)  # missing
+        study.refresh(client, stopped_after=timedelta(0))  # stopped: absent twice
+        assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "stopped"
+        service.gone.clear()
+        service.edits[aid] = _no_flag  # (nothing says it stopped)
+        study.refresh(client)
+    life = study.changes().query("id == @aid")
+    # Before: only is_active true resumed it: returned again, it stayed stopped
+    assert life["change"].tolist() == ["new", "missing", "stopped", "resumed"]
+    assert json.loads(life["evidence"].iloc[-1])["service"]["is_active"] is None
+    assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "running"
+
+
+def test_an_ad_the_service_stopped_stays_stopped_when_returned_without_is_active(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.edits[aid] = lambda ad: ad.update(is_active=False)
+        study.refresh(client)
+        service.edits[aid] = lambda ad: ad.pop("is_active")  # (the service said stopped)
+        study.refresh(client)
+    assert study.changes().query("id == @aid")["change"].tolist() == ["new", "stopped"]
+    assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "stopped"
+
+
 def test_an_end_date_in_the_past_says_stopped_where_is_active_is_not_sent(
     study: sf.Study, tmp_path: Path
 ) -> None:
@@ -235,16 +283,7 @@ def test_an_end_date_in_the_past_says_stopped_where_is_active_is_not_sent(
         study.refresh(client)
         running = study.ads().query("is_active")["ad_archive_id"].tolist()
         ended, today = running[0], running[1]
-
-        def long_ago(ad: Ad) -> None:
-            del ad["is_active"]
-            ad["end_date"] = ad["start_date"]  # (it ran for a day, long ago)
-
-        def no_flag(ad: Ad) -> None:
-            del ad["is_active"]  # (its end_date is today's: the last day it was shown)
-            ad["end_date"] = int(time.time()) // 86400 * 86400
-
-        service.edits[ended], service.edits[today] = long_ago, no_flag
+        service.edits[ended], service.edits[today] = _long_ago, _no_flag
         study.refresh(client)
     stopped = _changes(study, "stopped")
     # Before: only is_active false (or absence) said stopped
@@ -362,3 +401,161 @@ def test_another_image_behind_the_same_proxy_file_name_is_an_edit(
     edit = _changes(study, "edited").loc[[aid]].iloc[-1]
     assert edit["fields"] == "image_urls"
     assert json.loads(edit["previous"])["image_urls"][0].startswith("https://external-2.")
+
+
+def test_an_ad_two_searches_find_is_edited_once(tmp_path: Path) -> None:
+    """Two watched searches (all ads; running ones) both return the edited ad: one edit."""
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="US", active_status="all")
+    study.add_ads("running shoes", country="US", active_status="active")
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.edits[aid] = lambda ad: ad["snapshot"]["body"].update(text="Now 20% off")
+        run = study.refresh(client)
+    # Before: each search's walk reported it: two "edited" rows, changed 1 in each row
+    edits = study.changes().query("change == 'edited'")
+    assert edits["id"].tolist() == [aid]
+    assert int(run["changed"].sum()) == 1
+
+
+def test_an_older_studys_ad_seen_running_after_its_stop_reads_as_running(tmp_path: Path) -> None:
+    """An older socialframe stopped an ad at once from one walk without it and, seeing it
+    running again later, wrote no change (there was no ``resumed``): it showed it running
+    (``is_active`` true). It still reads so, and the next refresh says nothing of it."""
+    from socialframe._study.dataset import Dataset, refresh_id
+    from socialframe._study.run import _ads_for_storage
+    from socialframe.sandbox import example_ads
+
+    data = Dataset(tmp_path / "s")
+    ads = example_ads().head(2).assign(is_active=True)
+    aid = ads["ad_archive_id"].iloc[0]
+    times = [pd.Timestamp(f"2026-01-0{day}", tz="UTC").as_unit("us") for day in (1, 2, 3)]
+
+    def seen(at: pd.Timestamp, rows: pd.DataFrame) -> pd.DataFrame:
+        return _ads_for_storage(rows).assign(
+            item=pd.array(["coffee"] * len(rows), "string"), seen_at=at
+        )
+
+    def old_change(at: pd.Timestamp, what: str) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "at": [at],
+                "kind": pd.array(["ad"], "string"),
+                "item": pd.array(["coffee"], "string"),
+                "id": pd.array([aid], "string"),
+                "change": pd.array([what], "string"),
+            }
+        )
+
+    written = [  # new; absent once: "stopped"; seen running again: no change
+        {"ads": seen(times[0], ads), "changes": old_change(times[0], "new")},
+        {"ads": seen(times[1], ads.tail(1)), "changes": old_change(times[1], "stopped")},
+        {"ads": seen(times[2], ads)},
+    ]
+    with data.writing() as manifest:
+        for at, kinds in zip(times, written, strict=True):
+            rid = refresh_id(at.to_pydatetime())
+            files = {kind: data.write_partition(kind, rid, rows) for kind, rows in kinds.items()}
+            manifest.refreshes.append({"id": rid, "at": at.isoformat(), "files": files})
+        data.write(manifest)
+    ad = sf.Study(tmp_path / "s").ads().set_index("ad_archive_id").loc[aid]
+    # Before: "stopped" (is_active false), though seen running since its stop
+    assert ad["state"] == "running" and ad["is_active"] and pd.isna(ad["stopped_seen"])
+    changes = sf.Study(tmp_path / "s").changes()
+    assert changes["change"].tolist() == ["new", "stopped"]  # its old changes as they were
+
+
+class _Unsaid(Service):
+    """A service that sends no ``is_active`` in a search of stopped ads (its ads are
+    stopped by being listed there), and lists there the ads of ``moved`` (left out of
+    every other search)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: dict[str, Ad] = {}  # each ad as last sent
+        self.moved: set[str] = set()
+
+    def __call__(self, request: Any) -> tuple[int, bytes, dict[str, str]]:
+        inactive = "activeStatus=Inactive" in str(request.url)
+        self.gone = set() if inactive else set(self.moved)
+        status, content, headers = super().__call__(request)
+        body = json.loads(content)
+        groups = body["data"]["ads"] if isinstance(body.get("data"), dict) else []
+        self.sent.update({str(ad["ad_archive_id"]): ad for group in groups for ad in group})
+        if inactive:
+            if "end_cursor" not in str(request.url):
+                today = int(time.time()) // 86400 * 86400  # (no end_date past: not that)
+                groups += [[dict(self.sent[aid], end_date=today)] for aid in sorted(self.moved)]
+            for group in groups:
+                for ad in group:
+                    ad.pop("is_active", None)
+        return status, json.dumps(body).encode(), headers
+
+
+def test_an_ad_a_search_of_stopped_ads_lists_is_stopped_without_is_active(
+    tmp_path: Path,
+) -> None:
+    study = sf.Study(tmp_path / "s")
+    study.add_ads("running shoes", country="US", active_status="all")
+    only = sf.Study(tmp_path / "only")  # (its ads seen nowhere else)
+    only.add_ads("running shoes", country="US", active_status="inactive")
+    service = _Unsaid()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        aid = study.ads().query("is_active")["ad_archive_id"].iloc[0]
+        service.moved.add(aid)  # now listed as stopped only, without is_active
+        study.add_ads("running shoes", country="US", active_status="inactive")
+        study.refresh(client)
+        only.refresh(client)
+    # Before: read as running, every one (nothing said is_active false)
+    assert set(only.ads()["state"]) == {"stopped"}
+    # and the ad listed as stopped stayed running
+    assert study.ads().set_index("ad_archive_id").at[aid, "state"] == "stopped"
+    stop = study.changes().query("id == @aid")
+    assert stop["change"].tolist() == ["new", "stopped"]
+    said = json.loads(stop["evidence"].iloc[-1])["service"]
+    assert said["is_active"] is None and said["listed_in"] == "activeStatus=Inactive"
+
+
+def test_an_ad_first_seen_long_ended_without_is_active_is_stopped_from_the_start(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        running = study.ads().query("is_active")["ad_archive_id"].tolist()
+        ended, today = running[0], running[1]
+        service.edits[ended], service.edits[today] = _long_ago, _no_flag
+        fresh = sf.Study(tmp_path / "fresh")  # (these ads are new to it)
+        fresh.add_ads("running shoes", country="US", active_status="all")
+        fresh.refresh(client)
+        state = fresh.ads().set_index("ad_archive_id")["state"]
+        # Before: "running", and a "stopped" change at the next refresh, long after
+        assert state[ended] == "stopped" and state[today] == "running"
+        again = fresh.refresh(client)
+    assert again["changed"].tolist() == [0]
+
+
+def test_a_dynamic_ads_edit_shows_its_template_and_cards_before_and_after(
+    study: sf.Study, tmp_path: Path
+) -> None:
+    service = Service()
+    with _client(service, tmp_path) as client:
+        study.refresh(client)
+        dynamic = study.ads().query("is_active and display_format in ('DCO', 'DPA')")
+        aid = dynamic["ad_archive_id"].iloc[0]
+
+        def second_card(ad: Ad) -> None:
+            ad["snapshot"]["cards"][1]["body"] = "A new copy in card two"
+
+        service.edits[aid] = second_card  # (the first card, the frame's body_text, is as it was)
+        study.refresh(client)
+    edit = _changes(study, "edited").loc[aid]
+    previous, current = json.loads(edit["previous"]), json.loads(edit["current"])
+    # Before: the first card's copy, the same before and after: no difference shown
+    assert previous != current
+    assert "A new copy in card two" in current["body_text"]["cards"]
+    assert "A new copy in card two" not in previous["body_text"]["cards"]
+    assert current["body_text"]["template"] == previous["body_text"]["template"]

@@ -89,6 +89,86 @@ def test_a_post_that_lost_comments_is_not_complete_and_only_a_whole_walk_deletes
     assert proved["cost_usd"].sum() == pytest.approx(0.01) and (gone["cost_usd"] > 0).all()
 
 
+class Hiding:
+    """The sandbox's answers (in process), without the comments whose permalink holds
+    one of ``hidden`` (the post's ``total`` one less for each): deleted, for as long as
+    they are in it."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.inner = sandbox.transport().handler
+        self.hidden: set[str] = set()
+
+    def __call__(self, request: Any) -> tuple[int, bytes, dict[str, str]]:
+        status, content, headers = self.inner(request)
+        body = json.loads(content)
+        if isinstance(body.get("data"), list) and self.hidden:
+            body["total"] -= sum(
+                any(h in str(c.get("permalink")) for h in self.hidden)
+                for c in _every_comment(request, self.inner)
+            )
+            body["data"] = [
+                c for c in body["data"] if not any(h in str(c["permalink"]) for h in self.hidden)
+            ]
+        return status, json.dumps(body).encode(), headers
+
+
+def _every_comment(request: Any, handler: Any) -> list[dict[str, Any]]:
+    """Every comment of the post ``request`` asks for (page 1 on; the sandbox's pages)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    urn = parse_qs(urlsplit(str(request.url)).query)["urn"][0]
+    comments: list[dict[str, Any]] = []
+    token, page = None, 1
+    while True:
+        url = (
+            f"https://api.example/get-profile-posts-comments?urn={urn}&sort=mostRecent&page={page}"
+        )
+        asked = type("Asked", (), {"url": url + (f"&paginationToken={token}" if token else "")})
+        asked.method, asked.headers = "GET", request.headers
+        body = json.loads(handler(asked)[1])
+        comments += body["data"]
+        token, page = body.get("paginationToken"), page + 1
+        if not body["data"] or page > int(body.get("totalPage") or 1):
+            return comments
+
+
+def test_a_comment_deleted_then_seen_again_is_held_again(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    """Before: a comment proven deleted was never held again, though a walk brought it
+    back: its post counted one comment short, not complete for ever (and ``full=True``
+    walked it whole on every refresh)."""
+    service = Hiding(sandbox)
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([LOSING])
+    with sf.Client(
+        sandbox.api_key,
+        base_url="https://api.example",
+        transport=sf.MockTransport(service),
+        cache=False,
+        progress=False,
+        clock=clock,
+    ) as client:
+        study.refresh(client)
+        oldest = study.comments().sort_values("created_at")["comment_id"].iloc[0]
+        service.hidden.add(oldest)  # (on the last page: only a whole walk sees it gone)
+        clock.advance(86400)
+        assert study.refresh(client)["complete"].tolist() == [False]
+        study.refresh(client, full=True)
+        assert study.changes().query("change == 'deleted'")["id"].tolist() == [oldest]
+        service.hidden.clear()  # it is back, on the last page
+        clock.advance(86400)
+        back = study.refresh(client, full=True)  # (complete before: page 1 only)
+        assert back[["paid_calls", "complete", "missing"]].values.tolist() == [[1, False, 1]]
+        clock.advance(86400)
+        whole = study.refresh(client, full=True)  # walked whole: seen again
+        clock.advance(86400)
+        later = study.refresh(client, full=True)
+    assert whole[["paid_calls", "complete", "missing"]].values.tolist() == [[2, True, 0]]
+    assert later[["paid_calls", "complete", "missing"]].values.tolist() == [[1, True, 0]]
+    assert study.changes().query("change == 'deleted'")["id"].tolist() == [oldest]
+
+
 def test_recheck_pages_finds_edits_past_the_first_known_page_at_their_price(
     sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
 ) -> None:

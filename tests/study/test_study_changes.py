@@ -454,12 +454,12 @@ def test_an_older_studys_ad_seen_running_after_its_stop_reads_as_running(tmp_pat
         {"ads": seen(times[1], ads.tail(1)), "changes": old_change(times[1], "stopped")},
         {"ads": seen(times[2], ads)},
     ]
-    with data.writing() as manifest:
+    with data.writing():
         for at, kinds in zip(times, written, strict=True):
-            rid = refresh_id(at.to_pydatetime())
-            files = {kind: data.write_partition(kind, rid, rows) for kind, rows in kinds.items()}
-            manifest.refreshes.append({"id": rid, "at": at.isoformat(), "files": files})
-        data.write(manifest)
+            run = pd.DataFrame(
+                [{"at": at, "paid_calls": 1, "cost_usd": 0.01, "new": 0, "changed": 0}]
+            ).assign(items=1, complete=True)
+            data.commit_refresh(refresh_id(at.to_pydatetime()), {**kinds, "runs": run})
     ad = sf.Study(tmp_path / "s").ads().set_index("ad_archive_id").loc[aid]
     # Before: "stopped" (is_active false), though seen running since its stop
     assert ad["state"] == "running" and ad["is_active"] and pd.isna(ad["stopped_seen"])

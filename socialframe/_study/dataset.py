@@ -90,6 +90,8 @@ class Manifest:
     state: dict[str, dict[str, Any]] = field(default_factory=dict)
     pending: dict[str, Any] | None = None
     complete_in: dict[str, set[str]] = field(default_factory=dict)
+    #: Every refresh id a data file of the tables is named by (committed or not).
+    used: set[str] = field(default_factory=set)
 
     def done_since(self, known: set[str]) -> set[str]:
         """The watched items (keys) that refreshes other than ``known`` read completely."""
@@ -431,8 +433,13 @@ class Dataset:
         watched alone: its other fields empty)."""
         from .watch import checked
 
-        snapshot = self.snapshot(("watched",) if watched_only else ("watched", "runs", "items"))
+        snapshot = self.snapshot(("watched",) if watched_only else TABLES)
         manifest = Manifest()
+        for kind in KINDS:
+            for each in snapshot.files.get(kind, []):
+                named = HASHED.fullmatch(each.name)
+                if named:
+                    manifest.used.add(named[1])
         watched = self.read_table(snapshot.files["watched"])
         if watched is not None:
             rows = sorted(watched.to_pylist(), key=lambda r: (r["added_at"], r["position"] or 0))

@@ -87,12 +87,17 @@ class Refresh:
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
         self.at = client.clock.now().astimezone(UTC)
         self.id = refresh_id(self.at)
-        taken = {r["id"] for r in manifest.refreshes}
-        if self.id in taken or (manifest.refreshes and self.id < manifest.refreshes[-1]["id"]):
+        # (also the ids of refreshes cut between their commits: their rows are in the
+        # tables, uncounted, and must stay so: a new refresh never takes their id)
+        taken = {r["id"] for r in manifest.refreshes} | manifest.used
+        if self.id in taken or (taken and self.id < max(taken)):
             # Two refreshes in one millisecond (a ManualClock that stood still) or a clock
             # set back: ids stay unique and in the order the refreshes ran.
             base = max(self.id, *(t.split("-")[0] for t in taken))
-            self.id = f"{base}-{len(manifest.refreshes) + 1:06d}"
+            number = len(taken) + 1
+            while f"{base}-{number:06d}" in taken:
+                number += 1
+            self.id = f"{base}-{number:06d}"
         pending = manifest.pending
         # Pages paid for by a refresh that never finished are in the HTTP cache: they count.
         started = datetime.fromisoformat(pending["at"]) if pending else None

@@ -82,3 +82,41 @@ def test_a_refresh_compacts_every_so_many_refreshes(
     runs = deltalake.DeltaTable(str(tmp_path / "s" / "runs"))
     assert len(runs.file_uris()) == 2  # four compacted into one, and the fifth
     assert len(study.runs()) == 5
+
+
+def test_rows_of_a_refresh_whose_runs_row_never_came_count_nowhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refresh cut between its commits (its comments and changes committed, its runs row
+    not: killed, a lost connection): every answer is the study as it was, Delta readers
+    that count the refreshes runs names agree, and the next refresh keeps what is new."""
+    import deltalake
+
+    from socialframe._study import dataset
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    _refreshes(study, 1)
+    before = {a: getattr(study, a)() for a in ("comments", "changes", "runs")}
+    commit = dataset.Dataset._commit_many
+
+    def cut(self: dataset.Dataset, kind: str, *args: object, **kwargs: object) -> None:
+        if kind == "runs":
+            raise sf.StudyError("the connection was lost")
+        commit(self, kind, *args, **kwargs)  # type: ignore[arg-type]
+
+    study.add_posts([P82])
+    monkeypatch.setattr(dataset.Dataset, "_commit_many", cut)
+    with pytest.raises(sf.StudyError, match="connection was lost"):
+        _refreshes(study, 1)
+    monkeypatch.undo()
+    comments = deltalake.DeltaTable(str(tmp_path / "s" / "comments")).to_pandas()
+    assert comments["refresh"].nunique() == 2  # its rows are there, uncounted
+    for answer, frame in before.items():
+        pd.testing.assert_frame_equal(getattr(study, answer)(), frame)
+    assert len(study.sql("select * from comment_versions")) == 50
+    study.add_posts([EXAMPLE_POSTS[1]])  # (other rows: other files than the cut one's)
+    _refreshes(study, 1)  # at the same instant as the cut one: another id
+    assert len(study.runs()) == 2 and len(study.comments()) == 50 + 82 + 1
+    # the cut refresh's rows stay uncounted: each version once
+    assert len(study.sql("select * from comment_versions")) == 50 + 50 + 82 + 1

@@ -27,18 +27,17 @@ if TYPE_CHECKING:
 NEWEST_KNOWN: Final = 500
 
 
-#: The comments each post holds now (``item``, ``ident_``): every one the study saw, but
-#: those proven deleted and not seen since (one seen again after its ``deleted`` is held
-#: again: else its post would count one comment short, incomplete for ever).
-_DELETED: Final = (
-    "select item, ident_ from (select item, ident_, max(seen_at) as last_seen"
+#: Every comment the study saw (``item``, ``ident_``), and whether it is ``gone``:
+#: proven deleted and not seen since. One seen again after its ``deleted`` is held again
+#: (else its post would count one comment short, incomplete for ever).
+_KNOWN: Final = (
+    "select item, ident_, exists (select 1 from changes c where c.kind = 'comment'"
+    " and c.change = 'deleted' and c.id = h.ident_ and c.\"at\" >= h.last_seen) as gone"
+    " from (select item, ident_, max(seen_at) as last_seen"
     " from _comment_names group by item, ident_) h"
-    " where {} exists (select 1 from changes c where c.kind = 'comment'"
-    " and c.change = 'deleted' and c.id = h.ident_ and c.\"at\" >= h.last_seen)"
 )
-HELD: Final = _DELETED.format("not")
-#: The comments proven deleted and not seen since (``item``, ``ident_``).
-GONE: Final = _DELETED.format("")
+#: The comments each post holds now (``item``, ``ident_``).
+HELD: Final = f"select item, ident_ from ({_KNOWN}) where not gone"
 
 
 class Posts:
@@ -104,11 +103,11 @@ class Posts:
         finally:
             con.unregister("walked_through")
         # (a comment proven deleted is no longer held: the post's total no longer counts it)
-        held = con.df(f"select item, count(*) as n from ({HELD}) group by item")
+        known = con.df(_KNOWN)  # (one read: the held counts and the gone, per post)
+        gone = known["gone"].astype(bool)
         self.ids_of = {str(k): g for k, g in comments.groupby("item", sort=False)}
-        self.held = dict(zip(held["item"], held["n"], strict=True))
-        gone = con.df(GONE)
-        self.gone_of = {str(k): set(g["ident_"]) for k, g in gone.groupby("item")}
+        self.held = {str(k): int(n) for k, n in known[~gone].groupby("item").size().items()}
+        self.gone_of = {str(k): set(g["ident_"]) for k, g in known[gone].groupby("item")}
 
     def walk(self, watched: dict[str, Any], state: dict[str, Any], paid: Ledger) -> refresh.Walked:
         """A post's pages newest first, down to a known comment (see :mod:`.refresh`)."""

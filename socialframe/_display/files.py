@@ -18,8 +18,8 @@ The rules, the same for every caller (:func:`check` says which one failed, in on
   refused (a pipe would block, a device or a folder never hold a file).
 - **Nothing guarded**: none of the files of a :class:`Guarded` (the cache in use:
   its SQLite file and journals), nothing inside a guarded folder (the cache's page
-  locks, the study of the command) nor inside any study (a folder holding a
-  study's manifest), whatever path leads there; no SQLite database or journal
+  locks, the study of the command) nor inside any study or Delta table (see
+  :func:`is_study`), whatever path leads there; no SQLite database or journal
   (caches of paid pages are ones), the default cache's files, or an input the run
   reads (standard input, the file being read).
 - **Writable**: the folder may be written (the file is made beside the target and
@@ -48,8 +48,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final, Literal
 
-#: A study's manifest at the root of its folder (``socialframe._study.dataset.MANIFEST``)
-#: and the format it names (``FORMAT`` there): a folder holding one is a study.
+#: The tables of a study (``socialframe._study.dataset.TABLES``): a folder holding one of
+#: them as a Delta table (``<table>/_delta_log/``) is a study.
+STUDY_TABLES: Final = ("watched", "comments", "ads", "changes", "items", "runs")
+#: A study's lease folder (``socialframe._study.lease.FOLDER``): a refresh under way.
+STUDY_LEASE: Final = "_lease"
+#: A Delta table's log: a folder holding one is a table (of a study or of anyone).
+DELTA_LOG: Final = "_delta_log"
+#: The manifest of a study of the older format (``socialframe._study.legacy.MANIFEST``),
+#: until its first open migrates it, and the format it names (``FORMAT`` there).
 STUDY_MANIFEST: Final = "study.json"
 STUDY_FORMAT: Final = b'"socialframe-study"'
 
@@ -414,18 +421,23 @@ def _inside(folder: int, shown: Path, guards: tuple[Guarded, ...]) -> str:
     real = Path(os.path.realpath(shown))
     names = [real, *real.parents]
     level = os.open(".", _LOOK, dir_fd=folder)
+    table = ""
     try:
         for depth in range(4096):
             here = os.fstat(level)
             for guarded, found in kept:
                 if _same(here, found):
                     return f"it is inside {guarded.what} {guarded.path}"
-            if _is_study(level):
+            kind = _is_study(level)
+            if kind:
                 where = names[depth] if depth < len(names) else "a folder above it"
-                return (
-                    f"it is inside the study {where} (a study's folder holds only what the"
-                    " study writes); write it elsewhere"
+                found = (
+                    f"it is inside the {kind} {where} (its folder holds only what the"
+                    f" {kind} writes); write it elsewhere"
                 )
+                if kind == "study":
+                    return found
+                table = table or found  # (the study holding it, if any, is named instead)
             try:
                 up = os.open("..", _LOOK, dir_fd=level)
             except OSError:  # (a folder above that may not be looked into)
@@ -436,12 +448,37 @@ def _inside(folder: int, shown: Path, guards: tuple[Guarded, ...]) -> str:
                 break
     finally:
         os.close(level)
+    return table
+
+
+def _is_study(folder: int) -> str:
+    """``"study"`` if the open ``folder`` is a study's root, ``"Delta table"`` if it is
+    a Delta table's folder (a study's, copied out of it, or anyone's: writing into it
+    adds a file its readers may take for data), else ``""``. Nothing is followed: a
+    link named like a study's part is no study."""
+    if _is_folder(folder, DELTA_LOG):
+        return "Delta table"
+    if _is_folder(folder, STUDY_LEASE) or STUDY_FORMAT in _head(folder, STUDY_MANIFEST, 4096):
+        return "study"
+    for table in STUDY_TABLES:
+        try:
+            at = os.open(table, _LOOK | os.O_NOFOLLOW, dir_fd=folder)
+        except OSError:
+            continue
+        try:
+            if _is_folder(at, DELTA_LOG):
+                return "study"
+        finally:
+            os.close(at)
     return ""
 
 
-def _is_study(folder: int) -> bool:
-    head = _head(folder, STUDY_MANIFEST, 4096)
-    return STUDY_FORMAT in head
+def _is_folder(folder: int, name: str) -> bool:
+    """Whether ``name`` in the open ``folder`` is a folder (a link is not)."""
+    try:
+        return stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def _head(folder: int, name: str, size: int = 16) -> bytes:

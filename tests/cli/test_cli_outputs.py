@@ -122,6 +122,11 @@ class World:
         return sorted(self.study.rglob("*.parquet"))[0]
 
     @property
+    def log_file(self) -> Path:
+        """The first commit of the study's ``comments`` table."""
+        return sorted((self.study / "comments" / "_delta_log").glob("*.json"))[0]
+
+    @property
     def lock_file(self) -> Path:
         return sorted((self.cache_dir / "http_cache.sqlite.locks").glob("*.lock"))[0]
 
@@ -219,7 +224,7 @@ ATTACKS: dict[str, Attack] = {
     "hard link to a lock of the cache": _at(lambda w, out: os.link(w.lock_file, out)),
     "symlink to a study file": _at(lambda w, out: out.symlink_to(w.study_file)),
     "hard link to a study file": _at(lambda w, out: os.link(w.study_file, out)),
-    "symlink to the study's manifest": _at(lambda w, out: out.symlink_to(w.study / "study.json")),
+    "symlink to the study's log": _at(lambda w, out: out.symlink_to(w.log_file)),
     "fifo": _at(lambda w, out: os.mkfifo(out)),
     "device": _at(lambda w, out: _device(out)),
     "folder": _at(lambda w, out: out.mkdir()),
@@ -377,7 +382,7 @@ def test_an_output_beside_the_cache_or_through_a_folder_link_is_written(
     shutil.rmtree(tmp_path / "real")
 
 
-@pytest.mark.parametrize("into", ["the cache", "the study's manifest"])
+@pytest.mark.parametrize("into", ["the cache", "the study's log"])
 def test_standard_output_appended_to_the_cache_or_the_study_is_refused(
     world: World, tmp_path: Path, into: str
 ) -> None:
@@ -387,7 +392,7 @@ def test_standard_output_appended_to_the_cache_or_the_study_is_refused(
 
     from test_cli import SCRIPT
 
-    target = world.cache if into == "the cache" else world.study / "study.json"
+    target = world.cache if into == "the cache" else world.log_file
     env = dict(
         os.environ,
         SOCIALFRAME_BASE_URL=world.sandbox.url,

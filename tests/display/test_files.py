@@ -77,6 +77,13 @@ def place(made: Path, tmp_path: Path, clean_env: Path) -> Place:
     return Place(tmp_path, cache, study, parts[0])
 
 
+def _log_file(study: Path) -> Path:
+    """The first commit of the study's ``comments`` table."""
+    found = sorted((study / "comments" / "_delta_log").glob("*.json"))
+    assert found, "the study's comments table has no commit"
+    return found[0]
+
+
 def _device(path: Path) -> None:
     """A character device of the test's own (/dev/zero's numbers): a writer that
     replaced or wrote through it harms nothing of the machine's."""
@@ -148,8 +155,8 @@ ATTACKS: dict[str, Attack] = {
     "hard link to a study file": _hard_link(
         lambda p: p.study_file, "it is a file with 2 names (hard links)"
     ),
-    "symlink to the study's manifest": _symlink(
-        lambda p: p.study / "study.json", "a symbolic link to a file inside the study"
+    "symlink to the study's log": _symlink(
+        lambda p: _log_file(p.study), "a symbolic link to a file inside the study"
     ),
     "fifo": _made(os.mkfifo, "it is a named pipe (FIFO)"),
     "device": _made(_device, "it is a character device"),
@@ -336,11 +343,51 @@ def test_a_failure_while_filling_leaves_the_old_file_and_no_temporary_file(tmp_p
     assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.csv"]
 
 
-def test_the_writer_knows_a_study_by_the_manifest_the_study_writes() -> None:
-    from socialframe._study import dataset
+def test_the_writer_knows_a_study_by_the_tables_the_study_writes() -> None:
+    from socialframe._study import dataset, legacy, lease
 
-    assert files.STUDY_MANIFEST == dataset.MANIFEST
-    assert f'"{dataset.FORMAT}"'.encode() == files.STUDY_FORMAT
+    assert files.STUDY_TABLES == dataset.TABLES
+    assert files.STUDY_LEASE == lease.FOLDER
+    assert files.STUDY_MANIFEST == legacy.MANIFEST
+    assert f'"{legacy.FORMAT}"'.encode() == files.STUDY_FORMAT
+
+
+def test_a_delta_table_of_anyone_and_a_study_not_yet_migrated_are_not_written_into(
+    tmp_path: Path, place: Place
+) -> None:
+    """A Delta table copied out of a study (or anybody's), a study of the older format
+    (its manifest, before its first open migrates it), a study whose refresh holds the
+    lease before its first commit: each folder holds only what its writer wrote."""
+    import json
+
+    from deltalake import write_deltalake
+
+    table = tmp_path / "elsewhere" / "a-copy"
+    shutil.copytree(place.study / "comments", table, symlinks=True)
+    mine = tmp_path / "mine"
+    write_deltalake(str(mine), pd.DataFrame({"a": [1]}))
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "study.json").write_text(json.dumps({"format": "socialframe-study", "version": 1}))
+    leased = tmp_path / "leased"
+    (leased / "_lease").mkdir(parents=True)
+    for where, says in (
+        (table / "out.csv", "it is inside the Delta table"),
+        (table / "_delta_log" / "out.csv", "it is inside the Delta table"),
+        (mine / "out.csv", "it is inside the Delta table"),
+        (old / "out.csv", "it is inside the study"),
+        (leased / "out.csv", "it is inside the study"),
+        (place.study / "comments" / "_delta_log" / "out.csv", "it is inside the study"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            example_comments().social.to_csv(where)
+        assert not where.exists()
+    # a link named like a study's table, to a Delta table elsewhere, makes no study
+    lookalike = tmp_path / "lookalike"
+    lookalike.mkdir()
+    (lookalike / "comments").symlink_to(mine)
+    example_comments().social.to_csv(lookalike / "out.csv")
+    assert (lookalike / "out.csv").is_file()
 
 
 def test_shell_names_are_what_a_shell_user_means(tmp_path: Path) -> None:

@@ -344,7 +344,7 @@ def test_a_failure_while_filling_leaves_the_old_file_and_no_temporary_file(tmp_p
 
 
 def test_the_writer_knows_a_study_by_the_tables_the_study_writes() -> None:
-    from socialframe._study import dataset, legacy, lease
+    from socialframe._study import dataset, lease, legacy
 
     assert files.STUDY_TABLES == dataset.TABLES
     assert files.STUDY_LEASE == lease.FOLDER

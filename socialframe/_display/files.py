@@ -431,13 +431,13 @@ def _inside(folder: int, shown: Path, guards: tuple[Guarded, ...]) -> str:
             kind = _is_study(level)
             if kind:
                 where = names[depth] if depth < len(names) else "a folder above it"
-                found = (
+                said = (
                     f"it is inside the {kind} {where} (its folder holds only what the"
                     f" {kind} writes); write it elsewhere"
                 )
                 if kind == "study":
-                    return found
-                table = table or found  # (the study holding it, if any, is named instead)
+                    return said
+                table = table or said  # (the study holding it, if any, is named instead)
             try:
                 up = os.open("..", _LOOK, dir_fd=level)
             except OSError:  # (a folder above that may not be looked into)

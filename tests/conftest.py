@@ -23,6 +23,7 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     """Where a worker's browser tests left their screenshots (see ``test_browser.shots``)."""
     reporter = node.config.pluginmanager.getplugin("terminalreporter")
     for said in node.workeroutput.get("screenshots", []):
+        reporter.ensure_newline()
         reporter.write_line(said)
 
 

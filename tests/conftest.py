@@ -18,6 +18,15 @@ import socialframe as sf
 from socialframe.sandbox import PinnedClock, Sandbox
 
 
+@pytest.hookimpl(optionalhook=True)  # (pytest-xdist's hook: pytest -n)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Where a worker's browser tests left their screenshots (see ``test_browser.shots``)."""
+    reporter = node.config.pluginmanager.getplugin("terminalreporter")
+    for said in node.workeroutput.get("screenshots", []):
+        reporter.ensure_newline()
+        reporter.write_line(said)
+
+
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
     with Sandbox(seed=0, clock=PinnedClock()) as server:

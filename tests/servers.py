@@ -27,7 +27,7 @@ def free_port() -> int:
 
 
 def start_redis(
-    folder: Path, *options: str, port: int | None = None
+    folder: Path, *options: str, port: int | None = None, _tries: int = 4
 ) -> tuple[subprocess.Popen[bytes], str]:
     """A real redis-server on a free loopback port, or on ``port`` (a server started again
     where one was killed); skips, or fails on CI, without one. ``options`` are more of its
@@ -39,6 +39,7 @@ def start_redis(
         pytest.skip(INSTALL)
     import redis
 
+    given = port
     port = port or free_port()
     server = subprocess.Popen(
         [
@@ -58,18 +59,25 @@ def start_redis(
         stdout=subprocess.DEVNULL,
     )
     url = f"redis://127.0.0.1:{port}/0"
+    password = options[options.index("--requirepass") + 1] if "--requirepass" in options else None
+    answering = redis.Redis(host="127.0.0.1", port=port, password=password, socket_timeout=5)
     deadline = time.monotonic() + 20
     while True:
         try:
-            redis.Redis.from_url(url).ping()
-            break
-        except redis.AuthenticationError:
-            break  # (it answers: a password is asked)
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("redis-server did not start")
-            time.sleep(0.05)
+            # this server, not another test process's that took the port first (pytest -n)
+            if answering.info("server")["process_id"] == server.pid:
+                break
+        except redis.RedisError:
+            pass
+        if server.poll() is not None and given is None and _tries > 0:
+            # (it exited: the free port was taken before it bound it, by a server or a
+            # connection of another test process): another port
+            return start_redis(folder, *options, _tries=_tries - 1)
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.kill()
+            pytest.fail("redis-server did not start")
+        time.sleep(0.05)
+    answering.close()
     return server, url
 
 

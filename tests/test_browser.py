@@ -224,10 +224,15 @@ def shots(
     folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     yield folder
+    names = ", ".join(sorted(p.name for p in folder.glob("*.png")))
+    said = f"browser screenshots in {folder}: {names}"
+    worker = getattr(request.config, "workeroutput", None)
+    if worker is not None:  # a worker of pytest -n prints nothing: tests/conftest.py does
+        worker.setdefault("screenshots", []).append(said)
+        return
     capture = request.config.pluginmanager.getplugin("capturemanager")
     with capture.global_and_fixture_disabled() if capture else _nothing():
-        names = ", ".join(sorted(p.name for p in folder.glob("*.png")))
-        print(f"\nbrowser screenshots in {folder}: {names}")
+        print(f"\n{said}")
 
 
 class _nothing:

@@ -29,15 +29,25 @@ NEWEST_KNOWN: Final = 500
 
 #: Every comment the study saw (``item``, ``ident_``), and whether it is ``gone``:
 #: proven deleted and not seen since. One seen again after its ``deleted`` is held again
-#: (else its post would count one comment short, incomplete for ever).
+#: (else its post would count one comment short, incomplete for ever). (The deletions
+#: are few: each comment's last is joined, not looked up for every comment.)
 _KNOWN: Final = (
-    "select item, ident_, exists (select 1 from changes c where c.kind = 'comment'"
-    " and c.change = 'deleted' and c.id = h.ident_ and c.\"at\" >= h.last_seen) as gone"
+    "with deleted as (select id, max(\"at\") as deleted_at from changes"
+    " where kind = 'comment' and change = 'deleted' group by id)"
+    " select h.item, h.ident_, coalesce(d.deleted_at >= h.last_seen, false) as gone"
     " from (select item, ident_, max(seen_at) as last_seen"
     " from _comment_names group by item, ident_) h"
+    " left join deleted d on d.id = h.ident_"
 )
 #: The comments each post holds now (``item``, ``ident_``).
 HELD: Final = f"select item, ident_ from ({_KNOWN}) where not gone"
+#: Per post: how many comments it holds now (``held``), and those proven deleted and
+#: not seen since (``gone``, a list): one row a post, however many comments the study
+#: holds (not a row a comment into pandas).
+HELD_BY_POST: Final = (
+    f"select item, count(*) filter (where not gone) as held,"
+    f" coalesce(list(ident_) filter (where gone), []) as gone from ({_KNOWN}) group by item"
+)
 
 
 class Posts:
@@ -103,11 +113,12 @@ class Posts:
         finally:
             con.unregister("walked_through")
         # (a comment proven deleted is no longer held: the post's total no longer counts it)
-        known = con.df(_KNOWN)  # (one read: the held counts and the gone, per post)
-        gone = known["gone"].astype(bool)
+        known = con.df(HELD_BY_POST)  # (one read: the held counts and the gone, per post)
         self.ids_of = {str(k): g for k, g in comments.groupby("item", sort=False)}
-        self.held = {str(k): int(n) for k, n in known[~gone].groupby("item").size().items()}
-        self.gone_of = {str(k): set(g["ident_"]) for k, g in known[gone].groupby("item")}
+        self.held = {str(k): int(n) for k, n in zip(known["item"], known["held"]) if n}
+        self.gone_of = {
+            str(k): {str(i) for i in g} for k, g in zip(known["item"], known["gone"]) if len(g)
+        }
 
     def walk(self, watched: dict[str, Any], state: dict[str, Any], paid: Ledger) -> refresh.Walked:
         """A post's pages newest first, down to a known comment (see :mod:`.refresh`)."""

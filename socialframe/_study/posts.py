@@ -32,7 +32,7 @@ NEWEST_KNOWN: Final = 500
 #: (else its post would count one comment short, incomplete for ever). (The deletions
 #: are few: each comment's last is joined, not looked up for every comment.)
 _KNOWN: Final = (
-    "with deleted as (select id, max(\"at\") as deleted_at from changes"
+    'with deleted as (select id, max("at") as deleted_at from changes'
     " where kind = 'comment' and change = 'deleted' group by id)"
     " select h.item, h.ident_, coalesce(d.deleted_at >= h.last_seen, false) as gone"
     " from (select item, ident_, max(seen_at) as last_seen"
@@ -115,10 +115,13 @@ class Posts:
         # (a comment proven deleted is no longer held: the post's total no longer counts it)
         known = con.df(HELD_BY_POST)  # (one read: the held counts and the gone, per post)
         self.ids_of = {str(k): g for k, g in comments.groupby("item", sort=False)}
-        self.held = {str(k): int(n) for k, n in zip(known["item"], known["held"]) if n}
-        self.gone_of = {
-            str(k): {str(i) for i in g} for k, g in zip(known["item"], known["gone"]) if len(g)
-        }
+        pairs = zip(known["item"], known["held"], known["gone"], strict=True)
+        self.held, self.gone_of = {}, {}
+        for item, held, gone in pairs:
+            if held:
+                self.held[str(item)] = int(held)
+            if len(gone):
+                self.gone_of[str(item)] = {str(i) for i in gone}
 
     def walk(self, watched: dict[str, Any], state: dict[str, Any], paid: Ledger) -> refresh.Walked:
         """A post's pages newest first, down to a known comment (see :mod:`.refresh`)."""

@@ -411,7 +411,8 @@ class Study:
         frame = self._query(
             "select * exclude (refresh, item, watch, seen_at, first_seen, last_seen),"
             " item, first_seen, last_seen"
-            " from comments order by created_at desc nulls last, comment_id"
+            " from comments order by created_at desc nulls last, comment_id",
+            arrow=True,
         )
         return mark(queries.read_as(self._data, frame, queries.comment_dtypes()), "study.comments")
 
@@ -550,16 +551,25 @@ class Study:
         return self._query(query, params or [], yours=True)
 
     def _query(
-        self, query: str, params: list[Any] | None = None, *, yours: bool = False
+        self,
+        query: str,
+        params: list[Any] | None = None,
+        *,
+        yours: bool = False,
+        arrow: bool = False,
     ) -> pd.DataFrame:
         """``query`` over the study's views; a file that cannot be read is a StudyError
-        (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError)."""
+        (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError).
+        ``arrow``: through Arrow (:meth:`queries.Reader.frame`: text stays Arrow's, for
+        a frame as large as the study), for a frame with no column of lists."""
         import duckdb
 
         con = queries.connect(self._data)
         try:
             if yours:
                 _only_a_query(con, query)
+            if arrow:
+                return con.frame(query, params or [])
             return con.df(query, params or [])
         except duckdb.Error as exc:
             files = isinstance(exc, duckdb.IOException | duckdb.InvalidInputException)

@@ -248,10 +248,25 @@ def report(where: str, location: str, env: dict[str, str], args: argparse.Namesp
     for label, one in got.items():
         print(f"{label:<48}{one['seconds']:>9.2f}{one['peak'] / mib:>14,.0f}{one['rows']:>12,}")
     frame = got[f"comments() as pandas, {total:,} rows"]
+    within = frame["peak"] < 2048 * mib
     print(
         f"comments(): the frame holds {frame['bytes'] / mib:,.0f} MiB"
-        f" ({frame['bytes'] / total:,.0f} bytes a row: pandas' strings, one object a value;"
-        " authors and posts are not dictionary-encoded in the frame's contract)"
+        f" ({frame['bytes'] / total:,.0f} bytes a row; text in Arrow buffers, pandas' string"
+        f" dtype), peak {frame['peak'] / mib:,.0f} MiB: "
+        + (
+            "within 2 GB"
+            if within
+            else "NOT within 2 GB, because the frame alone needs"
+            f" {frame['bytes'] / mib:,.0f} MiB"
+            + (
+                ""
+                if frame["bytes"] < 2048 * mib
+                else " (more than 2 GB by itself: every value of a row is kept, and the"
+                " frames' contract has posts and authors as text, not dictionary-encoded)"
+            )
+            + f", and building it (DuckDB's window over every version, then Arrow) holds"
+            f" {(frame['peak'] - frame['bytes']) / mib:,.0f} MiB more at the peak"
+        )
     )
     small = location + "-small"
     generate(small, args.small, 100)

@@ -236,10 +236,11 @@ def _state_problem(state: object) -> str | None:
         return f"total {total!r:.40} is not a count"
     if not isinstance(state.get("complete", False), bool):
         return "complete is not true or false"
-    if "resume_after" in state:
-        problem = _time_problem(state["resume_after"], "resume_after")
-        if problem:
-            return problem
+    for name in ("resume_after", "floor"):
+        if state.get(name) is not None:
+            problem = _time_problem(state[name], name)
+            if problem:
+                return problem
     if "checked" in state:
         try:
             date.fromisoformat(state["checked"])

@@ -10,15 +10,18 @@ asks the service for the fewest pages that may hold what is new.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pandas as pd
 
 from .._checks import flag
 from .._config import Hidden
+from .._errors import StudyError
 from .._schema import mark
 from . import migration, queries, watch
 from .dataset import Dataset
@@ -28,6 +31,29 @@ from .searches import STOPPED_AFTER
 
 if TYPE_CHECKING:
     from .._client import Client
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _no_context(method: _Method) -> _Method:
+    """A public method whose StudyError carries nothing it was raised from: the error a
+    storage library raised (said in the message, and suppressed by ``from None``) stays
+    reachable through ``__context__`` otherwise, with its traceback, whose frames hold
+    the storage options (an S3 secret key, a session token): crash reporters walk it."""
+
+    @functools.wraps(method)
+    def method_(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except StudyError as exc:
+            error = exc
+        del args, kwargs  # (the caller's values: the storage options among them)
+        error.__cause__ = error.__context__ = None  # (raised here, outside the handler)
+        error.__suppress_context__ = True
+        raise error
+
+    return method_  # type: ignore[return-value]
 
 
 class Study:
@@ -47,6 +73,7 @@ class Study:
         0  post  7384427202391592960
     """
 
+    @_no_context
     def __init__(
         self,
         path: str | os.PathLike[str],
@@ -62,6 +89,7 @@ class Study:
             migration.migrate(self._data)
         self._data.opened()  # refused now if the folder is not a study, or newer
 
+    @_no_context
     def as_of(self, when: object) -> Study:
         """The study as it was then: a read-only Study (every answer as it was; a
         refresh or an add is refused).
@@ -99,6 +127,7 @@ class Study:
         past._data = self._data.at(at)
         return past
 
+    @_no_context
     def compact(self) -> pd.DataFrame:
         """Rewrite each table's small files (one a refresh) into fewer, larger ones, so
         that the number of files follows the data, not the number of refreshes. The
@@ -138,6 +167,7 @@ class Study:
 
     # -- what is watched -------------------------------------------------------------------
 
+    @_no_context
     def add_posts(self, posts: object) -> None:
         """Watch posts: ids, ``urn:li:activity:<id>`` or URLs; one, a list or a Series.
 
@@ -160,6 +190,7 @@ class Study:
         """
         self._add(watch.posts(posts))
 
+    @_no_context
     def add_ads(
         self,
         query: str | None = None,
@@ -204,6 +235,7 @@ class Study:
         # (one commit; another process adding the same item meanwhile: it is read once)
         self._data.add_watched(list(new.values()))
 
+    @_no_context
     def watched(self) -> pd.DataFrame:
         """What the study watches.
 
@@ -238,6 +270,7 @@ class Study:
 
     # -- refreshing ------------------------------------------------------------------------
 
+    @_no_context
     def refresh(
         self,
         client: Client,
@@ -392,6 +425,7 @@ class Study:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @_no_context
     def comments(self) -> pd.DataFrame:
         """Every comment the study has seen.
 
@@ -416,6 +450,7 @@ class Study:
         )
         return mark(queries.read_as(self._data, frame, queries.comment_dtypes()), "study.comments")
 
+    @_no_context
     def ads(self) -> pd.DataFrame:
         """Every ad the study has seen.
 
@@ -443,6 +478,7 @@ class Study:
         )
         return mark(queries.read_as(self._data, frame, queries.ad_dtypes()), "study.ads")
 
+    @_no_context
     def changes(self, since: object = None) -> pd.DataFrame:
         """What changed, oldest first: ``at`` (the refresh), ``kind`` (comment / ad),
         ``item``, ``id``, ``change``, ``fields``, ``previous``, ``current``,
@@ -485,6 +521,7 @@ class Study:
             f" cost_usd, watch from changes {where}"
             ' order by "at", kind, item, id, watch, change',
             args,
+            arrow=True,
         )
         # the watch key (kept in the files) names the search: its filters, as watched
         texts = {
@@ -500,6 +537,7 @@ class Study:
             "study.changes",
         )
 
+    @_no_context
     def runs(self) -> pd.DataFrame:
         """What each refresh paid and found.
 
@@ -519,6 +557,7 @@ class Study:
         )
         return mark(queries.read_as(self._data, frame, queries.RUN_DTYPES), "study.runs")
 
+    @_no_context
     def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
         """Any query over the study's views: ``comments``, ``ads`` (latest versions),
         ``comment_versions``, ``ad_versions`` (every version), ``changes``, ``runs``.

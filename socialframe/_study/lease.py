@@ -129,6 +129,8 @@ class Lease:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.lost: StudyError | None = None
+        #: When it was last written as this refresh's (``time.monotonic()``).
+        self.renewed = 0.0
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -159,6 +161,7 @@ class Lease:
                 seq = 1 if was is None else was.seq + 1
                 if self._write(seq, refresh, at, released=False):
                     self.seq, self.refresh, self.at = seq, refresh, at
+                    self.renewed = time.monotonic()
                     self._prune(seq)
                     self._start()
                     return was
@@ -187,6 +190,21 @@ class Lease:
                 self.lost = self._lost()
                 raise self.lost
             self.seq += 1
+            self.renewed = time.monotonic()
+
+    def check(self) -> None:
+        """Before a paid call: raise if the lease is lost, and renew it first if it was
+        not renewed for a third of its time (the renewing thread did not run: the
+        process was stopped, say, for longer than the lease, and another refresh may
+        have taken it meanwhile; this one must not pay for pages it can never keep).
+
+        Raises:
+            StudyError: it was lost.
+        """
+        if self.lost is not None:
+            raise self.lost
+        if time.monotonic() - self.renewed > self.ttl.total_seconds() / 3 * 2:
+            self.renew()
 
     def release(self) -> None:
         """Give the lease back (quietly: one lost meanwhile is another's now)."""

@@ -172,3 +172,61 @@ def test_kill_9_mid_refresh_in_a_bucket_leaves_the_study_as_it_was(s3: S3, tmp_p
         assert slow.charges - paid_by_child in (47 - stored, 47 - stored + 1)
     assert after.set_index("item")["new"].to_dict() == {P82: 0, P2345: 2345}
     assert len(study.runs()) == 2 and len(study.comments()) == 82 + 2345
+
+
+#: A refresh whose lease lasts 2 s (a process stopped for longer loses it).
+SHORT_LEASE = textwrap.dedent(
+    """
+    import json, sys
+    from datetime import timedelta
+    import socialframe as sf
+    from socialframe._study import lease
+    lease.TTL = timedelta(seconds=2)
+    study = sf.Study(sys.argv[1])
+    with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=sys.argv[4], progress=False) as c:
+        try:
+            study.refresh(c)
+            said = {"error": None}
+        except sf.StudyError as exc:
+            said = {"error": str(exc)}
+        said["paid"] = c.ledger.paid_calls
+    print(json.dumps(said), flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_refresh_that_lost_its_lease_pays_for_nothing_more(tmp_path: Path) -> None:
+    """A refresh stopped (SIGSTOP, a suspended VM) for longer than its lease, which
+    another refresh takes meanwhile: once it runs again, it pays for no page more (it
+    could keep none). Before: it paid every page left (44 of 47), then said it had lost
+    the lease, and each page was paid twice."""
+    from socialframe._study.dataset import Dataset
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345])  # 47 pages
+    with Sandbox(seed=0, latency=0.05, clock=PinnedClock()) as slow:
+        child = subprocess.Popen(
+            [sys.executable, "-c", SHORT_LEASE, str(study.path), slow.url, slow.api_key]
+            + [str(tmp_path / "cache")],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while slow.charges < 5 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            os.kill(child.pid, signal.SIGSTOP)
+            stopped_at = slow.charges
+            with Dataset(study.path).writing():  # another takes it once it expired
+                os.kill(child.pid, signal.SIGCONT)
+                out, _ = child.communicate(timeout=120)
+        finally:
+            if child.poll() is None:
+                os.kill(child.pid, signal.SIGCONT)
+                child.kill()
+                child.wait()
+        said = json.loads(out.strip().splitlines()[-1])
+        assert "lost its lease" in str(said["error"]), said
+        assert slow.charges - stopped_at <= 1, (stopped_at, slow.charges)  # (one in flight)
+    assert study.runs().empty and study.comments().empty

@@ -76,7 +76,8 @@ class State:
         process of this machine that is gone (killed: no need to wait for the expiry)."""
         if self.released or self.until <= now:
             return True
-        if self.machine is not None and self.machine == machine() and self.pid is not None:
+        here = machine()
+        if here != "?" and self.machine == here and self.pid is not None:
             return not _alive(self.pid)
         return False
 
@@ -86,14 +87,17 @@ class State:
 
 
 def machine() -> str:
-    """This machine's running system: its host name and boot id (a process id means
-    something only on the same boot of the same host)."""
+    """This machine's running system, as far as a process id means anything: its host
+    name, its boot id and the process-id namespace (two containers of one host, with
+    one host name, number their processes each their own way: a pid of one means
+    nothing in the other). Without a boot id, nothing is known: ``"?"`` matches none."""
     try:
         with open("/proc/sys/kernel/random/boot_id") as boot:
             booted = boot.read().strip()
+        namespace = os.readlink("/proc/self/ns/pid")
     except OSError:
-        booted = "?"
-    return f"{socket.gethostname()}/{booted}"
+        return "?"
+    return f"{socket.gethostname()}/{booted}/{namespace}"
 
 
 def _alive(pid: int) -> bool:

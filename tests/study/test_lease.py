@@ -230,3 +230,47 @@ def test_a_refresh_that_lost_its_lease_pays_for_nothing_more(tmp_path: Path) -> 
         assert "lost its lease" in str(said["error"]), said
         assert slow.charges - stopped_at <= 1, (stopped_at, slow.charges)  # (one in flight)
     assert study.runs().empty and study.comments().empty
+
+
+def test_a_holder_in_another_pid_namespace_of_the_same_host_is_not_taken_for_gone(
+    tmp_path: Path,
+) -> None:
+    """Two containers of one host, with one host name (host networking): a pid of one
+    means nothing in the other. Before: the refresh in the container did not see the
+    holder's pid, took the living holder for killed and took the lease (two refreshes
+    at once)."""
+    import shutil
+
+    if shutil.which("unshare") is None:
+        pytest.skip("needs util-linux's unshare (apt-get install util-linux)")
+    probe = subprocess.run(["unshare", "-p", "-f", "--mount-proc", "true"], check=False)
+    if probe.returncode != 0:
+        pytest.skip("making a pid namespace needs root (CAP_SYS_ADMIN)")
+    from socialframe._study.dataset import Dataset
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    taker = textwrap.dedent(
+        """
+        import sys
+        import socialframe as sf
+        from socialframe._study import lease
+        lease.WAIT = 0.5
+        with sf.Client("k", base_url="http://127.0.0.1:9", progress=False, cache=False) as c:
+            try:
+                sf.Study(sys.argv[1]).refresh(c)
+                print("took it")
+            except sf.StudyError as exc:
+                print(exc)
+        """
+    )
+    with Dataset(study.path).writing():  # this process holds it, alive
+        done = subprocess.run(
+            ["unshare", "-p", "-f", "--mount-proc", sys.executable, "-c", taker, str(study.path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert "is being refreshed by" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert f"(pid {os.getpid()})" in done.stdout

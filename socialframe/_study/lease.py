@@ -55,7 +55,7 @@ WAIT: Final = 10.0
 FOLDER: Final = "_lease"
 #: How many numbers below the highest are kept (the older ones are removed).
 KEPT: Final = 50
-_NAME = re.compile(r"([0-9]{20})\.json")
+_NAME = re.compile(r"([0-9]{20,40})\.json")  # (20 digits, and more past 10**20: never stuck)
 
 
 @dataclass
@@ -169,13 +169,27 @@ class Lease:
                     self._prune(seq)
                     self._start()
                     return was
-                continue  # another took it first: read it again
+                if time.monotonic() < deadline:
+                    continue  # another took it first: read it again
             if time.monotonic() >= deadline:
+                if was is None or was.free(now):  # (taken under us each time)
+                    raise StudyError(
+                        f"{self.place.shown}: its lease could not be taken within {wait:g} s"
+                        " (other refreshes took it first each time); try again"
+                    )
+                far = was.until - now > self.ttl * 2
                 raise StudyError(
                     f"{self.place.shown} is being refreshed by {was.said()} (its lease);"
                     f" waited {wait:g} s. Try again after that time; a refresh that was"
                     f" killed holds the study until its lease ends ({_span(self.ttl)} after"
                     " its last renewal)"
+                    + (
+                        f". That end is further off than a lease lasts ({_span(self.ttl)}):"
+                        " it was written by a machine whose clock is ahead, or by hand; if"
+                        f" no refresh of the study runs, remove its {FOLDER} folder to free it"
+                        if far
+                        else ""
+                    )
                 )
             time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
 

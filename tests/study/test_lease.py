@@ -274,3 +274,47 @@ def test_a_holder_in_another_pid_namespace_of_the_same_host_is_not_taken_for_gon
         )
     assert "is being refreshed by" in done.stdout, done.stdout + done.stderr[-2000:]
     assert f"(pid {os.getpid()})" in done.stdout
+
+
+def _planted(study: Path, name: str, until: str, *, released: bool) -> None:
+    """A lease object nobody's refresh wrote (by hand, or by another program)."""
+    folder = study / "_lease"
+    folder.mkdir(exist_ok=True)
+    body = {"holder": "someone@elsewhere (pid 1)", "until": until, "released": released}
+    (folder / name).write_text(json.dumps(body))
+
+
+def test_planted_lease_objects_never_lock_the_study_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a released lease numbered 99999999999999999999 let one refresh through,
+    then the next looped for ever (the number after it has 21 digits, which no listing
+    read); a lease until 2099 said only to try again then."""
+    from socialframe._study import lease
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    _planted(tmp_path / "s", "9" * 20 + ".json", "2000-01-01T00:00:00+00:00", released=True)
+    with Sandbox(seed=0, clock=PinnedClock()) as server:
+        for expected in ([82], [0]):
+            with server.client(cache=tmp_path / "cache", progress=False) as client:
+                done = subprocess.run(  # (a loop for ever would be cut here, and fail)
+                    [sys.executable, "-c", CHILD, str(study.path), server.url, server.api_key]
+                    + [str(tmp_path / "cache")],
+                    input="\n",
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    check=False,
+                )
+            said = json.loads(done.stdout.strip().splitlines()[-1])
+            assert said.get("new") == sum(expected), said
+    monkeypatch.setattr(lease, "WAIT", 0.3)
+    _planted(tmp_path / "s", "1" + "0" * 39 + ".json", "2099-01-01T00:00:00+00:00", released=False)
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as server,
+        server.client(cache=tmp_path / "cache", progress=False) as client,
+    ):
+        with pytest.raises(sf.StudyError, match="remove its _lease folder to free it"):
+            study.refresh(client)
+        assert server.charges == 0

@@ -21,7 +21,8 @@ are the only atomicity: a refresh's rows count once its ``runs`` row is committe
 every answer reads only the rows of refreshes ``runs`` names, so a refresh killed at any
 point (``kill -9``, a lost connection) leaves the study as it was, and readers during a
 refresh see the last complete one. Files of a refresh that never committed stay unnamed
-by the log (``vacuum`` removes them).
+by the log (``vacuum`` removes them); rows of one killed between its commits stay in the
+tables they reached, and count nowhere.
 
 Each file's name holds its SHA-256 (``part-<refresh>-<sha256>.parquet``): on a folder
 every file the log names is checked (its size, as the log records it, and its bytes)

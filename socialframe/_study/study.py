@@ -11,6 +11,7 @@ asks the service for the fewest pages that may hold what is new.
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 import re
 from collections.abc import Callable
@@ -117,12 +118,12 @@ class Study:
         if isinstance(when, bool):
             raise TypeError("as_of takes a time or a version of the runs table, not a bool")
         at: datetime | int
-        if isinstance(when, int):
+        if isinstance(when, numbers.Integral):  # (numpy's too: a frame's version)
             if when < 0:
                 raise ValueError(f"a version is >= 0, not {when}")
-            at = when
+            at = int(when)
         else:
-            at = _since(when)  # (a span, "7d", is back from now)
+            at = _since(when, "as_of's when")  # (a span, "7d", is back from now)
         past = Study.__new__(Study)
         past._data = self._data.at(at)
         return past
@@ -662,13 +663,14 @@ def _back(now: pd.Timestamp, seconds: float, given: object) -> pd.Timestamp:
         raise ValueError(f"since {given!r:.40} reaches before the calendar") from None
 
 
-def _since(value: object) -> datetime:
-    """The time ``changes(since=...)`` means (see there)."""
+def _since(value: object, name: str = "since") -> datetime:
+    """The time ``changes(since=...)`` means (see there); ``name``: the argument, as
+    errors say it (``as_of``'s ``when`` too)."""
     now = pd.Timestamp.now(tz=UTC)
     stamp: pd.Timestamp
     if isinstance(value, timedelta | pd.Timedelta):
         if pd.isna(value) or value < timedelta(0):
-            raise ValueError(f"since must be a span back from now (>= 0), not {value!r:.40}")
+            raise ValueError(f"{name} must be a span back from now (>= 0), not {value!r:.40}")
         stamp = _back(now, pd.Timedelta(value).total_seconds(), value)
     elif isinstance(value, datetime | pd.Timestamp):
         stamp = pd.Timestamp(value)
@@ -676,11 +678,11 @@ def _since(value: object) -> datetime:
         stamp = pd.Timestamp(value.year, value.month, value.day)
     elif isinstance(value, str):
         if not value.strip():
-            raise ValueError("since is empty: give a time (2026-11-01) or a span (7d)")
+            raise ValueError(f"{name} is empty: give a time (2026-11-01) or a span (7d)")
         text = value.strip()
         span = _SPAN.fullmatch(text)
         if text.lower() in ("nan", "nat", "none", "null"):
-            raise ValueError(f"since must be a time or a span, not {text!r}")
+            raise ValueError(f"{name} must be a time or a span, not {text!r}")
         if span:
             amount, unit = float(span[1]), span[2].lower()
             stamp = _back(now, amount * _UNIT_SECONDS[unit], text)
@@ -689,14 +691,17 @@ def _since(value: object) -> datetime:
                 stamp = pd.Timestamp(text)
             except ValueError:
                 raise ValueError(
-                    "since must be a time (2026-11-01, an ISO time) or a span back from now"
+                    f"{name} must be a time (2026-11-01, an ISO time) or a span back from now"
                     f" (7d, 12h, 2w, 30m), got {text!r}"
                 ) from None
     else:
-        raise TypeError(f"since must be a time, a date, a timedelta or text, not {value!r:.40}")
+        raise TypeError(f"{name} must be a time, a date, a timedelta or text, not {value!r:.40}")
     if pd.isna(stamp):
-        raise ValueError(f"since must be a time, not {value!r:.40}")
+        raise ValueError(f"{name} must be a time, not {value!r:.40}")
     if stamp.tzinfo is None:
         stamp = stamp.tz_localize(UTC)
-    result: datetime = stamp.to_pydatetime()
+    try:
+        result: datetime = stamp.to_pydatetime()
+    except ValueError:  # (pandas reaches further back than Python's calendar)
+        raise ValueError(f"{name} {value!r:.40} reaches before the calendar") from None
     return result

@@ -152,3 +152,21 @@ def test_as_of_goes_by_the_commits_times_not_the_storages_clock(tmp_path: Path) 
         assert (len(past.comments()), len(past.changes())) == (comments, changes)
     assert seen[0][0] == 1 and seen[1][0] == 2  # (what was watched then, too)
     pd.testing.assert_frame_equal(study.as_of(3).ads(), study.ads())
+
+
+def test_as_of_takes_numpys_versions_and_says_what_it_refuses_by_its_name(
+    tmp_path: Path,
+) -> None:
+    """Before: a version from a frame (numpy's int64) was refused, the errors named
+    ``since`` (changes' argument), and a span past the calendar was Python's
+    'year -712 is out of range'."""
+    import numpy as np
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    _refreshes(study, 1)
+    assert len(study.as_of(np.int64(1)).runs()) == 1
+    with pytest.raises(ValueError, match="as_of's when must be a time"):
+        study.as_of("garbage")
+    with pytest.raises(ValueError, match="reaches before the calendar"):
+        study.as_of("1000000d")

@@ -79,7 +79,7 @@ def generate(location: str, refreshes: int, rows: int, *, compact_every: int = 0
     import socialframe as sf
     from socialframe._study import dataset
     from socialframe._study.dataset import Dataset, refresh_id
-    from socialframe._study.queries import CHANGE_DTYPES, RUN_DTYPES, typed
+    from socialframe._study.queries import CHANGE_DTYPES, ITEM_DTYPES, RUN_DTYPES, typed
 
     dataset.COMPACT_EVERY = compact_every  # (the bench compacts when it says so)
     data = Dataset(location)
@@ -87,6 +87,7 @@ def generate(location: str, refreshes: int, rows: int, *, compact_every: int = 0
         [{"kind": "post", "item": str(7_000_000 + i), "filters": {}} for i in range(100)]
     )
     rng = np.random.default_rng(0)
+    newest: dict[str, Any] = {}  # each post's 500 newest comment times so far
     template = pd.DataFrame(
         {name: pd.Series(dtype=dtype) for name, dtype in sf._schema.COMMENT_DTYPES.items()}
     )
@@ -124,12 +125,48 @@ def generate(location: str, refreshes: int, rows: int, *, compact_every: int = 0
         run = pd.DataFrame(
             [{"at": at, "paid_calls": 0, "cost_usd": 0.0, "new": rows, "changed": 0, "items": 100}]
         ).assign(complete=True)
+        # Each post's row in items, with the state a refresh leaves: walked through this
+        # refresh, and its floor (the 500th newest comment's time), as a cron job's
+        # study has them (a refresh reads only what is at or after each floor).
+        created = frame.groupby("item")["created_at"]
+        for post, times in created:
+            newest[str(post)] = np.sort(np.concatenate([newest.get(str(post), []), times]))[-500:]
+        items = pd.DataFrame(
+            [
+                {
+                    "at": at,
+                    "kind": "post",
+                    "item": str(7_000_000 + i),
+                    "new": 0,
+                    "changed": 0,
+                    "paid_calls": 0,
+                    "cost_usd": 0.0,
+                    "complete": True,
+                    "missing": 0,
+                    "watch": f"post:{7_000_000 + i}:{{}}",
+                    "state": json.dumps(
+                        {
+                            "walked": refresh_id(at),
+                            "total": None,
+                            "complete": True,
+                            "floor": (
+                                pd.Timestamp(newest[str(7_000_000 + i)][0]).isoformat()
+                                if len(newest.get(str(7_000_000 + i), [])) >= 500
+                                else None
+                            ),
+                        }
+                    ),
+                }
+                for i in range(100)
+            ]
+        )
         with data.writing():
             data.commit_refresh(
                 refresh_id(at),
                 {
                     "comments": frame,
                     "changes": typed(changes, CHANGE_DTYPES),
+                    "items": typed(items, ITEM_DTYPES | {"watch": "string", "state": "string"}),
                     "runs": typed(run, RUN_DTYPES),
                 },
             )
@@ -248,10 +285,25 @@ def report(where: str, location: str, env: dict[str, str], args: argparse.Namesp
     for label, one in got.items():
         print(f"{label:<48}{one['seconds']:>9.2f}{one['peak'] / mib:>14,.0f}{one['rows']:>12,}")
     frame = got[f"comments() as pandas, {total:,} rows"]
+    within = frame["peak"] < 2048 * mib
     print(
         f"comments(): the frame holds {frame['bytes'] / mib:,.0f} MiB"
-        f" ({frame['bytes'] / total:,.0f} bytes a row: pandas' strings, one object a value;"
-        " authors and posts are not dictionary-encoded in the frame's contract)"
+        f" ({frame['bytes'] / total:,.0f} bytes a row; text in Arrow buffers, pandas' string"
+        f" dtype), peak {frame['peak'] / mib:,.0f} MiB: "
+        + (
+            "within 2 GB"
+            if within
+            else "NOT within 2 GB, because the frame alone needs"
+            f" {frame['bytes'] / mib:,.0f} MiB"
+            + (
+                ""
+                if frame["bytes"] < 2048 * mib
+                else " (more than 2 GB by itself: every value of a row is kept, and the"
+                " frames' contract has posts and authors as text, not dictionary-encoded)"
+            )
+            + f", and building it (DuckDB's window over every version, then Arrow) holds"
+            f" {(frame['peak'] - frame['bytes']) / mib:,.0f} MiB more at the peak"
+        )
     )
     small = location + "-small"
     generate(small, args.small, 100)

@@ -21,7 +21,7 @@ exit codes:
   {EXIT_USAGE}  bad arguments or settings; nothing was fetched or paid
   {EXIT_BUDGET}  stopped by --max-cost; the rows fetched before the stop are written
   {EXIT_AUTH}  no API key, or the service refused it
-  {EXIT_FAILED}  the service, the network or the output failed; rows fetched before are written
+  {EXIT_FAILED}  the service, the network, the output or the study failed; what was fetched is kept
   {EXIT_HANGUP}  the terminal hung up (SIGHUP; not under nohup): stopped as by Ctrl-C
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C): no new call starts; the pages paid are in the cache
   {EXIT_TERMINATED}  stopped by SIGTERM (timeout, docker stop, systemd), as by Ctrl-C

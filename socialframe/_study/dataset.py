@@ -21,7 +21,8 @@ are the only atomicity: a refresh's rows count once its ``runs`` row is committe
 every answer reads only the rows of refreshes ``runs`` names, so a refresh killed at any
 point (``kill -9``, a lost connection) leaves the study as it was, and readers during a
 refresh see the last complete one. Files of a refresh that never committed stay unnamed
-by the log (``vacuum`` removes them).
+by the log (``vacuum`` removes them); rows of one killed between its commits stay in the
+tables they reached, and count nowhere.
 
 Each file's name holds its SHA-256 (``part-<refresh>-<sha256>.parquet``): on a folder
 every file the log names is checked (its size, as the log records it, and its bytes)
@@ -64,6 +65,8 @@ TABLES: Final = ("watched", *KINDS)
 #: job's study keeps about this many files a table between compactions, not one a
 #: refresh for ever. 0: never by itself.
 COMPACT_EVERY: int = 50
+#: ``as_of``'s version of a table that held nothing yet then.
+NONE_YET: Final = -1
 #: A data file the study writes: its refresh, and the SHA-256 of its bytes.
 HASHED = re.compile(r"part-([0-9]{8}T[0-9]{9}Z(?:-[0-9]{6})?)-([0-9a-f]{64})\.parquet")
 #: Any data file a table's log may name: a name in the table's own folder (``compact``
@@ -229,10 +232,10 @@ class Dataset:
             raise StudyError(f"{root_path} cannot be opened ({exc.strerror})") from None
         return True
 
-    def _table(self, kind: str, version: int | datetime | None = None) -> Any | None:
+    def _table(self, kind: str, version: int | None = None) -> Any | None:
         """``kind``'s DeltaTable (as of ``version``), or None where it has none yet."""
         deltalake = _deltalake()
-        if not self._check_local_table(kind):
+        if version == NONE_YET or not self._check_local_table(kind):
             return None
         uri = self.place.table_uri(kind)
         try:
@@ -283,9 +286,7 @@ class Dataset:
         tables: dict[str, Any] = {}
         pinned = self._pins()
         for kind in kinds:
-            table = self._table(kind, pinned.get(kind)) if self.as_of is not None else None
-            if self.as_of is None:
-                table = self._table(kind)
+            table = self._table(kind, pinned.get(kind))
             if table is None:
                 files[kind], versions[kind] = [], None
                 continue
@@ -325,29 +326,58 @@ class Dataset:
         return sorted(out, key=lambda f: f.name)
 
     def _pins(self) -> dict[str, Any]:
-        """Per table, the version (or time) to read: ``as_of``'s."""
+        """Per table, the version to read (``as_of``'s; absent: the newest).
+
+        Every version is chosen by the commit times the logs record (each commit's
+        ``commitInfo.timestamp``, the committing machine's clock), never by deltalake's
+        own choice for a time, which goes by the log files' modification times (the
+        storage's clock: a bucket's, or a file server's, which may run ahead of the
+        writer's; then the other tables were read one refresh behind ``runs``).
+
+        - ``runs``: ``as_of``'s version, or its last commit at or before ``as_of``'s time;
+        - ``comments``, ``ads``, ``changes``, ``items``: the newest version, since every
+          answer reads only the rows of the refreshes ``runs`` names (a later refresh's
+          rows are in none of them);
+        - ``watched`` (no refresh of its own): its last commit at or before ``runs``'
+          commit (or ``as_of``'s time).
+        """
         if self.as_of is None:
             return {}
         if self._pinned is not None:
             return self._pinned
-        if isinstance(self.as_of, datetime):
-            self._pinned = dict.fromkeys(TABLES, self.as_of)  # type: ignore[arg-type]
-            return self._pinned
         runs = self._table("runs")
-        if runs is None or not 0 <= self.as_of <= runs.version():
-            latest = None if runs is None else runs.version()
-            raise StudyError(
-                f"{self.shown} has no version {self.as_of} (its runs table is at"
-                f" {latest if latest is not None else 'no version yet'})"
-            )
-        stamp = None
-        for entry in runs.history():
-            if entry.get("version") == self.as_of:
-                stamp = datetime.fromtimestamp(entry["timestamp"] / 1000, UTC)
-        pins: dict[str, Any] = dict.fromkeys(TABLES, stamp)
-        pins["runs"] = self.as_of
-        self._pinned = pins
-        return pins
+        stamps = self._stamps(runs)
+        if isinstance(self.as_of, datetime):
+            moment = self.as_of.timestamp() * 1000
+            version = max((v for v, at in stamps.items() if at <= moment), default=NONE_YET)
+        else:
+            if not 0 <= self.as_of <= max(stamps, default=-1):
+                latest = None if runs is None else runs.version()
+                raise StudyError(
+                    f"{self.shown} has no version {self.as_of} (its runs table is at"
+                    f" {latest if latest is not None else 'no version yet'})"
+                )
+            version = self.as_of
+            moment = stamps.get(version, 0)
+        watched = self._stamps(self._table("watched"))
+        self._pinned = {
+            "runs": version,
+            "watched": max((v for v, at in watched.items() if at <= moment), default=NONE_YET),
+        }
+        return self._pinned
+
+    def _stamps(self, table: Any | None) -> dict[int, float]:
+        """Each version of ``table`` and its commit's time (ms since the epoch)."""
+        if table is None:
+            return {}
+        try:
+            return {
+                int(entry["version"]): float(entry["timestamp"])
+                for entry in table.history()
+                if "version" in entry and "timestamp" in entry
+            }
+        except Exception as exc:
+            raise self._failed(exc, "read") from None
 
     def opened(self) -> None:
         """Check, as the study is opened, that it is one (or an empty place for one).

@@ -55,7 +55,7 @@ WAIT: Final = 10.0
 FOLDER: Final = "_lease"
 #: How many numbers below the highest are kept (the older ones are removed).
 KEPT: Final = 50
-_NAME = re.compile(r"([0-9]{20})\.json")
+_NAME = re.compile(r"([0-9]{20,40})\.json")  # (20 digits, and more past 10**20: never stuck)
 
 
 @dataclass
@@ -76,7 +76,8 @@ class State:
         process of this machine that is gone (killed: no need to wait for the expiry)."""
         if self.released or self.until <= now:
             return True
-        if self.machine is not None and self.machine == machine() and self.pid is not None:
+        here = machine()
+        if here != "?" and self.machine == here and self.pid is not None:
             return not _alive(self.pid)
         return False
 
@@ -86,14 +87,17 @@ class State:
 
 
 def machine() -> str:
-    """This machine's running system: its host name and boot id (a process id means
-    something only on the same boot of the same host)."""
+    """This machine's running system, as far as a process id means anything: its host
+    name, its boot id and the process-id namespace (two containers of one host, with
+    one host name, number their processes each their own way: a pid of one means
+    nothing in the other). Without a boot id, nothing is known: ``"?"`` matches none."""
     try:
         with open("/proc/sys/kernel/random/boot_id") as boot:
             booted = boot.read().strip()
+        namespace = os.readlink("/proc/self/ns/pid")
     except OSError:
-        booted = "?"
-    return f"{socket.gethostname()}/{booted}"
+        return "?"
+    return f"{socket.gethostname()}/{booted}/{namespace}"
 
 
 def _alive(pid: int) -> bool:
@@ -129,6 +133,8 @@ class Lease:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.lost: StudyError | None = None
+        #: When it was last written as this refresh's (``time.monotonic()``).
+        self.renewed = 0.0
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -159,16 +165,31 @@ class Lease:
                 seq = 1 if was is None else was.seq + 1
                 if self._write(seq, refresh, at, released=False):
                     self.seq, self.refresh, self.at = seq, refresh, at
+                    self.renewed = time.monotonic()
                     self._prune(seq)
                     self._start()
                     return was
-                continue  # another took it first: read it again
+                if time.monotonic() < deadline:
+                    continue  # another took it first: read it again
             if time.monotonic() >= deadline:
+                if was is None or was.free(now):  # (taken under us each time)
+                    raise StudyError(
+                        f"{self.place.shown}: its lease could not be taken within {wait:g} s"
+                        " (other refreshes took it first each time); try again"
+                    )
+                far = was.until - now > self.ttl * 2
                 raise StudyError(
                     f"{self.place.shown} is being refreshed by {was.said()} (its lease);"
                     f" waited {wait:g} s. Try again after that time; a refresh that was"
                     f" killed holds the study until its lease ends ({_span(self.ttl)} after"
                     " its last renewal)"
+                    + (
+                        f". That end is further off than a lease lasts ({_span(self.ttl)}):"
+                        " it was written by a machine whose clock is ahead, or by hand; if"
+                        f" no refresh of the study runs, remove its {FOLDER} folder to free it"
+                        if far
+                        else ""
+                    )
                 )
             time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
 
@@ -187,6 +208,21 @@ class Lease:
                 self.lost = self._lost()
                 raise self.lost
             self.seq += 1
+            self.renewed = time.monotonic()
+
+    def check(self) -> None:
+        """Before a paid call: raise if the lease is lost, and renew it first if it was
+        not renewed for a third of its time (the renewing thread did not run: the
+        process was stopped, say, for longer than the lease, and another refresh may
+        have taken it meanwhile; this one must not pay for pages it can never keep).
+
+        Raises:
+            StudyError: it was lost.
+        """
+        if self.lost is not None:
+            raise self.lost
+        if time.monotonic() - self.renewed > self.ttl.total_seconds() / 3 * 2:
+            self.renew()
 
     def release(self) -> None:
         """Give the lease back (quietly: one lost meanwhile is another's now)."""

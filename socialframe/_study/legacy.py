@@ -19,7 +19,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -60,17 +60,6 @@ class Manifest:
     def files(self, kind: str) -> list[str]:
         """The files of ``kind`` of every committed refresh, oldest first."""
         return [r["files"][kind] for r in self.refreshes if kind in r.get("files", {})]
-
-
-def refresh_id(at: datetime) -> str:
-    """A refresh's id: its UTC time, sortable as text and safe as a folder name.
-
-    Example:
-        >>> refresh_id(datetime(2026, 11, 25, 3, 5, 0, 123456, tzinfo=UTC))
-        '20261125T030500123Z'
-    """
-    at = at.astimezone(UTC)
-    return at.strftime("%Y%m%dT%H%M%S") + f"{at.microsecond // 1000:03d}Z"
 
 
 class Dataset:
@@ -236,10 +225,11 @@ def _state_problem(state: object) -> str | None:
         return f"total {total!r:.40} is not a count"
     if not isinstance(state.get("complete", False), bool):
         return "complete is not true or false"
-    if "resume_after" in state:
-        problem = _time_problem(state["resume_after"], "resume_after")
-        if problem:
-            return problem
+    for name in ("resume_after", "floor"):
+        if state.get(name) is not None:
+            problem = _time_problem(state[name], name)
+            if problem:
+                return problem
     if "checked" in state:
         try:
             date.fromisoformat(state["checked"])

@@ -29,15 +29,25 @@ NEWEST_KNOWN: Final = 500
 
 #: Every comment the study saw (``item``, ``ident_``), and whether it is ``gone``:
 #: proven deleted and not seen since. One seen again after its ``deleted`` is held again
-#: (else its post would count one comment short, incomplete for ever).
+#: (else its post would count one comment short, incomplete for ever). (The deletions
+#: are few: each comment's last is joined, not looked up for every comment.)
 _KNOWN: Final = (
-    "select item, ident_, exists (select 1 from changes c where c.kind = 'comment'"
-    " and c.change = 'deleted' and c.id = h.ident_ and c.\"at\" >= h.last_seen) as gone"
+    'with deleted as (select id, max("at") as deleted_at from changes'
+    " where kind = 'comment' and change = 'deleted' group by id)"
+    " select h.item, h.ident_, coalesce(d.deleted_at >= h.last_seen, false) as gone"
     " from (select item, ident_, max(seen_at) as last_seen"
     " from _comment_names group by item, ident_) h"
+    " left join deleted d on d.id = h.ident_"
 )
 #: The comments each post holds now (``item``, ``ident_``).
 HELD: Final = f"select item, ident_ from ({_KNOWN}) where not gone"
+#: Per post: how many comments it holds now (``held``), and those proven deleted and
+#: not seen since (``gone``, a list): one row a post, however many comments the study
+#: holds (not a row a comment into pandas).
+HELD_BY_POST: Final = (
+    f"select item, count(*) filter (where not gone) as held,"
+    f" coalesce(list(ident_) filter (where gone), []) as gone from ({_KNOWN}) group by item"
+)
 
 
 class Posts:
@@ -67,47 +77,62 @@ class Posts:
         # Only comments a finished walk saw count (one cut short may have left a gap
         # below them), and they are chosen among those: chosen first, a post whose newest
         # comments came from a cut walk had none to stop at, and was read whole again.
+        # Only comments at or after each post's ``floor`` (its state: the 500th newest
+        # comment's time when the last refresh finished a walk of it) can be among its
+        # newest now, since a post's comments only ever grow: the rest of the study is
+        # not grouped at all (a refresh's cost follows the watched posts, not the years
+        # of comments behind them). One bound for all, given as a constant, lets DuckDB
+        # skip the older rows as it reads them; each post's own bound then applies.
         manifest = self.run.manifest
+        posts = [w for w in manifest.watched if w["kind"] == "post"]
+        states = [manifest.state.get(watch.key(w), {}) for w in posts]
+        floors = [s.get("floor") for s in states]
         walked = pd.DataFrame(
             {
-                "item": pd.array(
-                    [w["item"] for w in manifest.watched if w["kind"] == "post"], "string"
-                ),
-                "walked": pd.array(
-                    [
-                        manifest.state.get(watch.key(w), {}).get("walked")
-                        for w in manifest.watched
-                        if w["kind"] == "post"
-                    ],
-                    "string",
+                "item": pd.array([w["item"] for w in posts], "string"),
+                "walked": pd.array([s.get("walked") for s in states], "string"),
+                "floor": pd.to_datetime(pd.Series(floors, dtype=object), utc=True).astype(
+                    "datetime64[us, UTC]"
                 ),
             }
         )
+        lowest = None if any(f is None for f in floors) or not floors else min(walked["floor"])
         con.register("walked_through", walked)
         try:
             # A comment is known by every name it had: its id and its content id (the
             # id derived from it), so that one sent now without its permalink, or now with
             # it, is known (see queries: _comment_names).
             comments = con.df(
-                "with newest as (select item, ident_, refresh from ("
-                " select item, ident_, min(refresh) as refresh, max(created_at) as created"
-                " from _comment_names group by item, ident_"
+                "with newest as (select item, ident_, refresh, created from ("
+                " select n.item, n.ident_, min(n.refresh) as refresh,"
+                " max(n.created_at) as created"
+                " from _comment_names n join walked_through f on f.item = n.item"
+                + ("" if lowest is None else " where n.created_at >= ?")
+                + (" and" if lowest is not None else " where")
+                + " (f.floor is null or n.created_at >= f.floor)"
+                " group by n.item, n.ident_"
                 ") c join walked_through w using (item) where c.refresh <= w.walked"
                 " qualify row_number() over (partition by item order by created desc nulls"
                 f" last, ident_ desc) <= {NEWEST_KNOWN})"
-                " select n.item, n.refresh, list_concat(list(distinct v.comment_id),"
+                " select n.item, n.ident_, n.refresh, n.created,"
+                " list_concat(list(distinct v.comment_id),"
                 " list(distinct v.content_id) filter (where v.content_id is not null)) as names"
                 " from newest n join _comment_names v using (item, ident_)"
-                " group by n.item, n.ident_, n.refresh"
+                " group by n.item, n.ident_, n.refresh, n.created",
+                [] if lowest is None else [lowest.to_pydatetime()],
             )
         finally:
             con.unregister("walked_through")
         # (a comment proven deleted is no longer held: the post's total no longer counts it)
-        known = con.df(_KNOWN)  # (one read: the held counts and the gone, per post)
-        gone = known["gone"].astype(bool)
+        known = con.df(HELD_BY_POST)  # (one read: the held counts and the gone, per post)
         self.ids_of = {str(k): g for k, g in comments.groupby("item", sort=False)}
-        self.held = {str(k): int(n) for k, n in known[~gone].groupby("item").size().items()}
-        self.gone_of = {str(k): set(g["ident_"]) for k, g in known[gone].groupby("item")}
+        pairs = zip(known["item"], known["held"], known["gone"], strict=True)
+        self.held, self.gone_of = {}, {}
+        for item, held, gone in pairs:
+            if held:
+                self.held[str(item)] = int(held)
+            if len(gone):
+                self.gone_of[str(item)] = {str(i) for i in gone}
 
     def walk(self, watched: dict[str, Any], state: dict[str, Any], paid: Ledger) -> refresh.Walked:
         """A post's pages newest first, down to a known comment (see :mod:`.refresh`)."""
@@ -283,6 +308,7 @@ class Posts:
         if walked.reached:
             state["walked"] = run.id
             state.pop("resume_after", None)
+            state["floor"] = self._floor(item, got, names)
         elif walked.pages:  # cut short: the next refresh walks on from its pages
             # (from where this walk started: a walk begun afresh, the old cut
             # too long ago, is the one to go on with)
@@ -293,6 +319,36 @@ class Posts:
             state["complete"] = out.complete  # a complete one stays so for `full`)
         out.state = state
         return out
+
+    def _floor(self, item: str, got: pd.DataFrame | None, names: Names) -> str | None:
+        """The time of the post's 500th newest comment among those the study knew (its
+        newest known, from :meth:`know`) and those this walk brought back, each comment
+        once; None while fewer than 500 have a time. Never later than the 500th newest
+        of all the post's comments (these are some of them), which only grows as
+        comments are added: every one of its newest is at or after it, next time too."""
+        created: dict[str, pd.Timestamp] = {}
+        known = self.ids_of.get(item)
+        if known is not None:
+            for ident, when in zip(known["ident_"], known["created"], strict=True):
+                if isinstance(ident, str) and not pd.isna(when):
+                    created[ident] = pd.Timestamp(when)
+        if got is not None:
+            for cid, content, derived, when in zip(
+                got["comment_id"],
+                got["content_id"],
+                got["id_derived"],
+                got["created_at"],
+                strict=True,
+            ):
+                if pd.isna(when):
+                    continue
+                content = content if isinstance(content, str) else None
+                ident = names.named(cid, content, bool(derived)) or cid
+                at = pd.Timestamp(when)
+                created[ident] = max(at, created.get(ident, at))
+        if len(created) < NEWEST_KNOWN:
+            return None
+        return str(sorted(created.values(), reverse=True)[NEWEST_KNOWN - 1].isoformat())
 
     def finish(self) -> tuple[list[pd.DataFrame], list[tuple[Any, ...]], FetchError | None]:
         """Nothing is left to prove once every post is compared."""

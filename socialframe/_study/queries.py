@@ -153,6 +153,23 @@ class Reader:
         self.unchanged()
         return frame
 
+    def frame(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
+        """As :meth:`df`, for the study's own frames, which :func:`read_as` types: read
+        as Arrow batches, text kept in Arrow (pandas' ``string`` dtype), so that a
+        large answer is held once, not as a Python object a value and then copied
+        (10M comments: about 1.5x the frame at the peak, not 3x and minutes)."""
+        import duckdb
+
+        try:
+            # (a relation's Arrow keeps the query's order; a cursor's, with
+            # preserve_insertion_order off, handed batches back out of order)
+            table = self.con.sql(query, params=params or None).to_arrow_table()
+        except duckdb.Error:
+            self.unchanged()
+            raise
+        self.unchanged()
+        return _arrow_to_pandas(table)
+
     def unchanged(self) -> None:
         """Raise a StudyError naming a file that is no longer the one checked."""
         if isinstance(self._dataset.place, storage.Folder):
@@ -500,9 +517,25 @@ def read_as(dataset: Dataset, frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd
     raise StudyError(f"{dataset.path}: the study's files cannot be read as the study's")
 
 
+def _arrow_to_pandas(table: Any) -> pd.DataFrame:
+    """A pyarrow Table as pandas: text as pandas' ``string`` (Arrow-backed, its buffers
+    handed over), the rest as pyarrow makes it (lists as arrays, made lists by
+    :func:`typed`); the table's buffers are released as each column is made."""
+    import pyarrow as pa
+
+    def mapped(kind: Any) -> Any:
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            return pd.StringDtype()
+        if pa.types.is_boolean(kind):
+            return pd.BooleanDtype()
+        return None
+
+    return table.to_pandas(types_mapper=mapped, self_destruct=True, split_blocks=True)
+
+
 def typed(frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:
     """``frame`` (from DuckDB) with the study's dtypes: the frames' own, lists as lists."""
-    out = frame.copy()
+    out = frame.copy(deep=False)  # (each column typed is replaced, never written into)
     for name in out.columns:
         want = dtypes.get(name)
         column = out[name]

@@ -15,6 +15,7 @@ import functools
 import json
 import threading
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -193,7 +194,21 @@ class Refresh:
                 self._stops.append(fetch.stop)
                 if self.stop.is_set():
                     fetch.stop.set()
-            return functools.partial(self._fetchers[operation, fresh_after], ledgers=ledgers)
+            return functools.partial(
+                self._leased,
+                functools.partial(self._fetchers[operation, fresh_after], ledgers=ledgers),
+            )
+
+    def _leased(self, fetch: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fetch``, once the study's lease is known to be this refresh's still: one
+        lost ends the run before anything more is paid (its pages could never be kept)."""
+        lease = self.data.lease
+        if lease is not None and not self.stop.is_set():
+            try:
+                lease.check()
+            except StudyError:
+                self._stop_all()  # (the commit says it: the lease is renewed there)
+        return fetch(*args, **kwargs)
 
     def _stop_all(self) -> None:
         with self._lock:

@@ -10,15 +10,19 @@ asks the service for the fewest pages that may hold what is new.
 
 from __future__ import annotations
 
+import functools
+import numbers
 import os
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pandas as pd
 
 from .._checks import flag
 from .._config import Hidden
+from .._errors import StudyError
 from .._schema import mark
 from . import migration, queries, watch
 from .dataset import Dataset
@@ -28,6 +32,29 @@ from .searches import STOPPED_AFTER
 
 if TYPE_CHECKING:
     from .._client import Client
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _no_context(method: _Method) -> _Method:
+    """A public method whose StudyError carries nothing it was raised from: the error a
+    storage library raised (said in the message, and suppressed by ``from None``) stays
+    reachable through ``__context__`` otherwise, with its traceback, whose frames hold
+    the storage options (an S3 secret key, a session token): crash reporters walk it."""
+
+    @functools.wraps(method)
+    def method_(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except StudyError as exc:
+            error = exc
+        del args, kwargs  # (the caller's values: the storage options among them)
+        error.__cause__ = error.__context__ = None  # (raised here, outside the handler)
+        error.__suppress_context__ = True
+        raise error
+
+    return method_  # type: ignore[return-value]
 
 
 class Study:
@@ -47,6 +74,7 @@ class Study:
         0  post  7384427202391592960
     """
 
+    @_no_context
     def __init__(
         self,
         path: str | os.PathLike[str],
@@ -62,6 +90,7 @@ class Study:
             migration.migrate(self._data)
         self._data.opened()  # refused now if the folder is not a study, or newer
 
+    @_no_context
     def as_of(self, when: object) -> Study:
         """The study as it was then: a read-only Study (every answer as it was; a
         refresh or an add is refused).
@@ -89,16 +118,17 @@ class Study:
         if isinstance(when, bool):
             raise TypeError("as_of takes a time or a version of the runs table, not a bool")
         at: datetime | int
-        if isinstance(when, int):
+        if isinstance(when, numbers.Integral):  # (numpy's too: a frame's version)
             if when < 0:
                 raise ValueError(f"a version is >= 0, not {when}")
-            at = when
+            at = int(when)
         else:
-            at = _since(when)  # (a span, "7d", is back from now)
+            at = _since(when, "as_of's when")  # (a span, "7d", is back from now)
         past = Study.__new__(Study)
         past._data = self._data.at(at)
         return past
 
+    @_no_context
     def compact(self) -> pd.DataFrame:
         """Rewrite each table's small files (one a refresh) into fewer, larger ones, so
         that the number of files follows the data, not the number of refreshes. The
@@ -138,6 +168,7 @@ class Study:
 
     # -- what is watched -------------------------------------------------------------------
 
+    @_no_context
     def add_posts(self, posts: object) -> None:
         """Watch posts: ids, ``urn:li:activity:<id>`` or URLs; one, a list or a Series.
 
@@ -160,6 +191,7 @@ class Study:
         """
         self._add(watch.posts(posts))
 
+    @_no_context
     def add_ads(
         self,
         query: str | None = None,
@@ -204,6 +236,7 @@ class Study:
         # (one commit; another process adding the same item meanwhile: it is read once)
         self._data.add_watched(list(new.values()))
 
+    @_no_context
     def watched(self) -> pd.DataFrame:
         """What the study watches.
 
@@ -238,6 +271,7 @@ class Study:
 
     # -- refreshing ------------------------------------------------------------------------
 
+    @_no_context
     def refresh(
         self,
         client: Client,
@@ -392,6 +426,7 @@ class Study:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @_no_context
     def comments(self) -> pd.DataFrame:
         """Every comment the study has seen.
 
@@ -411,10 +446,12 @@ class Study:
         frame = self._query(
             "select * exclude (refresh, item, watch, seen_at, first_seen, last_seen),"
             " item, first_seen, last_seen"
-            " from comments order by created_at desc nulls last, comment_id"
+            " from comments order by created_at desc nulls last, comment_id",
+            arrow=True,
         )
         return mark(queries.read_as(self._data, frame, queries.comment_dtypes()), "study.comments")
 
+    @_no_context
     def ads(self) -> pd.DataFrame:
         """Every ad the study has seen.
 
@@ -442,6 +479,7 @@ class Study:
         )
         return mark(queries.read_as(self._data, frame, queries.ad_dtypes()), "study.ads")
 
+    @_no_context
     def changes(self, since: object = None) -> pd.DataFrame:
         """What changed, oldest first: ``at`` (the refresh), ``kind`` (comment / ad),
         ``item``, ``id``, ``change``, ``fields``, ``previous``, ``current``,
@@ -484,6 +522,7 @@ class Study:
             f" cost_usd, watch from changes {where}"
             ' order by "at", kind, item, id, watch, change',
             args,
+            arrow=True,
         )
         # the watch key (kept in the files) names the search: its filters, as watched
         texts = {
@@ -499,6 +538,7 @@ class Study:
             "study.changes",
         )
 
+    @_no_context
     def runs(self) -> pd.DataFrame:
         """What each refresh paid and found.
 
@@ -518,6 +558,7 @@ class Study:
         )
         return mark(queries.read_as(self._data, frame, queries.RUN_DTYPES), "study.runs")
 
+    @_no_context
     def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
         """Any query over the study's views: ``comments``, ``ads`` (latest versions),
         ``comment_versions``, ``ad_versions`` (every version), ``changes``, ``runs``.
@@ -550,16 +591,25 @@ class Study:
         return self._query(query, params or [], yours=True)
 
     def _query(
-        self, query: str, params: list[Any] | None = None, *, yours: bool = False
+        self,
+        query: str,
+        params: list[Any] | None = None,
+        *,
+        yours: bool = False,
+        arrow: bool = False,
     ) -> pd.DataFrame:
         """``query`` over the study's views; a file that cannot be read is a StudyError
-        (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError)."""
+        (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError).
+        ``arrow``: through Arrow (:meth:`queries.Reader.frame`: text stays Arrow's, for
+        a frame as large as the study), for a frame with no column of lists."""
         import duckdb
 
         con = queries.connect(self._data)
         try:
             if yours:
                 _only_a_query(con, query)
+            if arrow:
+                return con.frame(query, params or [])
             return con.df(query, params or [])
         except duckdb.Error as exc:
             files = isinstance(exc, duckdb.IOException | duckdb.InvalidInputException)
@@ -613,13 +663,14 @@ def _back(now: pd.Timestamp, seconds: float, given: object) -> pd.Timestamp:
         raise ValueError(f"since {given!r:.40} reaches before the calendar") from None
 
 
-def _since(value: object) -> datetime:
-    """The time ``changes(since=...)`` means (see there)."""
+def _since(value: object, name: str = "since") -> datetime:
+    """The time ``changes(since=...)`` means (see there); ``name``: the argument, as
+    errors say it (``as_of``'s ``when`` too)."""
     now = pd.Timestamp.now(tz=UTC)
     stamp: pd.Timestamp
     if isinstance(value, timedelta | pd.Timedelta):
         if pd.isna(value) or value < timedelta(0):
-            raise ValueError(f"since must be a span back from now (>= 0), not {value!r:.40}")
+            raise ValueError(f"{name} must be a span back from now (>= 0), not {value!r:.40}")
         stamp = _back(now, pd.Timedelta(value).total_seconds(), value)
     elif isinstance(value, datetime | pd.Timestamp):
         stamp = pd.Timestamp(value)
@@ -627,11 +678,11 @@ def _since(value: object) -> datetime:
         stamp = pd.Timestamp(value.year, value.month, value.day)
     elif isinstance(value, str):
         if not value.strip():
-            raise ValueError("since is empty: give a time (2026-11-01) or a span (7d)")
+            raise ValueError(f"{name} is empty: give a time (2026-11-01) or a span (7d)")
         text = value.strip()
         span = _SPAN.fullmatch(text)
         if text.lower() in ("nan", "nat", "none", "null"):
-            raise ValueError(f"since must be a time or a span, not {text!r}")
+            raise ValueError(f"{name} must be a time or a span, not {text!r}")
         if span:
             amount, unit = float(span[1]), span[2].lower()
             stamp = _back(now, amount * _UNIT_SECONDS[unit], text)
@@ -640,14 +691,17 @@ def _since(value: object) -> datetime:
                 stamp = pd.Timestamp(text)
             except ValueError:
                 raise ValueError(
-                    "since must be a time (2026-11-01, an ISO time) or a span back from now"
+                    f"{name} must be a time (2026-11-01, an ISO time) or a span back from now"
                     f" (7d, 12h, 2w, 30m), got {text!r}"
                 ) from None
     else:
-        raise TypeError(f"since must be a time, a date, a timedelta or text, not {value!r:.40}")
+        raise TypeError(f"{name} must be a time, a date, a timedelta or text, not {value!r:.40}")
     if pd.isna(stamp):
-        raise ValueError(f"since must be a time, not {value!r:.40}")
+        raise ValueError(f"{name} must be a time, not {value!r:.40}")
     if stamp.tzinfo is None:
         stamp = stamp.tz_localize(UTC)
-    result: datetime = stamp.to_pydatetime()
+    try:
+        result: datetime = stamp.to_pydatetime()
+    except ValueError:  # (pandas reaches further back than Python's calendar)
+        raise ValueError(f"{name} {value!r:.40} reaches before the calendar") from None
     return result

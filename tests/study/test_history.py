@@ -120,3 +120,53 @@ def test_rows_of_a_refresh_whose_runs_row_never_came_count_nowhere(
     assert len(study.runs()) == 2 and len(study.comments()) == 50 + 82 + 1
     # the cut refresh's rows stay uncounted: each version once
     assert len(study.sql("select * from comment_versions")) == 50 + 50 + 82 + 1
+
+
+def test_as_of_goes_by_the_commits_times_not_the_storages_clock(tmp_path: Path) -> None:
+    """A bucket's (or a file server's) clock ahead of the writer's: the log files'
+    modification times, by which deltalake picks a version for a time, are later than
+    the commits' own times. Before, ``as_of(1)`` read ``runs`` at version 1 and every
+    other table one refresh behind: no comment at all."""
+    import os
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    clock = ManualClock()
+    seen: list[tuple[int, int, int]] = []
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=False, progress=False, clock=clock) as client,
+    ):
+        for k in range(3):
+            if k == 1:
+                study.add_posts([P82])
+            study.refresh(client)
+            seen.append((len(study.watched()), len(study.comments()), len(study.changes())))
+            clock.advance(7 * 86400)
+    for log in (tmp_path / "s").glob("*/_delta_log/*.json"):
+        got = log.stat()
+        os.utime(log, ns=(got.st_atime_ns, got.st_mtime_ns + 5 * 10**9))
+    for version, (watched, comments, changes) in enumerate(seen, start=1):
+        past = study.as_of(version)
+        assert (len(past.runs()), len(past.watched())) == (version, watched)
+        assert (len(past.comments()), len(past.changes())) == (comments, changes)
+    assert seen[0][0] == 1 and seen[1][0] == 2  # (what was watched then, too)
+    pd.testing.assert_frame_equal(study.as_of(3).ads(), study.ads())
+
+
+def test_as_of_takes_numpys_versions_and_says_what_it_refuses_by_its_name(
+    tmp_path: Path,
+) -> None:
+    """Before: a version from a frame (numpy's int64) was refused, the errors named
+    ``since`` (changes' argument), and a span past the calendar was Python's
+    'year -712 is out of range'."""
+    import numpy as np
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P50])
+    _refreshes(study, 1)
+    assert len(study.as_of(np.int64(1)).runs()) == 1
+    with pytest.raises(ValueError, match="as_of's when must be a time"):
+        study.as_of("garbage")
+    with pytest.raises(ValueError, match="reaches before the calendar"):
+        study.as_of("1000000d")

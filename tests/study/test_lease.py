@@ -172,3 +172,149 @@ def test_kill_9_mid_refresh_in_a_bucket_leaves_the_study_as_it_was(s3: S3, tmp_p
         assert slow.charges - paid_by_child in (47 - stored, 47 - stored + 1)
     assert after.set_index("item")["new"].to_dict() == {P82: 0, P2345: 2345}
     assert len(study.runs()) == 2 and len(study.comments()) == 82 + 2345
+
+
+#: A refresh whose lease lasts 2 s (a process stopped for longer loses it).
+SHORT_LEASE = textwrap.dedent(
+    """
+    import json, sys
+    from datetime import timedelta
+    import socialframe as sf
+    from socialframe._study import lease
+    lease.TTL = timedelta(seconds=2)
+    study = sf.Study(sys.argv[1])
+    with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=sys.argv[4], progress=False) as c:
+        try:
+            study.refresh(c)
+            said = {"error": None}
+        except sf.StudyError as exc:
+            said = {"error": str(exc)}
+        said["paid"] = c.ledger.paid_calls
+    print(json.dumps(said), flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_refresh_that_lost_its_lease_pays_for_nothing_more(tmp_path: Path) -> None:
+    """A refresh stopped (SIGSTOP, a suspended VM) for longer than its lease, which
+    another refresh takes meanwhile: once it runs again, it pays for no page more (it
+    could keep none). Before: it paid every page left (44 of 47), then said it had lost
+    the lease, and each page was paid twice."""
+    from socialframe._study.dataset import Dataset
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P2345])  # 47 pages
+    with Sandbox(seed=0, latency=0.05, clock=PinnedClock()) as slow:
+        child = subprocess.Popen(
+            [sys.executable, "-c", SHORT_LEASE, str(study.path), slow.url, slow.api_key]
+            + [str(tmp_path / "cache")],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while slow.charges < 5 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            os.kill(child.pid, signal.SIGSTOP)
+            stopped_at = slow.charges
+            with Dataset(study.path).writing():  # another takes it once it expired
+                os.kill(child.pid, signal.SIGCONT)
+                out, _ = child.communicate(timeout=120)
+        finally:
+            if child.poll() is None:
+                os.kill(child.pid, signal.SIGCONT)
+                child.kill()
+                child.wait()
+        said = json.loads(out.strip().splitlines()[-1])
+        assert "lost its lease" in str(said["error"]), said
+        assert slow.charges - stopped_at <= 1, (stopped_at, slow.charges)  # (one in flight)
+    assert study.runs().empty and study.comments().empty
+
+
+def test_a_holder_in_another_pid_namespace_of_the_same_host_is_not_taken_for_gone(
+    tmp_path: Path,
+) -> None:
+    """Two containers of one host, with one host name (host networking): a pid of one
+    means nothing in the other. Before: the refresh in the container did not see the
+    holder's pid, took the living holder for killed and took the lease (two refreshes
+    at once)."""
+    import shutil
+
+    if shutil.which("unshare") is None:
+        pytest.skip("needs util-linux's unshare (apt-get install util-linux)")
+    probe = subprocess.run(["unshare", "-p", "-f", "--mount-proc", "true"], check=False)
+    if probe.returncode != 0:
+        pytest.skip("making a pid namespace needs root (CAP_SYS_ADMIN)")
+    from socialframe._study.dataset import Dataset
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    taker = textwrap.dedent(
+        """
+        import sys
+        import socialframe as sf
+        from socialframe._study import lease
+        lease.WAIT = 0.5
+        with sf.Client("k", base_url="http://127.0.0.1:9", progress=False, cache=False) as c:
+            try:
+                sf.Study(sys.argv[1]).refresh(c)
+                print("took it")
+            except sf.StudyError as exc:
+                print(exc)
+        """
+    )
+    with Dataset(study.path).writing():  # this process holds it, alive
+        done = subprocess.run(
+            ["unshare", "-p", "-f", "--mount-proc", sys.executable, "-c", taker, str(study.path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert "is being refreshed by" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert f"(pid {os.getpid()})" in done.stdout
+
+
+def _planted(study: Path, name: str, until: str, *, released: bool) -> None:
+    """A lease object nobody's refresh wrote (by hand, or by another program)."""
+    folder = study / "_lease"
+    folder.mkdir(exist_ok=True)
+    body = {"holder": "someone@elsewhere (pid 1)", "until": until, "released": released}
+    (folder / name).write_text(json.dumps(body))
+
+
+def test_planted_lease_objects_never_lock_the_study_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a released lease numbered 99999999999999999999 let one refresh through,
+    then the next looped for ever (the number after it has 21 digits, which no listing
+    read); a lease until 2099 said only to try again then."""
+    from socialframe._study import lease
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    _planted(tmp_path / "s", "9" * 20 + ".json", "2000-01-01T00:00:00+00:00", released=True)
+    with Sandbox(seed=0, clock=PinnedClock()) as server:
+        for expected in ([82], [0]):
+            with server.client(cache=tmp_path / "cache", progress=False) as client:
+                done = subprocess.run(  # (a loop for ever would be cut here, and fail)
+                    [sys.executable, "-c", CHILD, str(study.path), server.url, server.api_key]
+                    + [str(tmp_path / "cache")],
+                    input="\n",
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    check=False,
+                )
+            said = json.loads(done.stdout.strip().splitlines()[-1])
+            assert said.get("new") == sum(expected), said
+    monkeypatch.setattr(lease, "WAIT", 0.3)
+    _planted(tmp_path / "s", "1" + "0" * 39 + ".json", "2099-01-01T00:00:00+00:00", released=False)
+    with (
+        Sandbox(seed=0, clock=PinnedClock()) as server,
+        server.client(cache=tmp_path / "cache", progress=False) as client,
+    ):
+        with pytest.raises(sf.StudyError, match="remove its _lease folder to free it"):
+            study.refresh(client)
+        assert server.charges == 0

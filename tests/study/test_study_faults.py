@@ -8,6 +8,7 @@ week at a time; the truth from the sandbox's own functions
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -389,3 +390,63 @@ def test_confirm_stops_stays_within_max_cost_and_falls_back_to_the_rule(
     stops = study.changes().query("change == 'stopped'").set_index("id")
     assert FLAKY in stops.index
     assert "not_made" in json.loads(stops.at[FLAKY, "evidence"])["confirmation"]
+
+
+def _without_floor(study: Path) -> None:
+    """Another program appends each item's latest row with no ``floor`` in its state:
+    the refresh then groups every comment of the post, as before floors existed."""
+    import deltalake
+    import pyarrow as pa
+
+    items = deltalake.DeltaTable(str(study / "items"))
+    table = items.to_pyarrow_table()
+    rows = table.to_pylist()
+    for row in rows:
+        state = json.loads(row["state"])
+        state.pop("floor", None)
+        row["state"] = json.dumps(state)
+    deltalake.write_deltalake(items, pa.Table.from_pylist(rows, schema=table.schema), mode="append")
+
+
+def _assert_floor_is_the_500th_newest(study: sf.Study, post: str) -> None:
+    held = study.comments()
+    newest = held.loc[held["item"] == post, "created_at"].dropna().sort_values()
+    state = study.sql(
+        "select state from items where item = ? order by refresh desc limit 1", [post]
+    )["state"][0]
+    assert pd.Timestamp(json.loads(state)["floor"]) == newest.iloc[-500]
+
+
+def test_a_big_posts_floor_changes_nothing_a_refresh_finds_or_pays(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
+) -> None:
+    """A refresh groups only the comments at or after each post's ``floor`` (the 500th
+    newest comment's time when a walk last finished): the same walks, the same new,
+    edited and deleted comments and the same calls as grouping every comment, week after
+    week, on a post that grows, edits and deletes (the truth: the same study refreshed
+    with its floors taken away before each refresh)."""
+    big = posts_with(2345, 1)[0]
+    with _client(sandbox, clock, tmp_path) as client:
+        study = sf.Study(tmp_path / "with")
+        study.add_posts([big, LOSING])
+        study.refresh(client)
+    shutil.copytree(tmp_path / "with", tmp_path / "without")
+    _assert_floor_is_the_500th_newest(study, big)
+    floorless = sf.Study(tmp_path / "without")
+    for week in range(1, 5):
+        clock.advance(timedelta(weeks=1).total_seconds())
+        found = []
+        for each, name in ((study, "with"), (floorless, "without")):
+            if name == "without":
+                _without_floor(tmp_path / name)
+            with _client(sandbox, clock, tmp_path / name) as client:
+                ran = each.refresh(client)
+                found.append(
+                    (
+                        ran[["item", "paid_calls", "new", "changed", "complete"]].to_dict("list"),
+                        sorted(map(tuple, each.changes()[["id", "change"]].to_numpy().tolist())),
+                    )
+                )
+        assert found[0] == found[1], f"week {week}"
+        _assert_floor_is_the_500th_newest(study, big)  # (kept exact as the post grows)
+    assert study.changes()["change"].isin(["new"]).any()

@@ -215,7 +215,11 @@ def _walked_a_path(state: dict[str, object]) -> None:
     state["walked"] = "../../elsewhere"
 
 
-HOSTILE = [_resume_after_no_time, _checked_no_day, _total_text, _walked_a_path]
+def _floor_no_time(state: dict[str, object]) -> None:
+    state["floor"] = "yesterday"
+
+
+HOSTILE = [_resume_after_no_time, _checked_no_day, _total_text, _walked_a_path, _floor_no_time]
 
 
 @pytest.mark.parametrize("edit", HOSTILE, ids=[f.__name__.strip("_") for f in HOSTILE])

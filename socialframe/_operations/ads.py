@@ -190,6 +190,8 @@ ADS: Final = Operation(
     },
     filter_words={"activeStatus": {service: user for user, service in ACTIVE_STATUS.items()}},
     label=_label,
+    report_facts="socialframe._display.report:ad_facts",
+    report_sections="socialframe._display.sections:AD_SECTIONS",
     noun="ad",
     units=("queries", "query"),
 )

@@ -45,6 +45,15 @@ def resolve(ref: Ref[T]) -> Callable[..., T]:
     return cast("Callable[..., T]", getattr(importlib.import_module(module), name))
 
 
+def named(ref: T | str) -> T:
+    """The object ``ref`` is, or names (``"package.module:attribute"``): a table of
+    builders, say, that a record names in a layer above its own."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, name = ref.partition(":")
+    return cast("T", getattr(importlib.import_module(module), name))
+
+
 def kind_of(value: Any) -> str:
     """How a shape problem names a value it did not expect: ``null``, ``a str``..."""
     return "null" if value is None else f"a {type(value).__name__}"
@@ -89,6 +98,11 @@ class Operation:
         decode: ``decode(content, memo) -> body or None``, or None: a faster decoding
             of a stored page's bytes than plain JSON (comments straight into structs),
             None where it cannot tell; ``memo`` is the run's (see ``_cache.warm``).
+        report_facts: ``facts(frame, tz) -> [(label, text), ...]``: what the header of
+            a report (``df.social.report``) says its frame holds; None: its frames
+            have no report.
+        report_sections: The builders of its report's sections, in order (see
+            :mod:`socialframe._display.sections`); None: no report.
         noun: One row, as a person says it (``"comment"``, ``"ad"``).
         units: The items, plural and singular, as a run of several counts them
             (``("posts", "post")``).
@@ -110,6 +124,8 @@ class Operation:
     filter_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     label: Callable[[Mapping[str, str]], str]
     decode: Ref[Any] | None = None
+    report_facts: Ref[list[tuple[str, str]]] | None = None
+    report_sections: Sequence[Callable[..., Any]] | str | None = None
     noun: str
     units: tuple[str, str]
 

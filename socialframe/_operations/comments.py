@@ -140,6 +140,8 @@ COMMENTS: Final = Operation(
     filter_names={"sort": "sort"},
     label=lambda params: f"comments {params['urn']}",
     decode="socialframe._frames.structs:decode_comments",
+    report_facts="socialframe._display.report:comment_facts",
+    report_sections="socialframe._display.sections:COMMENT_SECTIONS",
     noun="comment",
     units=("posts", "post"),
 )

@@ -12,7 +12,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Self, TypedDict
 
 import pandas as pd
 
@@ -271,7 +271,7 @@ class Client:
         """
         self._caller.close()
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:  # (a subclass's ``with`` keeps its own methods)
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -12,18 +12,17 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Self, TypedDict
 
 import pandas as pd
 
 from . import _config as config
 from . import _frames as frames
-from . import _operations as endpoints
+from . import _operations as operations
 from ._checks import RateLimit, count_or_none, flag
 from ._clock import SYSTEM_CLOCK, Clock
 from ._errors import FetchError
 from ._fetch import many as many
-from ._fetch import pages as pages_
 from ._fetch.many import OnError
 from ._fetch.progress import Progress, interactive
 from ._ledger import Ledger
@@ -272,7 +271,7 @@ class Client:
         """
         self._caller.close()
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:  # (a subclass's ``with`` keeps its own methods)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -310,15 +309,14 @@ class Client:
 
         return report(getattr(self.session, "cache", None))
 
-    def page_fetch(
-        self, operation: Literal["comments", "ads"], *, fresh_after: datetime | None = None
-    ) -> PageFetch:
+    def page_fetch(self, operation: str, *, fresh_after: datetime | None = None) -> PageFetch:
         """A fetch of raw pages of one operation, for code that walks pages itself (a
         study's refresh): each call goes through this client's cache, retries, rate
         limit, budget and ledger, as :meth:`post_comments` and :meth:`search_ads` do.
 
         Args:
-            operation: ``"comments"`` (a post's comments) or ``"ads"`` (an ad search).
+            operation: ``"comments"`` (a post's comments), ``"ads"`` (an ad search), or
+                the name of another registered operation.
             fresh_after: Cached pages fetched before this time are fetched again (and
                 paid); ``None``: any cached page counts.
 
@@ -328,7 +326,7 @@ class Client:
             ``stop`` to end the run. Wrap the run in :meth:`fetching`.
 
         Raises:
-            ValueError: ``operation`` is neither.
+            ValueError: no operation has that name.
 
         Example:
             >>> from socialframe.sandbox import Sandbox
@@ -338,10 +336,7 @@ class Client:
             ...     client.ledger.paid_calls
             1
         """
-        paths = {"comments": endpoints.COMMENTS_PATH, "ads": endpoints.ADS_PATH}
-        if operation not in paths:
-            raise ValueError(f"operation must be 'comments' or 'ads', got {operation!r:.40}")
-        fetch, stop = self._fetcher(operation, paths[operation], fresh_after=fresh_after)
+        fetch, stop = self._fetcher(operation, fresh_after=fresh_after)
         return PageFetch(fetch, stop)
 
     @contextlib.contextmanager
@@ -418,13 +413,14 @@ class Client:
         flag("progress", progress, none=True)
         many.check_on_error(on_error)
         posts = many.items_of(post, "post")
-        items = many.validate_each(posts, post, lambda p: endpoints.comment_params(p, sort))
-        fetch, stop = self._fetcher("comments", endpoints.COMMENTS_PATH)
+        record = operations.COMMENTS
+        items = many.validate_each(posts, post, lambda p: record.params(p, sort=sort))
+        fetch, stop = self._fetcher(record.name)
         show = self._progress_on(progress)
 
         def one(params: dict[str, str], bar: bool) -> list[Page]:
-            pages = pages_.iter_comment_pages(fetch, params, max_pages=max_pages)
-            return self._collect(pages, f"comments {params['urn']}", _total_page, bar)
+            pages = record.pages(fetch, params, max_pages=max_pages)
+            return self._collect(pages, record.label(params), _total_page, bar)
 
         return self._run(
             posts,
@@ -434,7 +430,7 @@ class Client:
             stop=stop,
             key=many.key_name(post, "post"),
             empty=frames.comments_frame([]),
-            units=("posts", "post"),
+            units=record.units,
             show=show,
             on_error=on_error,
         )
@@ -500,10 +496,11 @@ class Client:
         flag("progress", progress, none=True)
         many.check_on_error(on_error)
         queries = many.items_of(query, "query")
+        record = operations.ADS
         items = many.validate_each(
             queries,
             query,
-            lambda q: endpoints.ad_params(
+            lambda q: record.params(
                 q,
                 ad_page_id=ad_page_id,
                 country=country,
@@ -512,13 +509,12 @@ class Client:
                 before=before,
             ),
         )
-        fetch, stop = self._fetcher("ads", endpoints.ADS_PATH)
+        fetch, stop = self._fetcher(record.name)
         show = self._progress_on(progress)
 
         def one(params: dict[str, str], bar: bool) -> list[Page]:
-            pages = pages_.iter_ad_pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
-            label = params.get("query") or f"page {params.get('ad_page_id')}"
-            return self._collect(pages, f"ads {label!r}", lambda _: max_pages, bar)
+            pages = record.pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
+            return self._collect(pages, record.label(params), lambda _: max_pages, bar)
 
         def build(groups: list[list[Page]]) -> tuple[pd.DataFrame, list[int]]:
             # Each query's ads apart: an ad found by two queries is a row of each. Extras
@@ -539,8 +535,82 @@ class Client:
             stop=stop,
             key=many.key_name(query, None),
             empty=frames.ads_frame([]),
-            units=("queries", "query"),
+            units=record.units,
             show=show,
+            on_error=on_error,
+        )
+
+    def fetch(
+        self,
+        operation: str,
+        item: Any,
+        *,
+        max_pages: int | None = None,
+        progress: bool | None = None,
+        on_error: OnError = "raise",
+        **params: Any,
+    ) -> pd.DataFrame:
+        """The rows of any operation by its name: :meth:`post_comments` and
+        :meth:`search_ads` with nothing of their own, for an operation added to
+        socialframe's registry (``socialframe._operations.register``) before it has a
+        method of its own. Every call goes through the client's cache, retries, rate
+        limit, budget and ledger, and several items through its workers.
+
+        Args:
+            operation: The operation's name (``"comments"``, ``"ads"``...).
+            item: What the operation fetches (a post, a query...), or several of them
+                (a list, any iterable, or a pandas Series): one frame, with a column
+                naming each row's item unless the frame has one.
+            max_pages: Read at most this many pages per item.
+            progress: Show a progress bar; ``None`` follows the client's ``progress``.
+            on_error: For several items, as :meth:`post_comments` says.
+            **params: The operation's other parameters, checked by its record.
+
+        Returns:
+            The operation's frame (its record's ``columns`` first).
+
+        Raises:
+            ValueError: no operation has that name, or bad arguments (before any
+                request).
+            FetchError: as :meth:`post_comments`; ``.partial`` holds the rows fetched
+                before the failure.
+
+        Example:
+            >>> from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+            >>> with Sandbox().client(in_process=True, cache=False) as client:
+            ...     rows = client.fetch("comments", EXAMPLE_POSTS[82], sort="mostRecent")
+            >>> len(rows), client.ledger.paid_calls
+            (82, 2)
+        """
+        record = operations.get(operation)
+        count_or_none("max_pages", max_pages, minimum=1)
+        flag("progress", progress, none=True)
+        many.check_on_error(on_error)
+        given = many.items_of(item, record.units[1])
+        items = many.validate_each(given, item, lambda one: record.params(one, **params))
+        fetch, stop = self._fetcher(record.name)
+        empty = record.build([])
+
+        def one(sent: dict[str, str], bar: bool) -> list[Page]:
+            pages = record.pages(fetch, sent, max_pages=max_pages)
+            return self._collect(pages, record.label(sent), lambda _: max_pages, bar)
+
+        def build(groups: list[list[Page]]) -> tuple[pd.DataFrame, list[int]]:
+            parts = [record.build(pages) for pages in groups]
+            whole = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+            return whole, [len(part) for part in parts]
+
+        unit = record.units[1]
+        return self._run(
+            given,
+            items,
+            one,
+            build=build,
+            stop=stop,
+            key=many.key_name(item, None if unit in empty.columns else unit),
+            empty=empty,
+            units=record.units,
+            show=self._progress_on(progress),
             on_error=on_error,
         )
 
@@ -601,14 +671,19 @@ class Client:
         return interactive() if chosen is None else bool(chosen)
 
     def _fetcher(
-        self, operation: str, path: str, *, fresh_after: datetime | None = None
+        self, operation: str, *, fresh_after: datetime | None = None
     ) -> tuple[Callable[..., Fetched], threading.Event]:
-        """A fetch of one run, and the run's stop (set when it is interrupted).
+        """A fetch of one run of ``operation``, and the run's stop (set when it is
+        interrupted).
+
+        Raises:
+            ValueError: no operation has that name.
 
         ``fresh_after`` (a study's refresh): cached pages fetched before it are fetched
         again, see :meth:`socialframe._http.caller.Caller.get`. The fetch takes
         ``ledgers`` to keep beside the client's (see there too).
         """
+        path = operations.get(operation).path
         stop = threading.Event()
         authors: dict[bytes, Any] = {}  # the run's comment authors, parsed once each
 

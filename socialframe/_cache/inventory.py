@@ -31,8 +31,8 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import pandas as pd
 
+from .. import _operations as operations
 from .._errors import CacheWarning
-from .._frames.ads import ad_ids
 from .._frames.shape import problem
 from .._json import decoded
 from .._ledger import PRICE_CENTS, usd
@@ -79,7 +79,7 @@ class CachedPage:
     fetched_at: datetime
     expired: bool
     rows: int
-    ad_ids: tuple[str, ...]
+    row_ids: tuple[str, ...]  # the ids its rows are counted by (none: counted as they are)
 
 
 @dataclass
@@ -209,30 +209,21 @@ def _fetched_at(response: Any) -> datetime:
 
 
 def _rows(operation: str, response: Any) -> dict[str, Any] | None:
-    """The rows a page brings: comments, or ads (by id: pages of a search may repeat);
-    None for a body that is not a page of ``operation``."""
+    """The rows a page brings, as its operation's record counts them (comments; ads by
+    id: pages of a search may repeat); None for a body that is not a page of
+    ``operation``."""
 
     body = decoded(response)
     if problem(operation, body, paging=False) is not None:
         return None
-    if operation == "comments":
-        return {"rows": len(body["data"]), "ad_ids": ()}
-    # Each ad by the id the frame gives it (derived from the ad where the service sent
-    # none): a page repeated, or an ad two pages show, is one row.
-    ids = tuple(ad_ids(body))
-    return {"rows": len(ids), "ad_ids": ids}
+    rows, ids = operations.get(operation).count(body)
+    return {"rows": rows, "row_ids": ids}
 
 
 def _describe(operation: str, item: tuple[tuple[str, str], ...]) -> tuple[str, str]:
     """``(item, filters)`` as a person reads them: the post or query, then the rest."""
     given = dict(item)
-    if operation == "comments":
-        name = given.get("urn", "")
-    elif "query" in given:
-        name = given["query"]
-    else:
-        name = f"ad_page_id={given.get('ad_page_id', '')}"
-    return name, filters_text(given) or ""
+    return operations.get(operation).item(given), filters_text(given) or ""
 
 
 def report(backend: Any) -> pd.DataFrame:
@@ -253,7 +244,7 @@ def report(backend: Any) -> pd.DataFrame:
         got.pages += 1
         got.expired += page.expired
         got.rows += page.rows
-        got.ids.update(page.ad_ids)
+        got.ids.update(page.row_ids)
         got.first = min(got.first or page.fetched_at, page.fetched_at)
         got.last = max(got.last or page.fetched_at, page.fetched_at)
     rows = []
@@ -265,7 +256,7 @@ def report(backend: Any) -> pd.DataFrame:
                 "item": name,
                 "filters": filters,
                 "pages": got.pages,
-                "rows": got.rows if operation == "comments" else len(got.ids),
+                "rows": len(got.ids) if operations.get(operation).row_ids else got.rows,
                 "first_fetched": got.first,
                 "last_fetched": got.last,
                 "paid_usd": got.pages * PRICE_CENTS / 100,

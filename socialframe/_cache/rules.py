@@ -20,7 +20,7 @@ import requests_cache
 
 from .._frames.shape import problem
 from .._json import decoded
-from .._operations import operation_of
+from .._operations import of_url
 from .serializer import KEY_SERIALIZER
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -32,7 +32,10 @@ def is_storable(response: requests.Response) -> bool:
         return True  # it passed this filter when it was stored
     if response.status_code != 200:
         return False
-    return problem(operation_of(response.url), decoded(response)) is None
+    operation = of_url(response.url)
+    if operation is None:  # not a page of any operation: nothing to keep
+        return False
+    return problem(operation.name, decoded(response)) is None
 
 
 def _cache_key(request: Any, **kwargs: Any) -> str:

@@ -28,13 +28,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 
 from .._errors import ConfigError
-from .._operations import OPERATION_OF_PATH
+from .._operations import of_url
 from .serializer import MAGIC, MAX_STORED, PageFormat, legacy
 from .serializer import plain as plain_page
 from .serializer import response as read_response
@@ -397,7 +396,7 @@ def _migrate(table: _Table) -> None:
 
 def _is_operation_url(url: str | None) -> bool:
     """Whether a page's URL is one of socialframe's operations (by its path's end)."""
-    return urlsplit(url or "").path.rsplit("/", 1)[-1] in OPERATION_OF_PATH
+    return of_url(url) is not None
 
 
 def _folder(path: Path) -> None:

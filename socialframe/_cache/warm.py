@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import requests
 
+from .. import _operations as operations
 from .._errors import NetworkError
 from .._frames.shape import problem
-from .._frames.structs import decode_comments
 from .._json import NOT_PARSED, is_utf8
 from .._json import fast as fast_json
 from .._models import Fetched, fetched_at
@@ -118,18 +118,20 @@ def _lower(headers: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def body_of(operation: str, page: Stored, authors: dict[bytes, Any] | None = None) -> Any:
-    """The page's JSON body: comments straight into structs (what the frame builder
-    reads fastest), else a dict; :data:`NOT_PARSED` where only requests' own
-    decoding can say (another charset, JSON msgspec refuses, an author that is
-    not JSON). ``authors``: the run's author texts parsed so far (see
+    """The page's JSON body: decoded by the operation's own ``decode`` where it has one
+    (comments straight into structs, what the frame builder reads fastest), else a
+    dict; :data:`NOT_PARSED` where only requests' own decoding can say (another
+    charset, JSON msgspec refuses, an author that is not JSON). ``authors``: the
+    run's author texts parsed so far (see
     :func:`socialframe._frames.structs.decode_comments`), at most
     :data:`MAX_AUTHORS` of them."""
     if not is_utf8(page.encoding):
         return NOT_PARSED
-    if operation == "comments":
+    record = operations.get(operation)
+    if record.decode is not None:
         if authors is not None and len(authors) >= MAX_AUTHORS:
             authors.clear()  # bounded: each page keeps the values of its own authors
-        body = decode_comments(page.content, authors)
+        body = record.decoded(page.content, authors)
         return NOT_PARSED if body is None else body
     return fast_json(page.content)
 

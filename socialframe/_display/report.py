@@ -35,12 +35,13 @@ from .. import _time
 from .. import _words as words
 from .._analysis import ads as ad_analysis
 from .._analysis import comments as analysis
+from .._operations.base import resolve
 from .._schema import AD_DAYS, share_columns
 from .._version import __version__
 from . import files, values
 from . import html as markup
 from .files import Guarded
-from .sections import Kind, Section, sections
+from .sections import Kind, Section, described, sections
 
 #: Resolution of the charts: sharp on high-density screens, shown at 96 per CSS inch.
 DPI: Final = 144
@@ -80,16 +81,21 @@ def _items(values: pd.Series, shown: int = 8) -> str:
 
 
 def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> list[tuple[str, str]]:
-    """What the frame holds, as (label, text) pairs for the report's header.
+    """What the frame holds, as (label, text) pairs for the report's header: its
+    operation's ``report_facts`` (:func:`comment_facts`, :func:`ad_facts`), then when
+    the report was made.
 
     Args:
         frame: A comments or ads frame.
-        kind: ``"comments"`` or ``"ads"``.
+        kind: ``"comments"`` or ``"ads"`` (the operation the frame came from).
         tz: The zone times are shown in.
         now: When the report is made.
 
     Returns:
         Pairs of plain text (escaped when rendered).
+
+    Raises:
+        ValueError: no operation has that name, or its frames have no report.
 
     Example:
         >>> import pandas as pd
@@ -98,24 +104,32 @@ def facts(frame: pd.DataFrame, kind: Kind, *, tz: str, now: pd.Timestamp) -> lis
         >>> facts(example_ads(), "ads", tz="UTC", now=now)[:3]
         [('Ads', '60 (36 running)'), ('Queries', '1: running shoes'), ('Advertisers', '14')]
     """
+    record = described(kind)
+    assert record.report_facts is not None  # (described says so)
     made = now.tz_convert(tz).strftime(values.MINUTE) + f" ({tz})"
-    if kind == "comments":
-        replies = int(frame["parent_comment_id"].notna().sum())
-        split = f"{len(frame) - replies:,} top-level, {words.count(replies, 'reply')}"
-        return [
-            ("Comments", f"{len(frame):,} ({split})"),
-            ("Posts", _items(frame["post_urn"])),
-            ("Authors", f"{len(analysis.authors(frame)):,}"),
-            ("Written", _span(frame["created_at"], tz)),
-            ("Generated", made),
-        ]
+    return [*resolve(record.report_facts)(frame, tz), ("Generated", made)]
+
+
+def comment_facts(frame: pd.DataFrame, tz: str) -> list[tuple[str, str]]:
+    """The header of a report on a comments frame (see :func:`facts`)."""
+    replies = int(frame["parent_comment_id"].notna().sum())
+    split = f"{len(frame) - replies:,} top-level, {words.count(replies, 'reply')}"
+    return [
+        ("Comments", f"{len(frame):,} ({split})"),
+        ("Posts", _items(frame["post_urn"])),
+        ("Authors", f"{len(analysis.authors(frame)):,}"),
+        ("Written", _span(frame["created_at"], tz)),
+    ]
+
+
+def ad_facts(frame: pd.DataFrame, tz: str) -> list[tuple[str, str]]:
+    """The header of a report on an ads frame (see :func:`facts`)."""
     running = int(frame["is_active"].fillna(False).astype(bool).sum())
     return [
         ("Ads", f"{len(frame):,} ({running:,} running)"),
         *([("Queries", _items(frame["query"]))] if "query" in frame.columns else []),
         ("Advertisers", f"{len(ad_analysis.ads_by_page(frame)):,}"),
         ("Started", _span(frame["start_date"], tz)),
-        ("Generated", made),
     ]
 
 

@@ -14,22 +14,39 @@ How a section becomes HTML is the report's job.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 import pandas as pd
 
+from .. import _operations as operations
 from .. import _time
 from .. import _words as words
 from .._analysis import ads as ad_analysis
 from .._analysis import audience
 from .._analysis import comments as analysis
 from .._analysis.terms import TermKind, term_counts
+from .._operations.base import Operation, named
 from . import plots
 from .html import png
 
-Kind = Literal["comments", "ads"]
+#: A frame's kind: the name of the operation it came from (``"comments"``, ``"ads"``).
+Kind = str
+
+
+def described(kind: Kind) -> Operation:
+    """The record of the operation whose frames ``kind`` names, if its report is
+    described there (its facts and sections).
+
+    Raises:
+        ValueError: no operation has that name, or its frames have no report.
+    """
+    record = operations.get(kind)
+    if record.report_facts is None or record.report_sections is None:
+        raise ValueError(f"{kind} frames have no report")
+    return record
+
 
 #: Rows of a ranked table ("top authors").
 TOP: Final = 10
@@ -362,16 +379,19 @@ AD_SECTIONS: Final[tuple[Build, ...]] = (
 
 
 def sections(frame: pd.DataFrame, kind: Kind, *, tz: str = "UTC") -> list[Section]:
-    """The sections of a report on ``frame``: each entry of :data:`COMMENT_SECTIONS` /
-    :data:`AD_SECTIONS` that gives one.
+    """The sections of a report on ``frame``: each entry of its operation's
+    ``report_sections`` (:data:`COMMENT_SECTIONS`, :data:`AD_SECTIONS`) that gives one.
 
     Args:
         frame: A comments frame or an ads frame (of one or many posts / queries).
-        kind: ``"comments"`` or ``"ads"``.
+        kind: ``"comments"`` or ``"ads"`` (the operation the frame came from).
         tz: The zone of times and periods.
 
     Returns:
         The sections, in order.
+
+    Raises:
+        ValueError: no operation has that name, or its frames have no report.
 
     Example:
         >>> from socialframe.sandbox import example_comments
@@ -381,7 +401,9 @@ def sections(frame: pd.DataFrame, kind: Kind, *, tz: str = "UTC") -> list[Sectio
         >>> headings[4:]
         ['What comments say', 'Busiest threads', 'Response times']
     """
-    builders = COMMENT_SECTIONS if kind == "comments" else AD_SECTIONS
+    given = described(kind).report_sections
+    assert given is not None  # (described says so)
+    builders: Sequence[Callable[[pd.DataFrame, str], Section | None]] = named(given)
     built = (build(frame, tz) for build in builders)
     return [section for section in built if section is not None]
 

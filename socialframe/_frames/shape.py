@@ -10,17 +10,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .. import _operations as operations
 from .._errors import SchemaError
+from .._operations.base import kind_of
 
 
 def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
     """What makes ``body`` not a page of ``operation``, or ``None`` if it is one.
 
     The one home of the page shape: pagers, frame builders and the cache filter
-    all ask here, so a page that would fail later is never stored.
+    all ask here, so a page that would fail later is never stored. What is common
+    to every operation (a JSON object, not a failure envelope) is checked here; the
+    rest is the operation's record's :attr:`~socialframe._operations.base.Operation.shape`.
 
     Args:
-        operation: ``"comments"`` or ``"ads"``.
+        operation: The operation's name (``"comments"``, ``"ads"``...).
         body: The decoded JSON body (a dict, or a comments body decoded into
             structs, which reads like one).
         paging: Check the paging fields too (``totalPage``, ``paginationToken``,
@@ -30,21 +34,21 @@ def problem(operation: str, body: Any, *, paging: bool = True) -> str | None:
         A short description of the first problem (``"'data' is a str, not a
         list"``), or ``None``.
 
+    Raises:
+        ValueError: no operation has that name: a body is never a page of nothing.
+
     Example:
         >>> problem("comments", {"data": [], "totalPage": "2"})
         "'totalPage' is '2', not a whole number"
         >>> problem("ads", {"data": {"ads": [[{"ad_archive_id": "1"}]]}}) is None
         True
     """
+    record = operations.get(operation)
     if not isinstance(body, Mapping) and not _decoded(body):
-        return f"the body is {_kind(body)}, not a JSON object"
+        return f"the body is {kind_of(body)}, not a JSON object"
     if body.get("success") is False:
         return f"it is a failure (success: false): {str(body.get('message'))[:200]!r}"
-    if operation == "comments":
-        return _comments_problem(body, paging)
-    if operation == "ads":
-        return _ads_problem(body, paging)
-    return None
+    return record.shape(body, paging)
 
 
 def _decoded(body: Any) -> bool:
@@ -52,56 +56,6 @@ def _decoded(body: Any) -> bool:
     (:class:`socialframe._frames.structs.CommentsPage`) and whose comments msgspec
     has already checked to be objects."""
     return getattr(type(body), "DECODED", False) is True
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else f"a {type(value).__name__}"
-
-
-def _comments_problem(body: Any, paging: bool) -> str | None:
-    data = body.get("data")
-    if not isinstance(data, list):
-        return f"'data' is {_kind(data)}, not a list"
-    for i, comment in enumerate(data if isinstance(body, Mapping) else ()):
-        if not isinstance(comment, Mapping):
-            return f"comment {i} is {_kind(comment)}, not an object"
-    if not paging:
-        return None
-    total = body.get("totalPage")
-    if total is None and data:
-        return "'totalPage' is missing"
-    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
-        return f"'totalPage' is {str(total)[:50]!r}, not a whole number"
-    token = body.get("paginationToken")
-    if token is not None and not isinstance(token, str):
-        return f"'paginationToken' is {_kind(token)}, not text"
-    return None
-
-
-def _ads_problem(body: Any, paging: bool) -> str | None:
-    data = body.get("data")
-    if not isinstance(data, Mapping):
-        return f"'data' is {_kind(data)}, not an object"
-    groups = data.get("ads")
-    if not isinstance(groups, list):
-        return f"'data.ads' is {_kind(groups)}, not a list"
-    for i, group in enumerate(groups):
-        ads = group if isinstance(group, list) else [group]
-        if not all(isinstance(ad, Mapping) for ad in ads):
-            return f"entry {i} of 'data.ads' is not an ad or a list of ads"
-    if not paging:
-        return None
-    info = data.get("page_info")
-    if info is None:
-        return None
-    if not isinstance(info, Mapping):
-        return f"'page_info' is {_kind(info)}, not an object"
-    cursor, more = info.get("end_cursor"), info.get("has_next_page")
-    if cursor is not None and not isinstance(cursor, str):
-        return f"'page_info.end_cursor' is {_kind(cursor)}, not text"
-    if more is not None and not isinstance(more, bool):
-        return f"'page_info.has_next_page' is {_kind(more)}, not true/false"
-    return None
 
 
 def checked(operation: str, body: Any, number: int, *, paging: bool = True) -> None:

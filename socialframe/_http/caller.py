@@ -38,6 +38,7 @@ import tenacity
 import urllib3
 from requests.adapters import BaseAdapter
 
+from .. import _operations as operations
 from .._cache.locks import KeyedLocks, LockWaits, is_redis, page_locks
 from .._cache.notices import notices
 from .._cache.setting import CacheSetting
@@ -329,14 +330,15 @@ class Caller:
             NotCachedError, BudgetExceededError, APIError (and subclasses),
             SchemaError, NetworkError.
         """
-        url = f"{self.settings.base_urls[operation]}/{path}"
+        base = operations.get(operation).base_url  # (the host that serves it)
+        url = f"{self.settings.base_urls[base]}/{path}"
         ledger = Ledgers(self.ledger, *ledgers) if ledgers else self.ledger
         if not self.cached:
             return self._retrying(
                 self._attempt, operation, url, dict(params), ledger=ledger, stop=stop
             )
         assert self._warm is not None
-        verify = self._sending[operation]["verify"]
+        verify = self._sending[base]["verify"]
 
         def warm() -> Fetched | None:
             assert self._warm is not None
@@ -440,7 +442,7 @@ class Caller:
             # Redirects are not followed: requests would re-send a custom key header
             # to whatever host the redirect names, and requests-cache would store the
             # first request of the chain, key included.
-            sending = self._sending[operation]
+            sending = self._sending[operations.get(operation).base_url]
             response = self.session.get(
                 url,
                 params=params,

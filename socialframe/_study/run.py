@@ -186,10 +186,7 @@ class Refresh:
         ledgers = (paid,) if self.budget is None else (self.budget, paid)
         with self._lock:
             if (operation, fresh_after) not in self._fetchers:
-                chosen: Literal["comments", "ads"] = (
-                    "comments" if operation == "comments" else "ads"
-                )
-                fetch = self.client.page_fetch(chosen, fresh_after=fresh_after)
+                fetch = self.client.page_fetch(operation, fresh_after=fresh_after)
                 self._fetchers[operation, fresh_after] = fetch
                 self._stops.append(fetch.stop)
                 if self.stop.is_set():

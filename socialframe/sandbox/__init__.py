@@ -124,10 +124,10 @@ from ._comments import (
     posts_with,
     total_pages,
 )
-from ._common import REFERENCE
+from ._common import REFERENCE, BadParam
 from ._examples import example_ads, example_comments
 from ._growth import AD_GROWTH, COMMENT_GROWTH, PAGE_AD_GROWTH, AdGrowth, CommentGrowth
-from ._routes import ENVELOPES
+from ._routes import ENVELOPES, Route
 from ._sandbox import RequestRecord, Sandbox
 
 __all__ = [
@@ -145,10 +145,12 @@ __all__ = [
     "TOTALS",
     "AdGrowth",
     "AdSearch",
+    "BadParam",
     "CommentGrowth",
     "ManualClock",
     "PinnedClock",
     "RequestRecord",
+    "Route",
     "Sandbox",
     "ads_body",
     "ads_total",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _ads as ads
 from . import _comments as comments
@@ -79,19 +79,53 @@ class Answer:
     wire: str = ""
 
 
-_Operation = tuple[
-    Callable[[Mapping[str, str], int, datetime, bool], dict[str, Any]],
-    Callable[[str], dict[str, Any]],
-]
-OPERATIONS: dict[str, _Operation] = {
-    "get-profile-posts-comments": (comments.comments_response, comments.error_body),
-    "fetch_search_ads_pages": (ads.ads_body, ads.error_body),
+def _bad_request(message: str) -> dict[str, Any]:
+    return {"message": message}
+
+
+class Route(NamedTuple):
+    """How the sandbox answers one more operation: a seam for an operation socialframe
+    does not ship yet (``Sandbox(routes={path: Route(...)})``), served with the same
+    gates, faults, records and charges as the two it knows.
+
+    Attributes:
+        answer: ``answer(params, seed, now, faults) -> body``: the 200 body (charged)
+            for the query parameters; raises :class:`~socialframe.sandbox.BadParam`
+            for a parameter the service answers with HTTP 400.
+        bad_request: ``bad_request(message) -> body``: the 400 body.
+
+    Example:
+        >>> from socialframe.sandbox import BadParam, Route, Sandbox
+        >>> def echo(params, seed, now, faults):
+        ...     if "q" not in params:
+        ...         raise BadParam("q is required")
+        ...     return {"success": True, "data": [params["q"]]}
+        >>> sandbox = Sandbox(routes={"echo": Route(echo)})
+        >>> with sandbox, __import__("requests").Session() as http:
+        ...     got = http.get(f"{sandbox.url}/echo", params={"q": "hi"},
+        ...                    headers={"Authorization": f"Bearer {sandbox.api_key}"})
+        >>> got.json()["data"], sandbox.charges
+        (['hi'], 1)
+    """
+
+    answer: Callable[[Mapping[str, str], int, datetime, bool], Mapping[str, Any]]
+    bad_request: Callable[[str], Mapping[str, Any]] = _bad_request
+
+
+OPERATIONS: dict[str, Route] = {
+    "get-profile-posts-comments": Route(comments.comments_response, comments.error_body),
+    "fetch_search_ads_pages": Route(ads.ads_body, ads.error_body),
 }
-"""Last path segment -> (answer builder, 400 body builder)."""
+"""Last path segment -> how it is answered."""
 
 
 def route(
-    path: str, params: Mapping[str, str], seed: int, now: datetime, faults: bool = False
+    path: str,
+    params: Mapping[str, str],
+    seed: int,
+    now: datetime,
+    faults: bool = False,
+    more: Mapping[str, Route] | None = None,
 ) -> Answer:
     """Answer an authorised GET.
 
@@ -105,11 +139,13 @@ def route(
         seed: The sandbox seed.
         now: The date the world is shown at (tz-aware).
         faults: Whether the world has the faults of :mod:`socialframe.sandbox._faults`.
+        more: Routes of operations besides the service's two (``Sandbox(routes=)``).
 
     Returns:
         A 200 success (charged), a 400 or a 404.
     """
-    operation = OPERATIONS.get(path.rstrip("/").rsplit("/", 1)[-1])
+    segment = path.rstrip("/").rsplit("/", 1)[-1]
+    operation = OPERATIONS.get(segment) or (more or {}).get(segment)
     if operation is None:
         return error(404)
     build, bad_request = operation

@@ -35,7 +35,8 @@ from .._client import Client
 from .._clock import SYSTEM_CLOCK, Clock, ManualClock, SystemClock
 from .._http.transport import MockTransport
 from . import _routes as routes
-from ._routes import Answer, Fault
+from ._routes import OPERATIONS as SERVED
+from ._routes import Answer, Fault, Route
 from ._server import Server
 
 if TYPE_CHECKING:
@@ -115,6 +116,10 @@ class Sandbox:
             day's pages, paused and resumed, edited; tracking parameters, CDN hosts
             and signatures that change on every answer; comments edited and
             deleted). Off by default. Its world is its own (``seed-0/faults/...``).
+        routes: More operations to serve, by the last segment of their path (a
+            :class:`~socialframe.sandbox.Route` each): the seam for an operation
+            socialframe does not ship (a test of a new one). The service's two
+            cannot be replaced.
 
     Example:
         >>> import requests
@@ -136,6 +141,7 @@ class Sandbox:
         api_key: str | None = None,
         clock: Clock | None = None,
         faults: bool = False,
+        routes: Mapping[str, Route] | None = None,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be within [0, 1], got {fault_rate}")
@@ -145,6 +151,10 @@ class Sandbox:
             raise ValueError(f"rate_limit must be > 0 or None, got {rate_limit}")
         if api_key == "":
             raise ValueError("api_key must not be empty")
+        clash = sorted(set(routes or {}) & set(SERVED))
+        if clash:
+            raise ValueError(f"routes may not replace the service's operations: {clash}")
+        self.routes: dict[str, Route] = dict(routes or {})
         self.seed = seed
         self.faults = bool(faults)
         self.latency = latency
@@ -501,7 +511,7 @@ class Sandbox:
             return routes.error(401)
         if draw < self.fault_rate:
             return routes.fault((502, 503, "success_false", "bad_gateway")[int(kind * 4)])
-        return routes.route(path, params, self.seed, self.clock.now(), self.faults)
+        return routes.route(path, params, self.seed, self.clock.now(), self.faults, self.routes)
 
     def _over_limit(self) -> bool:
         # Sliding one-second window over accepted requests; the caller holds the lock.

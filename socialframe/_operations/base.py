@@ -1,0 +1,157 @@
+"""The record of one API operation: what every layer needs to know of it, in one place.
+
+Like requests-cache's ``backends/base.py`` (``BaseStorage``), this holds no
+behaviour of any one operation: :mod:`.comments` and :mod:`.ads` fill one
+:class:`Operation` each, and :mod:`socialframe._operations` keeps them by name.
+Every layer asks the record instead of asking which operation it holds: the
+client (its path, parameters, pager and frame), the cache (is a body a page of
+it, how the cache report names an item and counts its rows), the warm read (how
+a stored body is decoded).
+
+The pager and the frame builder live in the layers above (``_fetch``,
+``_frames``), which import this one; a record names them as ``"module:attribute"``
+and they are imported on first use, so this layer stays below them (the
+import-linter contract) and ``import socialframe`` imports no more than before. A
+record registered from outside (a test, a plug-in) may give the callables
+themselves.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .._models import Fetched, Page
+
+T = TypeVar("T")
+
+#: A callable, or where to import it from: ``"package.module:attribute"``.
+Ref = Callable[..., T] | str
+
+#: ``fetch(params) -> Fetched``: how a pager asks for one page (see ``_fetch.pages``).
+Fetch = Callable[[Mapping[str, str]], "Fetched"]
+
+
+def resolve(ref: Ref[T]) -> Callable[..., T]:
+    """The callable ``ref`` is, or names (``"package.module:attribute"``)."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, name = ref.partition(":")
+    return cast("Callable[..., T]", getattr(importlib.import_module(module), name))
+
+
+def named(ref: T | str) -> T:
+    """The object ``ref`` is, or names (``"package.module:attribute"``): a table of
+    builders, say, that a record names in a layer above its own."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, name = ref.partition(":")
+    return cast("T", getattr(importlib.import_module(module), name))
+
+
+def kind_of(value: Any) -> str:
+    """How a shape problem names a value it did not expect: ``null``, ``a str``..."""
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Operation:
+    """One operation of the service, as every layer of socialframe needs to know it.
+
+    Attributes:
+        name: How socialframe names it: in errors (``"comments page 2: ..."``), the
+            ledger's refusals, the cache report's ``operation`` column, the frame's
+            kind (``df.attrs["socialframe"]``).
+        path: The last segment of its URL path (``get-profile-posts-comments``); the
+            cache knows a stored page's operation by it.
+        base_url: Which of the client's base URLs (``Client.base_urls``) serves it:
+            ``"comments"`` (the professional network's host) or ``"ads"``.
+        params: ``params(item, **filters) -> dict``: the first page's query
+            parameters of one item, checked, in the service's forms; raises
+            ``ValueError`` / ``TypeError`` before anything is sent.
+        shape: ``shape(body, paging) -> problem or None``: what makes a JSON object
+            (not a failure envelope: :func:`socialframe._frames.shape.problem`
+            checks that first) not a page of this operation; ``paging`` says whether
+            to check the paging fields too.
+        pager: ``pager(fetch, params, max_pages=..., **more) -> Iterator[Page]``:
+            walks an item's pages.
+        frame: ``frame(pages) -> DataFrame``: the typed frame of pages (of one item
+            or several); ``frame([])`` is the empty frame with :attr:`columns`.
+        columns: The frame's first columns, in order (its contract in ``_schema``).
+        rows: ``rows(body) -> int``: the rows a page (of the right shape) brings,
+            which the cache report adds up; or None, given :attr:`row_ids`.
+        row_ids: ``row_ids(body) -> ids``, or None: when given, the cache report
+            counts an item's distinct ids (pages of an ad search repeat ads) rather
+            than adding up :attr:`rows`.
+        item_params: The parameters that name the item (the rest are filters).
+        item: ``item(params) -> str``: the item as the cache report names it (the
+            post id, the query, ``ad_page_id=...``).
+        filter_names: A filter's parameter -> the name the user gives it (the
+            cache report and a study write filters in the user's words).
+        filter_words: A filter's parameter -> {the service's value: the user's}.
+        label: ``label(params) -> str``: the item on a progress bar.
+        decode: ``decode(content, memo) -> body or None``, or None: a faster decoding
+            of a stored page's bytes than plain JSON (comments straight into structs),
+            None where it cannot tell; ``memo`` is the run's (see ``_cache.warm``).
+        report_facts: ``facts(frame, tz) -> [(label, text), ...]``: what the header of
+            a report (``df.social.report``) says its frame holds; None: its frames
+            have no report.
+        report_sections: The builders of its report's sections, in order (see
+            :mod:`socialframe._display.sections`); None: no report.
+        noun: One row, as a person says it (``"comment"``, ``"ad"``).
+        units: The items, plural and singular, as a run of several counts them
+            (``("posts", "post")``).
+    """
+
+    name: str
+    path: str
+    base_url: str
+    params: Callable[..., dict[str, str]]
+    shape: Callable[[Any, bool], str | None]
+    pager: Ref[Iterator[Page]]
+    frame: Ref[pd.DataFrame]
+    columns: tuple[str, ...]
+    rows: Ref[int] | None = None
+    row_ids: Ref[Sequence[str]] | None = None
+    item_params: frozenset[str]
+    item: Callable[[Mapping[str, str]], str]
+    filter_names: Mapping[str, str] = field(default_factory=dict)
+    filter_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    label: Callable[[Mapping[str, str]], str]
+    decode: Ref[Any] | None = None
+    report_facts: Ref[list[tuple[str, str]]] | None = None
+    report_sections: Sequence[Callable[..., Any]] | str | None = None
+    noun: str
+    units: tuple[str, str]
+
+    def __post_init__(self) -> None:
+        if (self.rows is None) == (self.row_ids is None):
+            raise ValueError(f"operation {self.name!r}: give rows or row_ids (one of them)")
+        if not self.path or "/" in self.path:
+            raise ValueError(f"operation {self.name!r}: path is one segment, got {self.path!r}")
+
+    def pages(self, fetch: Fetch, params: Mapping[str, str], **limits: Any) -> Iterator[Page]:
+        """The pages of one item, walked by :attr:`pager` over ``fetch``."""
+        return resolve(self.pager)(fetch, params, **limits)
+
+    def build(self, pages: Sequence[Page]) -> pd.DataFrame:
+        """The typed frame of ``pages`` (:attr:`frame`)."""
+        return resolve(self.frame)(list(pages))
+
+    def count(self, body: Any) -> tuple[int, tuple[str, ...]]:
+        """``(rows, ids)`` a page brings, as the cache report counts them: ``ids``
+        empty where rows are not counted by id."""
+        if self.row_ids is None:
+            assert self.rows is not None  # (one of the two: __post_init__)
+            return resolve(self.rows)(body), ()
+        ids = tuple(resolve(self.row_ids)(body))
+        return len(ids), ids
+
+    def decoded(self, content: bytes, memo: dict[bytes, Any] | None) -> Any:
+        """A stored page's body by :attr:`decode`, or None (decode it as plain JSON)."""
+        return None if self.decode is None else resolve(self.decode)(content, memo)

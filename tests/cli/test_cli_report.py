@@ -3,34 +3,69 @@ CSV, Parquet, or standard input), its columns typed again as the fetch made them
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import subprocess
+import sys
+import warnings
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from test_cli import cli
 
+from socialframe.__main__ import main
 from socialframe._display.reading import READS, read_frame
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]
 
+#: The outputs of ``socialframe comments -o``: file name, and the options that write it.
+WRITTEN = {
+    "plain.csv": [],
+    "excel.csv": ["--excel"],
+    "rows.jsonl": [],
+    "rows.parquet": [],
+    "book.xlsx": [],
+}
 
-def _fetched(sandbox: Sandbox, tmp_path: Path, name: str, *extra: str) -> Path:
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """What ``socialframe comments POSTS -o NAME`` wrote, for every format, run once per
+    module (a process each: tens of runs per test file before): the tests copy the bytes.
+
+    One cache serves every run (the first pays), so every file holds the same
+    ``fetched_at``, as when each test fetched its formats through a cache of its own.
+    """
+    folder = tmp_path_factory.mktemp("written")
+    files = {}
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        for name, extra in WRITTEN.items():
+            run = cli(
+                "comments", *POSTS, "--cache", str(folder / "c"), "-o", str(folder / name),
+                *extra, sandbox=sandbox,
+            )  # fmt: skip
+            assert run.code == 0, run.err
+            files[name] = (folder / name).read_bytes()
+    return files
+
+
+def _fetched(written: dict[str, bytes], tmp_path: Path, name: str) -> Path:
+    """A copy of the file ``socialframe comments -o NAME`` wrote, in the test's folder."""
     out = tmp_path / name
-    run = cli(
-        "comments", *POSTS, "--cache", str(tmp_path / "c"), "-o", str(out), *extra, sandbox=sandbox
-    )
-    assert run.code == 0, run.err
+    out.write_bytes(written[name])
     return out
 
 
-@pytest.mark.parametrize("name", ["comments.csv", "comments.parquet", "excel.csv"])
-def test_a_file_of_comments_becomes_the_report(sandbox: Sandbox, tmp_path: Path, name: str) -> None:
-    source = _fetched(sandbox, tmp_path, name, *(["--excel"] if name == "excel.csv" else []))
+@pytest.mark.parametrize("name", ["plain.csv", "rows.parquet", "excel.csv"])
+def test_a_file_of_comments_becomes_the_report(
+    written: dict[str, bytes], tmp_path: Path, name: str
+) -> None:
+    source = _fetched(written, tmp_path, name)
     page = tmp_path / "report.html"
     run = cli("report", str(source), "-o", str(page), "--title", "Two posts", "--tz", "Asia/Tokyo")
     assert run.code == 0, run.err
@@ -49,9 +84,11 @@ def test_standard_input_and_ads(sandbox: Sandbox, tmp_path: Path) -> None:
     assert "ads to" in run.lines[-1] and "<h1>Ads report</h1>" in page.read_text(encoding="utf-8")
 
 
-def test_csv_and_parquet_read_back_as_the_same_frame(sandbox: Sandbox, tmp_path: Path) -> None:
-    csv = read_frame(_fetched(sandbox, tmp_path, "c.csv"))
-    parquet = read_frame(_fetched(sandbox, tmp_path, "c.parquet"))
+def test_csv_and_parquet_read_back_as_the_same_frame(
+    written: dict[str, bytes], tmp_path: Path
+) -> None:
+    csv = read_frame(_fetched(written, tmp_path, "plain.csv"))
+    parquet = read_frame(_fetched(written, tmp_path, "rows.parquet"))
     assert csv.attrs["socialframe"] == "comments"
     assert csv.dtypes.equals(parquet.dtypes)
     # (a CSV cannot tell an empty text from none: both read as none)
@@ -93,9 +130,9 @@ def test_what_cannot_become_a_report_is_said_before_anything_is_written(
     ],
 )
 def test_a_hostile_comments_file_is_one_short_error(
-    sandbox: Sandbox, tmp_path: Path, column: str, value: str, says: str
+    written: dict[str, bytes], tmp_path: Path, column: str, value: str, says: str
 ) -> None:
-    frame = pd.read_csv(_fetched(sandbox, tmp_path, "c.csv"), dtype=str, keep_default_na=False)
+    frame = pd.read_csv(_fetched(written, tmp_path, "plain.csv"), dtype=str, keep_default_na=False)
     frame.loc[0, column] = value
     frame.to_csv(tmp_path / "bad.csv", index=False)
     run = cli("report", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "r.html"))
@@ -212,37 +249,60 @@ def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(
 
 # -- every format the command line writes, and what is none of them --------------------------
 
-#: The outputs of ``socialframe comments -o``: file name, and the options that write it.
-WRITTEN = {
-    "plain.csv": [],
-    "excel.csv": ["--excel"],
-    "rows.jsonl": [],
-    "rows.parquet": [],
-    "book.xlsx": [],
-}
 
+def _report_of(
+    data: bytes | Path, page: Path, *, process: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``socialframe report`` of a file, or of ``data`` piped to standard input (``-``):
+    through the real console script, or (``process=False``) through ``main()`` in this
+    process, where a run costs no start of Python, pandas and the rest (a second each).
 
-def _report_of(data: bytes | Path, page: Path) -> subprocess.CompletedProcess[str]:
-    """``socialframe report`` of a file, or of ``data`` piped to standard input (``-``)."""
+    In this process, every warning is let through to be shown (a process shows them; the
+    tests' filter would make them errors), and an exception escaping ``main()`` fails the
+    test as a traceback on standard error would.
+    """
+    given = [str(data)] if isinstance(data, Path) else ["-"]
+    argv = ["report", *given, "-o", str(page)]
+    if not process:
+        out, err = io.StringIO(), io.StringIO()
+        given_bytes = io.BytesIO(b"" if isinstance(data, Path) else data)
+        given_bytes.name = "<stdin>"  # (as sys.stdin.buffer is named)
+        piped = io.TextIOWrapper(given_bytes)
+        with (
+            warnings.catch_warnings(),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            _stdin(piped),
+        ):
+            warnings.simplefilter("always")
+            code = main(argv)
+        return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
     from test_cli import SCRIPT
 
     assert SCRIPT is not None
-    given = [str(data)] if isinstance(data, Path) else ["-"]
-    piped = None if isinstance(data, Path) else data
-    done = subprocess.run(
-        [SCRIPT, "report", *given, "-o", str(page)], input=piped, capture_output=True, timeout=120
-    )
+    piped_bytes = None if isinstance(data, Path) else data
+    done = subprocess.run([SCRIPT, *argv], input=piped_bytes, capture_output=True, timeout=120)
     return subprocess.CompletedProcess(
         done.args, done.returncode, done.stdout.decode(), done.stderr.decode("utf-8")
     )
 
 
+@contextlib.contextmanager
+def _stdin(stream: io.TextIOWrapper) -> Iterator[None]:
+    before = sys.stdin
+    sys.stdin = stream
+    try:
+        yield
+    finally:
+        sys.stdin = before
+
+
 @pytest.mark.parametrize("piped", [False, True], ids=["file", "stdin"])
 @pytest.mark.parametrize("name", list(WRITTEN))
 def test_every_format_the_command_line_writes_becomes_the_report(
-    sandbox: Sandbox, tmp_path: Path, name: str, piped: bool
+    written: dict[str, bytes], tmp_path: Path, name: str, piped: bool
 ) -> None:
-    source = _fetched(sandbox, tmp_path, name, *WRITTEN[name])
+    source = _fetched(written, tmp_path, name)
     page = tmp_path / "report.html"
     done = _report_of(source.read_bytes() if piped else source, page)
     assert done.returncode == 0, done.stderr
@@ -252,11 +312,10 @@ def test_every_format_the_command_line_writes_becomes_the_report(
     assert "133 (" in page.read_text(encoding="utf-8")
 
 
-def test_every_format_reads_back_as_the_same_frame(sandbox: Sandbox, tmp_path: Path) -> None:
-    frames = {
-        name: read_frame(_fetched(sandbox, tmp_path, name, *extra))
-        for name, extra in WRITTEN.items()
-    }
+def test_every_format_reads_back_as_the_same_frame(
+    written: dict[str, bytes], tmp_path: Path
+) -> None:
+    frames = {name: read_frame(_fetched(written, tmp_path, name)) for name in WRITTEN}
     exact = frames.pop("rows.parquet")
     for name, frame in frames.items():
         assert frame.dtypes.equals(exact.dtypes), name
@@ -339,17 +398,23 @@ BAD = {
 }
 
 
+#: What runs through the real console script (a CSV, Parquet, a workbook, JSON lines);
+#: the rest through ``main()`` in this process, which says the same.
+IN_A_PROCESS = ("binary", "Parquet damaged", "a workbook cut short", "JSON lines cut short")
+assert set(IN_A_PROCESS) <= set(BAD)
+
+
 @pytest.mark.parametrize("piped", [False, True], ids=["file", "stdin"])
 @pytest.mark.parametrize("what", list(BAD))
 def test_what_is_no_file_of_ours_is_said_in_words(
-    sandbox: Sandbox, tmp_path: Path, what: str, piped: bool
+    written: dict[str, bytes], tmp_path: Path, what: str, piped: bool
 ) -> None:
-    csv = _fetched(sandbox, tmp_path, "c.csv").read_bytes()
+    csv = written["plain.csv"]
     make, says = BAD[what]
     if make is not None:
         data = make(csv)
     elif what.startswith("Parquet"):
-        whole = _fetched(sandbox, tmp_path, "c.parquet").read_bytes()
+        whole = written["rows.parquet"]
         data = (
             whole[: len(whole) // 2]
             if what.endswith("short")
@@ -361,16 +426,19 @@ def test_what_is_no_file_of_ours_is_said_in_words(
             archive.writestr("c.csv", csv)
         data = into.getvalue()
     elif what == "a workbook cut short":
-        whole = _fetched(sandbox, tmp_path, "c.xlsx").read_bytes()
+        whole = written["book.xlsx"]
         data = whole[: len(whole) // 3]
     else:  # a report given back to the report
         page = tmp_path / "first.html"
-        assert _report_of(_fetched(sandbox, tmp_path, "c.csv"), page).returncode == 0
+        assert (
+            _report_of(_fetched(written, tmp_path, "plain.csv"), page, process=False).returncode
+            == 0
+        )
         data = page.read_bytes()
     source = tmp_path / "given.csv"
     source.write_bytes(data)
     page = tmp_path / "r.html"
-    done = _report_of(data if piped else source, page)
+    done = _report_of(data if piped else source, page, process=what in IN_A_PROCESS)
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.splitlines()  # one line, in words
     name = "standard input" if piped else str(source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import re
@@ -210,11 +211,17 @@ def _read_back(frame: pd.DataFrame, folder: Path) -> None:
         assert [_blank(v) for v in book[column]] == [_xml(v) for v in frame[column]], column
 
 
-def _with_texts(rows: list[list[str | None]]) -> pd.DataFrame:
-    """The sandbox's comments, cut to ``len(rows)``, their text columns holding ``rows``."""
+@functools.cache
+def _examples() -> pd.DataFrame:
+    """The sandbox's example comments, made once (a fetch from the sandbox each): copy."""
     from socialframe.sandbox import example_comments
 
-    frame = example_comments().head(len(rows)).reset_index(drop=True)
+    return example_comments()
+
+
+def _with_texts(rows: list[list[str | None]]) -> pd.DataFrame:
+    """The sandbox's comments, cut to ``len(rows)``, their text columns holding ``rows``."""
+    frame = _examples().head(len(rows)).reset_index(drop=True).copy()
     for number, column in enumerate(_text_columns(frame)):
         values = [row[number % len(row)] for row in rows]
         frame[column] = pd.array(values, dtype=frame[column].dtype)

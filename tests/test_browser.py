@@ -262,6 +262,11 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 1800}, device_scale_factor=1)
     page = context.new_page()
     page.set_default_timeout(STEP_TIMEOUT_MS)
+    # (and every expect(): its own default, 5 s, is shorter than a busy machine's kernel
+    # takes to answer a click; a bound, not a speed check)
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=STEP_TIMEOUT_MS)
     try:
         yield page
     finally:

@@ -49,9 +49,12 @@ TESTS = Path(__file__).resolve().parent
 def page(browser: Any) -> Iterator[Any]:
     """A page of the browser whose dialogs are counted (and dismissed: an open dialog
     would stop the page), with the messages in ``page.dialogs``."""
+    from playwright.sync_api import expect
+
     context = browser.new_context(viewport={"width": 1280, "height": 1800}, device_scale_factor=1)
     page = context.new_page()
     page.set_default_timeout(harness.STEP_TIMEOUT_MS)
+    expect.set_options(timeout=harness.STEP_TIMEOUT_MS)  # (expect()'s own default: 5 s)
     page.dialogs = []
 
     def opened(dialog: Any) -> None:
@@ -474,6 +477,7 @@ def test_headers_stand_over_their_columns(lab: Any, browser: Any, shots: Path, w
     context = browser.new_context(viewport={"width": width, "height": 1400}, device_scale_factor=1)
     page = context.new_page()
     page.set_default_timeout(harness.STEP_TIMEOUT_MS)
+    expect.set_options(timeout=harness.STEP_TIMEOUT_MS)  # (expect()'s own default: 5 s)
     try:
         notebook = _notebook(lab.folder, f"aligned-{width}.ipynb", _ALIGNED)
         harness.run_all(lab, page, notebook)

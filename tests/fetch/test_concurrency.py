@@ -313,6 +313,19 @@ def test_an_interrupted_run_sends_nothing_more(tmp_path: Path) -> None:
     """Ctrl-C reaches the main thread only; workers waiting for the rate limit (or the
     budget, or a cooldown) would go on paying after it (8 more calls before)."""
     import signal
+
+    # Ctrl-C as Python gives it at a terminal: a run started in the background (`&` in a
+    # script, as CI may be) has SIGINT ignored from its start, and the signal the test
+    # sends did nothing ("DID NOT RAISE KeyboardInterrupt")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupted_run(tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted_run(tmp_path: Path) -> None:
+    import signal
     import time
 
     from socialframe.sandbox import comment_total

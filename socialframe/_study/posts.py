@@ -107,9 +107,8 @@ class Posts:
                 " select n.item, n.ident_, min(n.refresh) as refresh,"
                 " max(n.created_at) as created"
                 " from _comment_names n join walked_through f on f.item = n.item"
-                + ("" if lowest is None else " where n.created_at >= ?")
-                + (" and" if lowest is not None else " where")
-                + " (f.floor is null or n.created_at >= f.floor)"
+                f" where {'' if lowest is None else 'n.created_at >= ? and '}"
+                "(f.floor is null or n.created_at >= f.floor)"
                 " group by n.item, n.ident_"
                 ") c join walked_through w using (item) where c.refresh <= w.walked"
                 " qualify row_number() over (partition by item order by created desc nulls"

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import pandas as pd
 
@@ -116,6 +116,9 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
 }
 
 
+_Answer = TypeVar("_Answer")
+
+
 class Reader:
     """A DuckDB connection over a study's views (:func:`connect`), that reads nothing but
     the study's files, writes nothing, and hands back only what it read from the files
@@ -143,32 +146,32 @@ class Reader:
             duckdb.Error: DuckDB refused the query, or could not read a file (which did
                 not change).
         """
-        import duckdb
-
-        try:
-            frame = self.con.execute(query, params or []).df()
-        except duckdb.Error:
-            self.unchanged()  # (a file swapped for a link, say: that is what to say)
-            raise
-        self.unchanged()
-        return frame
+        return self._checked_answer(lambda: self.con.execute(query, params or []).df())
 
     def frame(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
         """As :meth:`df`, for the study's own frames, which :func:`read_as` types: read
         as Arrow batches, text kept in Arrow (pandas' ``string`` dtype), so that a
         large answer is held once, not as a Python object a value and then copied
         (10M comments: about 1.5x the frame at the peak, not 3x and minutes)."""
+        # (a relation's Arrow keeps the query's order; a cursor's, with
+        # preserve_insertion_order off, handed batches back out of order)
+        table = self._checked_answer(
+            lambda: self.con.sql(query, params=params or None).to_arrow_table()
+        )
+        return _arrow_to_pandas(table)
+
+    def _checked_answer(self, read: Callable[[], _Answer]) -> _Answer:
+        """``read()``, then every file it read checked to be the one checked before
+        (also when DuckDB failed: a file swapped for a link, say, is what to say)."""
         import duckdb
 
         try:
-            # (a relation's Arrow keeps the query's order; a cursor's, with
-            # preserve_insertion_order off, handed batches back out of order)
-            table = self.con.sql(query, params=params or None).to_arrow_table()
+            answer = read()
         except duckdb.Error:
             self.unchanged()
             raise
         self.unchanged()
-        return _arrow_to_pandas(table)
+        return answer
 
     def unchanged(self) -> None:
         """Raise a StudyError naming a file that is no longer the one checked."""

@@ -11,7 +11,10 @@ is its own:
 - ``study.changes(since=<the last refresh>)``: one refresh's changes as a frame;
 - ``study.sql(<a group-by over the latest versions>)``;
 - a refresh's fixed cost (reading what the study holds, committing; nothing is paid);
-- ``study.comments()`` of the whole study as pandas, its peak RSS and the frame's bytes.
+- ``study.comments()`` of the whole study as pandas, its peak RSS and the frame's bytes;
+- in the bucket, first of all: a new machine's first answer (the group-by), which
+  downloads every file once into this machine's copies (each answer after it reads them
+  there).
 
 Then 200 small refreshes (``--small``), and ``compact()``: the files before and after, and
 the queries' time before and after.
@@ -21,6 +24,7 @@ Goal (the issue): changes, the group-by and the fixed cost under 10 s each, peak
 
     python bench/study_scale.py                       # 10 refreshes x 1M comments
     python bench/study_scale.py --rows 100000         # a quicker look
+    python bench/study_scale.py --s3-only             # the bucket alone
 """
 
 from __future__ import annotations
@@ -258,6 +262,8 @@ def s3_server() -> tuple[subprocess.Popen[bytes], dict[str, str]]:
         AWS_SECRET_ACCESS_KEY="bench",
         AWS_REGION="us-east-1",
         AWS_ALLOW_HTTP="true",
+        # (this machine's copies of the bucket's files: the bench's own folder)
+        SOCIALFRAME_CACHE_DIR=tempfile.mkdtemp(prefix="sf-study-scale-copies-"),
     )
     return server, env
 
@@ -269,7 +275,12 @@ def report(where: str, location: str, env: dict[str, str], args: argparse.Namesp
     generate(location, args.refreshes, args.rows)
     written = time.perf_counter() - began
     last = START + timedelta(weeks=args.refreshes - 1)
-    got = {
+    got = {}
+    if location.startswith("s3://"):  # (a machine that has not read the study yet)
+        got[f"a new machine's first answer (copies {total:,})"] = measure(
+            location, "groupby", env
+        )
+    got |= {
         f"changes(since=last refresh), of {total:,}": measure(
             location, "changes", env, last.isoformat()
         ),
@@ -324,11 +335,13 @@ def main() -> None:
     parser.add_argument("--refreshes", type=int, default=10)
     parser.add_argument("--small", type=int, default=200, help="small refreshes to compact")
     parser.add_argument("--no-s3", action="store_true", help="the local folder only")
+    parser.add_argument("--s3-only", action="store_true", help="the bucket only")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="sf-study-scale-"))
     server = None
     try:
-        report("local folder", str(base / "study"), dict(os.environ), args)
+        if not args.s3_only:
+            report("local folder", str(base / "study"), dict(os.environ), args)
         if not args.no_s3:
             server, env = s3_server()
             report("S3 (moto on loopback)", "s3://bench/study", env, args)
@@ -337,6 +350,7 @@ def main() -> None:
         if server is not None:
             server.terminate()
             server.wait()
+            shutil.rmtree(env["SOCIALFRAME_CACHE_DIR"], ignore_errors=True)
         shutil.rmtree(base, ignore_errors=True)
 
 

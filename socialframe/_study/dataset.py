@@ -24,9 +24,10 @@ refresh see the last complete one. Files of a refresh that never committed stay 
 by the log (``vacuum`` removes them); rows of one killed between its commits stay in the
 tables they reached, and count nowhere.
 
-Each file's name holds its SHA-256 (``part-<refresh>-<sha256>.parquet``): on a folder
-every file the log names is checked (its size, as the log records it, and its bytes)
-before anything reads it (:mod:`.integrity`); files that ``compact`` wrote carry no hash,
+Each file's name holds its SHA-256 (``part-<refresh>-<sha256>.parquet``): every file
+the log names is checked (its size, as the log records it, and its bytes) before anything
+reads it (:mod:`.integrity`), on a folder where it is, in a bucket as this machine's copy
+of it (:mod:`.copies`); files that ``compact`` wrote carry no hash,
 and are checked by their size and columns. No link inside a local study is followed
 (:mod:`.folder`): not a table's folder, not its log, not a data file.
 
@@ -295,13 +296,6 @@ class Dataset:
             tables[kind] = table
         return Snapshot(files, versions, tables)
 
-    def arrow_dataset(self, snapshot: Snapshot, kind: str) -> Any:
-        """Table ``kind`` as the Arrow dataset of the files its log names (a bucket's)."""
-        try:
-            return snapshot.tables[kind].to_pyarrow_dataset()
-        except Exception as exc:
-            raise self._failed(exc, "read") from None
-
     def _files_of(self, kind: str, table: Any) -> list[DataFile]:
         import pyarrow as pa
 
@@ -411,17 +405,17 @@ class Dataset:
 
         parts = []
         for each in files:
-            data = self._bytes(each)
+            data = self.file_bytes(each)
             problem = integrity.bytes_problem(
                 data, each.size, each.sha256, schema.STORED[each.kind]
             )
             if problem:
-                raise integrity.damaged(self._shown_file(each), problem)
+                raise integrity.damaged(self.shown_file(each), problem)
             try:
                 parts.append(pq.read_table(io.BytesIO(data)))
             except (pa.ArrowException, OSError, ValueError):
                 raise integrity.damaged(
-                    self._shown_file(each), "is not a Parquet file: damaged or cut short"
+                    self.shown_file(each), "is not a Parquet file: damaged or cut short"
                 ) from None
         if not parts:
             return None
@@ -430,15 +424,15 @@ class Dataset:
             return pa.concat_tables([p.select(wanted.names).cast(wanted) for p in parts])
         except (pa.ArrowException, KeyError, ValueError):
             raise integrity.damaged(
-                self._shown_file(files[0]), "does not hold the columns the study writes"
+                self.shown_file(files[0]), "does not hold the columns the study writes"
             ) from None
 
-    def _shown_file(self, each: DataFile) -> Any:
+    def shown_file(self, each: DataFile) -> Any:
         if isinstance(self.place, storage.Folder):
             return self.place.path / each.relative
         return _Shown(f"{self.shown}/{each.relative}")
 
-    def _bytes(self, each: DataFile) -> bytes:
+    def file_bytes(self, each: DataFile) -> bytes:
         from . import integrity
 
         try:
@@ -447,15 +441,15 @@ class Dataset:
             data = None
         except (IsADirectoryError, NotADirectoryError):
             raise integrity.damaged(
-                self._shown_file(each),
+                self.shown_file(each),
                 "is not a file the study wrote (a folder, a FIFO or a device)",
             ) from None
         except OSError as exc:
             raise integrity.damaged(
-                self._shown_file(each), f"cannot be opened ({exc.strerror})"
+                self.shown_file(each), f"cannot be opened ({exc.strerror})"
             ) from None
         if data is None:
-            raise integrity.damaged(self._shown_file(each), "is missing")
+            raise integrity.damaged(self.shown_file(each), "is missing")
         return data
 
     def read(self, *, watched_only: bool = False) -> Manifest:

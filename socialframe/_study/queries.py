@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._errors import StudyError
 from .._schema import AD_DTYPES, COMMENT_DTYPES
-from . import integrity, storage
+from . import copies, integrity, storage
 from .dataset import KINDS, Dataset, Snapshot
 from .schema import (
     CHANGE_DETAIL,
@@ -132,10 +132,15 @@ class Reader:
     """
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, dataset: Dataset, checked: integrity.Checked
+        self,
+        con: duckdb.DuckDBPyConnection,
+        dataset: Dataset,
+        root: Path,
+        checked: integrity.Checked,
     ) -> None:
         self.con = con
         self._dataset = dataset
+        self._root = root  # (the study's folder, or this machine's copies of a bucket's files)
         self._checked = checked
 
     def df(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
@@ -175,8 +180,7 @@ class Reader:
 
     def unchanged(self) -> None:
         """Raise a StudyError naming a file that is no longer the one checked."""
-        if isinstance(self._dataset.place, storage.Folder):
-            integrity.unchanged(self._dataset.place.path, self._checked)
+        integrity.unchanged(self._root, self._checked)
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(name, frame)
@@ -200,24 +204,33 @@ def connect(dataset: Dataset, snapshot: Snapshot | None = None) -> Reader:
     duckdb = duckdb_module()
     snapshot = snapshot or dataset.snapshot(KINDS)
     place = dataset.place
-    checked: integrity.Checked = {}
-    root: Path | None = None
     if isinstance(place, storage.Folder):
         # (the folder as DuckDB will find it, the user's links in its path followed once)
         root = Path(os.path.realpath(place.path))
-        files = [(kind, f.relative) for kind in KINDS for f in snapshot.files[kind]]
-        records = {
-            f.relative: {"size": f.size, "sha256": f.sha256}
-            for kind in KINDS
-            for f in snapshot.files[kind]
-        }
-        checked = integrity.check(place.path, files, records, stored=STORED, optional=ADDED)
+        located = {f.relative: f.relative for kind in KINDS for f in snapshot.files[kind]}
+    else:  # a bucket's files are read from this machine's checked copies of them
+        root, located = _copied(dataset, lambda: copies.local(dataset, snapshot, KINDS))
+    files = [(kind, located[f.relative]) for kind in KINDS for f in snapshot.files[kind]]
+    records = {
+        located[f.relative]: {"size": f.size, "sha256": f.sha256}
+        for kind in KINDS
+        for f in snapshot.files[kind]
+    }
+    try:
+        checked = integrity.check(root, files, records, stored=STORED, optional=ADDED)
+    except StudyError:
+        if isinstance(place, storage.Folder):
+            raise
+        # A copy damaged on this machine's disk is the bucket's file copied again (and
+        # checked as it arrives); the bucket's own damaged files are named as they are.
+        _copied(dataset, lambda: copies.replace_damaged(dataset, snapshot, KINDS))
+        checked = integrity.check(root, files, records, stored=STORED, optional=ADDED)
 
     con = duckdb.connect(":memory:")
-    reader = Reader(con, dataset, checked)
+    reader = Reader(con, dataset, root, checked)
     try:
         _confine(con, root)
-        _views(con, dataset, root, snapshot)
+        _views(con, dataset, root, located, snapshot)
     except BaseException as exc:
         con.close()
         if isinstance(exc, duckdb.Error):
@@ -227,9 +240,22 @@ def connect(dataset: Dataset, snapshot: Snapshot | None = None) -> Reader:
     return reader
 
 
-def _confine(con: duckdb.DuckDBPyConnection, root: Path | None) -> None:
+def _copied(dataset: Dataset, copy: Callable[[], _Answer]) -> _Answer:
+    """``copy()``, which copies a bucket study's files to this machine: an OSError of
+    this machine's disk said as the study's error."""
+    try:
+        return copy()
+    except OSError as exc:
+        raise StudyError(
+            f"{dataset.path}: the study's files cannot be copied to {copies.where()} to be"
+            f" read ({exc.strerror}); free some space there, or set SOCIALFRAME_CACHE_DIR to"
+            " a folder with room"
+        ) from None
+
+
+def _confine(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     """What every query of ``con`` may do (see :class:`Reader`), set first and locked:
-    read below ``root``, the study's real folder."""
+    read below ``root``, the study's real folder (or the copies of a bucket's files)."""
     con.execute("set TimeZone = 'UTC'")
     # Bounded memory, whatever the study's size: past the limit DuckDB spills to the
     # system's temporary folder (never into the study or the working folder).
@@ -242,13 +268,11 @@ def _confine(con: duckdb.DuckDBPyConnection, root: Path | None) -> None:
     # Files below the study's real folder alone (DuckDB compares each path it opens, its
     # links followed: one that leads out of the study is refused), no extension from
     # disk or the network, and none of this changed by a query.
-    if root is not None:
-        inside = os.path.join(root, "")
-        # (and as the views name it: DuckDB checks a path before it expands a pattern, and
-        # a study at s* is read as s[*]: see _no_glob)
-        allowed = ", ".join(_quoted(f) for f in dict.fromkeys([inside, _no_glob(inside)]))
-        con.execute(f"set allowed_directories = [{allowed}]")
-    # (a study in a bucket: its tables are handed to DuckDB as Arrow datasets, no path)
+    inside = os.path.join(root, "")
+    # (and as the views name it: DuckDB checks a path before it expands a pattern, and
+    # a study at s* is read as s[*]: see _no_glob)
+    allowed = ", ".join(_quoted(f) for f in dict.fromkeys([inside, _no_glob(inside)]))
+    con.execute(f"set allowed_directories = [{allowed}]")
     con.execute("set enable_external_access = false")
     con.execute("set autoinstall_known_extensions = false")
     con.execute("set autoload_known_extensions = false")
@@ -314,7 +338,11 @@ def unreadable(dataset: Dataset, exc: Exception) -> StudyError:
 
 
 def _views(
-    con: duckdb.DuckDBPyConnection, dataset: Dataset, root: Path | None, snapshot: Snapshot
+    con: duckdb.DuckDBPyConnection,
+    dataset: Dataset,
+    root: Path,
+    located: dict[str, str],
+    snapshot: Snapshot,
 ) -> None:
     # runs first: every other view reads only the rows of the refreshes it names
     for kind in ("runs", "comments", "ads", "changes", "items"):
@@ -322,13 +350,10 @@ def _views(
         empty = f"_empty_{kind}"
         con.register(empty, EMPTY[kind]())
         files_own: list[Any] = []
-        if root is not None and snapshot.files[kind]:
-            files = [_no_glob(str(root / f.relative)) for f in snapshot.files[kind]]
+        if snapshot.files[kind]:
+            files = [_no_glob(str(root / located[f.relative])) for f in snapshot.files[kind]]
             listed = ", ".join(_quoted(f) for f in files)
             reading = f"read_parquet([{listed}], hive_partitioning = false, union_by_name = true)"
-        elif root is None and snapshot.files[kind]:
-            con.register(f"_arrow_{kind}", dataset.arrow_dataset(snapshot, kind))
-            reading = f"_arrow_{kind}"
         else:
             reading = empty
         if reading != empty:

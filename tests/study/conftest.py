@@ -14,3 +14,12 @@ def s3() -> Iterator[S3]:
     server = S3()
     yield server
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _machine_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test's own cache folder (where a bucket study's files are copied to be
+    read), never the user's."""
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path_factory.mktemp("machine-cache")))

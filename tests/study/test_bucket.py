@@ -238,3 +238,81 @@ def test_every_study_command_takes_a_bucket_uri(
     refused = run("runs", uri, "-o", "again.csv")
     assert refused.returncode != 0 and "secret key is wrong" in refused.stderr, refused.stderr
     assert "wrong-secret-0123456789abcdef" not in refused.stdout + refused.stderr
+
+
+def _same_size_forgery(original: bytes) -> bytes:
+    """A Parquet file of the same columns and exactly as many bytes as ``original``,
+    its texts replaced (padding goes between the last column chunk and the footer,
+    which readers locate from the end)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(io.BytesIO(original))
+    texts = pa.array(["FORGED"] * len(table), pa.string())
+    forged = table.set_column(
+        table.schema.get_field_index("text"), table.schema.field("text"), texts
+    )
+    out = io.BytesIO()
+    pq.write_table(forged, out, compression="zstd")
+    data = out.getvalue()
+    assert len(data) < len(original)
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    return data[:-footer] + b"\0" * (len(original) - len(data)) + data[-footer:]
+
+
+def test_a_same_size_file_put_over_one_of_the_studys_is_never_read_as_the_studys(
+    uri: str,
+    s3: S3,
+    sandbox: Sandbox,
+    clock: ManualClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    study = _refreshed(uri, s3, sandbox, clock, tmp_path)
+    bucket, prefix = uri.removeprefix("s3://").split("/", 1)
+    client = s3.client()
+    listed = client.list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/comments/")  # type: ignore[attr-defined]
+    key = next(o["Key"] for o in listed["Contents"] if o["Key"].endswith(".parquet"))
+    original = client.get_object(Bucket=bucket, Key=key)["Body"].read()  # type: ignore[attr-defined]
+    forged = _same_size_forgery(original)
+    assert len(forged) == len(original)
+    client.put_object(Bucket=bucket, Key=key, Body=forged)  # type: ignore[attr-defined]
+    # (read on a machine that has not read the study before)
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "another-machine"))
+    for answer in ("comments", "changes"):
+        with pytest.raises(sf.StudyError, match=r"comments/part-.*SHA-256 differs"):
+            getattr(study, answer)()
+    with pytest.raises(sf.StudyError, match="SHA-256 differs"):
+        study.sql("select text from comments")
+    client.put_object(Bucket=bucket, Key=key, Body=original)  # type: ignore[attr-defined]
+    assert "FORGED" not in set(study.comments()["text"])
+
+
+def test_each_file_of_a_bucket_is_copied_once_and_a_damaged_copy_is_copied_again(
+    uri: str,
+    s3: S3,
+    sandbox: Sandbox,
+    clock: ManualClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    machine = tmp_path / "machine-cache"
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
+    study = _refreshed(uri, s3, sandbox, clock, tmp_path)
+    first = study.comments()
+    copies = sorted((machine / "study-files").iterdir())
+    assert copies and all(p.name.endswith(".parquet") for p in copies)
+    assert oct((machine / "study-files").stat().st_mode & 0o777) == "0o700"
+    seen = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in copies}
+    again = sf.Study(uri, storage_options=s3.options)
+    pd.testing.assert_frame_equal(again.comments(), first)
+    assert {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in copies} == seen
+    # A copy damaged on this machine's disk: copied again, the answer as before.
+    biggest = max(copies, key=lambda p: p.stat().st_size)
+    data = bytearray(biggest.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    biggest.write_bytes(bytes(data))
+    pd.testing.assert_frame_equal(again.comments(), first)
+    assert biggest.read_bytes() != bytes(data)

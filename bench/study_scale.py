@@ -277,9 +277,7 @@ def report(where: str, location: str, env: dict[str, str], args: argparse.Namesp
     last = START + timedelta(weeks=args.refreshes - 1)
     got = {}
     if location.startswith("s3://"):  # (a machine that has not read the study yet)
-        got[f"a new machine's first answer (copies {total:,})"] = measure(
-            location, "groupby", env
-        )
+        got[f"a new machine's first answer (copies {total:,})"] = measure(location, "groupby", env)
     got |= {
         f"changes(since=last refresh), of {total:,}": measure(
             location, "changes", env, last.isoformat()

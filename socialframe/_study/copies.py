@@ -26,6 +26,7 @@ next answer downloads what it needs again. Copies of files no log names any more
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -80,6 +81,7 @@ def local(
             copy = name(str(dataset.shown), each)
             names[each.relative] = copy
             if not _present(root / copy, each.size):
+                (root / copy).unlink(missing_ok=True)  # (not a copy: a link, cut short)
                 _download(dataset, each, root, copy)
     return root, names
 
@@ -119,15 +121,16 @@ def _download(dataset: Dataset, each: DataFile, root: Path, copy: str) -> None:
     problem = integrity.bytes_problem(data, each.size, each.sha256, schema.STORED[each.kind])
     if problem:
         raise integrity.damaged(dataset.shown_file(each), problem)
-    # Written whole beside its place, then put there: a reader never meets half a copy,
-    # and two processes copying one file at once each put the same bytes.
+    # Written whole beside its place, then linked there if it is still free: a reader
+    # never meets half a copy, and a copy another process put there first (the same
+    # bytes) is never replaced under a reader that checked it.
     handle, temporary = tempfile.mkstemp(dir=root, prefix=".sf-", suffix=".part")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(temporary, root / copy)
-    except BaseException:
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, root / copy)
+    finally:
         Path(temporary).unlink(missing_ok=True)
-        raise

@@ -44,6 +44,7 @@ import json
 import os
 import re
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -126,7 +127,6 @@ class Snapshot:
 
     files: dict[str, list[DataFile]]
     versions: dict[str, int | None]
-    tables: dict[str, Any] = field(default_factory=dict)  # (their DeltaTables)
 
 
 def refresh_id(at: datetime) -> str:
@@ -171,12 +171,14 @@ class Dataset:
         else:
             self.path = self.place.shown
         self._pinned: dict[str, int | None] | None = None
+        # (per thread, each table's DeltaTable at its newest version)
+        self._latest: dict[tuple[int, str], Any] = {}
 
     def at(self, when: datetime | int) -> Dataset:
         """This study as of ``when`` (a time, or a version of ``runs``): read-only."""
         past = Dataset.__new__(Dataset)
         past.__dict__.update(self.__dict__)
-        past.as_of, past._pinned, past.lease = when, None, None
+        past.as_of, past._pinned, past.lease, past._latest = when, None, None, {}
         return past
 
     @property
@@ -243,12 +245,21 @@ class Dataset:
             # (a bucket that refuses us says nothing here: it is asked again below, loudly)
             if self.place.local and not deltalake.DeltaTable.is_deltatable(uri):
                 return None
+            # (the newest version read from the one this thread opened: only the commits
+            # since, not the whole log again; a refresh asks many times)
+            mine = (threading.get_ident(), kind)
+            if version is None and mine in self._latest:
+                table = self._latest[mine]
+                table.update_incremental()
+                return table
             table = deltalake.DeltaTable(uri, storage_options=self._options())
             if version is not None:
                 try:
                     table.load_as_version(version)
                 except Exception:  # (before the table existed: it held nothing then)
                     return None
+            else:
+                self._latest[mine] = table
             return table
         except deltalake.exceptions.TableNotFoundError:
             return None
@@ -284,7 +295,6 @@ class Dataset:
         """
         files: dict[str, list[DataFile]] = {}
         versions: dict[str, int | None] = {}
-        tables: dict[str, Any] = {}
         pinned = self._pins()
         for kind in kinds:
             table = self._table(kind, pinned.get(kind))
@@ -293,8 +303,7 @@ class Dataset:
                 continue
             versions[kind] = table.version()
             files[kind] = self._files_of(kind, table)
-            tables[kind] = table
-        return Snapshot(files, versions, tables)
+        return Snapshot(files, versions)
 
     def _files_of(self, kind: str, table: Any) -> list[DataFile]:
         import pyarrow as pa

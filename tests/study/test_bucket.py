@@ -316,3 +316,27 @@ def test_each_file_of_a_bucket_is_copied_once_and_a_damaged_copy_is_copied_again
     biggest.write_bytes(bytes(data))
     pd.testing.assert_frame_equal(again.comments(), first)
     assert biggest.read_bytes() != bytes(data)
+
+
+def test_readers_on_one_machine_copying_a_study_at_once_all_get_its_answers(
+    uri: str,
+    s3: S3,
+    sandbox: Sandbox,
+    clock: ManualClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    study = _refreshed(uri, s3, sandbox, clock, tmp_path)
+    expected = study.comments()
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "a-new-machine"))
+    with ThreadPoolExecutor(4) as pool:
+        frames = list(
+            pool.map(lambda _: sf.Study(uri, storage_options=s3.options).comments(), range(4))
+        )
+    for frame in frames:
+        pd.testing.assert_frame_equal(frame, expected)
+    assert not [
+        p for p in (tmp_path / "a-new-machine" / "study-files").iterdir() if p.name.startswith(".")
+    ]

@@ -677,8 +677,8 @@ class Client:
             ValueError: no operation has that name.
 
         ``fresh_after`` (a study's refresh): cached pages fetched before it are fetched
-        again, see :meth:`socialframe._http.caller.Caller.get`. The fetch takes
-        ``ledgers`` to keep beside the client's (see there too).
+        again. The fetch takes ``ledgers`` to keep beside the client's. Each fetch is one
+        :class:`socialframe._http.call.Call` (see there).
         """
         from ._http.call import Call
 

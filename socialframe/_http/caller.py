@@ -208,7 +208,9 @@ class Caller:
         try:
             if stop is not None and stop.is_set():
                 raise interrupted
-            with transport.stopping(stop):  # the transport checks it again before sending
+            # The transport checks it again before sending: requests passes no value of
+            # ours down to it, so the stop rides with the thread (see transport._calling).
+            with transport.stopping(stop):
                 return self._send(call, url, actions, hold)
         finally:
             ledger.release(hold)  # not charged (cached, refused, raised): given back

@@ -25,7 +25,7 @@ from ._errors import FetchError
 from ._fetch import many as many
 from ._fetch.many import OnError
 from ._fetch.progress import Progress, interactive
-from ._ledger import Ledger
+from ._ledger import Ledger, Ledgers
 from ._models import Page, PageFetch
 from ._operations import ActiveStatus, Sort
 
@@ -190,16 +190,14 @@ class Client:
         self.workers = limits.workers
         self.progress = progress
         from ._http.caller import Caller  # with its retry library: not at import
+        from ._http.retry import RetryPolicy
 
+        self._ledger = Ledger(limits.max_cost)  # the budget's one owner: this client
         self._caller = Caller(
             settings,
             cache=cache,
             offline=offline,
-            max_cost_cents=limits.max_cost_cents,
-            max_cost_usd=limits.max_cost_usd,
-            max_retries=limits.max_retries,
-            timeout=limits.timeout,
-            backoff=limits.backoff,
+            policy=RetryPolicy(limits.max_retries, limits.backoff, limits.timeout),
             expire_after=limits.expire_after,
             transport=transport,
             clock=clock or SYSTEM_CLOCK,
@@ -211,7 +209,7 @@ class Client:
     @property
     def ledger(self) -> Ledger:
         """Calls paid, served from the cache and failed, and what they cost."""
-        return self._caller.ledger
+        return self._ledger
 
     @property
     def max_cost(self) -> float | None:
@@ -222,12 +220,11 @@ class Client:
         Raises:
             SettingError: (when set) a value ``max_cost=`` would refuse.
         """
-        return self._caller.ledger.max_cost_usd
+        return self._ledger.max_cost_usd
 
     @max_cost.setter
     def max_cost(self, usd: float | None) -> None:
-        cents = config.budget_cents(usd)
-        self._caller.ledger.set_max_cost(cents, config.shown_usd(usd))
+        self._ledger.set_max_cost(config.budget(usd))
 
     @property
     def clock(self) -> Clock:
@@ -680,15 +677,19 @@ class Client:
             ValueError: no operation has that name.
 
         ``fresh_after`` (a study's refresh): cached pages fetched before it are fetched
-        again, see :meth:`socialframe._http.caller.Caller.get`. The fetch takes
-        ``ledgers`` to keep beside the client's (see there too).
+        again. The fetch takes ``ledgers`` to keep beside the client's. Each fetch is one
+        :class:`socialframe._http.call.Call` (see there).
         """
+        from ._http.call import Call
+
         path = operations.get(operation).path
         stop = threading.Event()
         authors: dict[bytes, Any] = {}  # the run's comment authors, parsed once each
 
         def fetch(params: Mapping[str, str], ledgers: tuple[Ledger, ...] = ()) -> Fetched:
-            return self._caller.get(operation, path, params, stop, authors, fresh_after, ledgers)
+            ledger = Ledgers(self._ledger, *ledgers) if ledgers else self._ledger
+            call = Call(operation, path, params, ledger, stop, authors, fresh_after)
+            return self._caller.get(call)
 
         return fetch, stop
 

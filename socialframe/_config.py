@@ -65,7 +65,7 @@ import platformdirs
 
 from ._checks import count, parse_rate, seconds
 from ._errors import ConfigError, SettingError
-from ._ledger import to_cents
+from ._ledger import Money
 
 OPERATIONS: Final = ("ads", "comments")
 
@@ -159,8 +159,7 @@ class Settings:
 class Limits:
     """The checked numeric settings of a client (see :func:`check_limits`)."""
 
-    max_cost_cents: int | None
-    max_cost_usd: float | None  # as given, for display
+    max_cost: Money | None  # as given: the ledger keeps it, in whole cents
     max_retries: int
     timeout: float
     backoff: float
@@ -484,19 +483,9 @@ def check_rate(rate_limit: object) -> None:
         )
 
 
-def shown_usd(max_cost: object) -> float | None:
-    """``max_cost`` as it is shown back (``client.max_cost``, errors): the amount given,
-    as a float (checked by :func:`budget_cents` first)."""
-    if max_cost is None:
-        return None
-    try:
-        return abs(float(max_cost))  # type: ignore[arg-type]
-    except OverflowError:  # an int beyond a float
-        return math.inf
-
-
-def budget_cents(max_cost: object) -> int | None:
-    """``max_cost`` (USD) as the ledger keeps it: whole cents, or None for no budget.
+def budget(max_cost: object) -> Money | None:
+    """``max_cost`` (USD) as the ledger takes it: a :class:`~socialframe._ledger.Money`,
+    or None for no budget.
 
     Raises:
         SettingError: not a finite amount >= 0.
@@ -505,9 +494,15 @@ def budget_cents(max_cost: object) -> int | None:
     if max_cost is None:
         return None
     try:
-        return to_cents(max_cost)  # type: ignore[arg-type]
+        return Money.of(max_cost)  # type: ignore[arg-type]
     except ValueError as exc:
         raise SettingError(str(exc)) from None
+
+
+def budget_cents(max_cost: object) -> int | None:
+    """``max_cost`` (USD) in whole cents, or None for no budget (see :func:`budget`)."""
+    money = budget(max_cost)
+    return None if money is None else money.cents
 
 
 def check_limits(
@@ -528,8 +523,7 @@ def check_limits(
     """
     check_rate(rate_limit)
     return Limits(
-        max_cost_cents=budget_cents(max_cost),
-        max_cost_usd=shown_usd(max_cost),
+        max_cost=budget(max_cost),
         max_retries=count("max_retries", max_retries, maximum=MAX_RETRIES, error=SettingError),
         timeout=seconds("timeout", timeout, positive=True, maximum=MAX_TIMEOUT, error=SettingError),
         backoff=seconds("backoff", backoff, maximum=MAX_BACKOFF, error=SettingError),

@@ -16,12 +16,12 @@ service charged between ``paid_calls - unsure_calls`` and ``paid_calls`` calls.
 from __future__ import annotations
 
 import html
-import math
 import numbers
 import os
 import threading
 import time
 import weakref
+from dataclasses import dataclass
 from decimal import Decimal, DecimalException
 from typing import Final, Literal
 
@@ -42,20 +42,76 @@ def usd(cents: int) -> str:
     return f"{sign}${cents // 100:,}.{cents % 100:02d}"
 
 
+@dataclass(frozen=True)
+class Money:
+    """An amount of USD as it was given (``max_cost``), exact: the one type a budget
+    travels as, from ``Client(max_cost=)`` to the ledger that keeps it.
+
+    Attributes:
+        usd: The amount, exactly as given (``0.03`` is 3 cents, not 3.0000000000000004).
+
+    Example:
+        >>> budget = Money.of(0.015)
+        >>> budget.cents, budget.shown  # a fraction of a cent buys no call
+        (1, 0.015)
+    """
+
+    usd: Decimal
+
+    @classmethod
+    def of(cls, amount: float | int | str | Decimal) -> Money:
+        """``amount`` of USD, checked.
+
+        Raises:
+            TypeError: a bool.
+            ValueError: not a finite amount >= 0.
+        """
+        if isinstance(amount, bool):
+            raise TypeError("max_cost must be a number of USD")
+        # (text is not repeated: it could be anything pasted, the key included)
+        shown = "text" if isinstance(amount, str) else repr(amount)[:40]
+        try:
+            usd = Decimal(str(amount))
+            cents = usd * 100
+        except DecimalException:  # not a number, or one past Decimal's exponents ("1e999999")
+            raise ValueError(f"max_cost must be a finite number of USD, got {shown}") from None
+        if not cents.is_finite() or cents < 0:
+            raise ValueError(f"max_cost must be a finite amount >= 0, got {shown}")
+        return cls(usd)
+
+    @classmethod
+    def from_cents(cls, cents: int) -> Money:
+        """Whole ``cents`` as an amount of USD."""
+        return cls(Decimal(cents).scaleb(-2))
+
+    @property
+    def cents(self) -> int:
+        """The amount in whole cents, down (a fraction of a cent buys no call)."""
+        return int(self.usd * 100)  # (and -0 is 0)
+
+    @property
+    def shown(self) -> float:
+        """The amount as it is shown back (``client.max_cost``, errors): a float."""
+        return abs(float(self.usd))  # (inf past a float's range)
+
+
 def to_cents(usd: float | int | str | Decimal) -> int:
     """USD amount -> whole cents, exactly (``0.03`` is 3, not 3.0000000000000004); a
     fraction of a cent buys no call, so it is dropped (``0.019`` is 1)."""
-    if isinstance(usd, bool):
-        raise TypeError("max_cost must be a number of USD")
-    # (text is not repeated: it could be anything pasted, the key included)
-    shown = "text" if isinstance(usd, str) else repr(usd)[:40]
-    try:
-        cents = Decimal(str(usd)) * 100
-    except DecimalException:  # not a number, or one past Decimal's exponents ("1e999999")
-        raise ValueError(f"max_cost must be a finite number of USD, got {shown}") from None
-    if not cents.is_finite() or cents < 0:
-        raise ValueError(f"max_cost must be a finite amount >= 0, got {shown}")
-    return int(cents)  # (whole cents, down; and -0 is 0)
+    return Money.of(usd).cents
+
+
+def _as_money(cents: int, usd: float | None) -> Money:
+    """Whole cents, and the USD they were given as (earlier versions' two values), as
+    one :class:`Money`: the USD when it is that many cents, else the cents."""
+    if usd is not None:
+        try:
+            given = Money.of(usd)
+        except (TypeError, ValueError):
+            given = None
+        if given is not None and given.cents == cents:
+            return given
+    return Money.from_cents(cents)
 
 
 class Hold:
@@ -101,7 +157,7 @@ class Ledger:
     """
 
     def __init__(
-        self, max_cost_cents: int | None = None, *, max_cost_usd: float | None = None
+        self, max_cost_cents: Money | int | None = None, *, max_cost_usd: float | None = None
     ) -> None:
         self._fresh_locks()
         self.set_max_cost(max_cost_cents, max_cost_usd)
@@ -121,34 +177,38 @@ class Ledger:
     def max_cost_cents(self, cents: int | None) -> None:
         self.set_max_cost(cents)
 
-    def set_max_cost(self, cents: int | None, usd: float | None = None) -> None:
+    def set_max_cost(self, budget: Money | int | None, usd: float | None = None) -> None:
         """Set the budget, for the calls that follow.
 
         Args:
-            cents: Whole cents, or ``None`` for no budget.
-            usd: The amount of USD it was given as, shown by :attr:`max_cost_usd` (by
-                default ``cents / 100``).
+            budget: A :class:`Money` (what the client passes: the amount as given), or
+                whole cents (as earlier versions took it), or ``None`` for no budget.
+            usd: With whole cents only: the amount of USD it was given as, shown by
+                :attr:`max_cost_usd` (by default ``cents / 100``).
 
         Raises:
-            TypeError: ``cents`` is not a whole number (a bool is not one).
-            ValueError: ``cents`` is negative.
+            TypeError: ``budget`` is not a Money nor a whole number (a bool is not one).
+            ValueError: ``budget`` is negative.
 
         Example:
             >>> ledger = Ledger()
-            >>> ledger.set_max_cost(1, 0.015)  # $0.015 allows one call
+            >>> ledger.set_max_cost(Money.of(0.015))  # $0.015 allows one call
+            >>> ledger.max_cost_cents, ledger.max_cost_usd
+            (1, 0.015)
+            >>> ledger.set_max_cost(1, 0.015)  # the same, as earlier versions took it
             >>> ledger.max_cost_cents, ledger.max_cost_usd
             (1, 0.015)
         """
-        if cents is not None:
-            if isinstance(cents, bool) or not isinstance(cents, numbers.Integral):
+        if budget is not None and not isinstance(budget, Money):
+            if isinstance(budget, bool) or not isinstance(budget, numbers.Integral):
                 raise TypeError(
-                    f"max_cost_cents must be a whole number of cents or None, not {cents!r:.40}"
+                    f"max_cost_cents must be a whole number of cents or None, not {budget!r:.40}"
                 )
-            if cents < 0:
-                raise ValueError(f"max_cost_cents must be >= 0, got {cents}")
-            cents = int(cents)
-        self._max_cost_cents = cents
-        self._max_cost_usd = None if cents is None else usd
+            if budget < 0:
+                raise ValueError(f"max_cost_cents must be >= 0, got {budget}")
+            budget = _as_money(int(budget), usd)
+        self._budget = budget
+        self._max_cost_cents = None if budget is None else budget.cents  # (read on every call)
 
     def _fresh_locks(self) -> None:
         self._lock = threading.Lock()
@@ -329,14 +389,7 @@ class Ledger:
             >>> Ledger(max_cost_cents=250).max_cost_usd
             2.5
         """
-        if self._max_cost_cents is None:
-            return None
-        if self._max_cost_usd is not None:
-            return self._max_cost_usd  # as it was given (a budget of $0.015 allows 1 call)
-        try:
-            return self._max_cost_cents / 100
-        except OverflowError:  # more cents than a float holds
-            return math.inf
+        return None if self._budget is None else self._budget.shown
 
     def refusal(self, operation: str) -> BudgetExceededError:
         """The error for a call of ``operation`` the budget refused (nothing was sent).

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, PinnedClock, Sandbox, comment_total
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comment_total
 
 P82 = EXAMPLE_POSTS[82]
 
@@ -526,60 +526,6 @@ def test_redirects_are_not_followed(sandbox: Sandbox, tmp_path: object) -> None:
         server.shutdown()
         server.server_close()
         thread.join()
-
-
-@pytest.mark.parametrize(
-    ("header", "expected"),
-    [
-        ("3", 3.0),
-        ("0.5", 0.5),
-        ("soon", None),
-        ("", None),
-        ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
-        ("Wed, 21 Oct 2015 07:28:00 -0000", 0.0),
-    ],
-)
-def test_retry_after_forms(header: str, expected: float | None) -> None:
-    assert _rate_limited(header, ManualClock()).retry_after == expected
-
-
-def _rate_limited(retry_after: str, clock: ManualClock) -> sf.RateLimitError:
-    """The error of a call the service answers 429 with this Retry-After (not retried)."""
-    transport = sf.MockTransport(lambda request: (429, {}, {"Retry-After": retry_after}))
-    client = sf.Client(
-        "key",
-        base_url="https://api.example",
-        cache=False,
-        max_retries=0,
-        clock=clock,
-        transport=transport,
-    )
-    with client, pytest.raises(sf.RateLimitError) as info:
-        client.post_comments("1")
-    return info.value
-
-
-def test_retry_after_in_the_future_is_waited_for() -> None:
-    import email.utils
-
-    clock = ManualClock()  # a date counts from the client's clock: exact seconds
-    later = email.utils.formatdate(clock.now().timestamp() + 30, usegmt=True)
-    assert _rate_limited(later, clock).retry_after == 30.0
-    answers = [
-        (429, {}, {"Retry-After": later}),
-        (200, {"success": True, "data": [], "totalPage": 1}),
-    ]
-    client = sf.Client(
-        "key",
-        base_url="https://api.example",
-        cache=False,
-        max_retries=1,
-        clock=clock,
-        transport=sf.MockTransport(lambda request: answers.pop(0)),
-    )
-    with client:
-        assert client.post_comments("1").empty  # retried once the date came
-    assert clock.sleeps == [30.0] and client.ledger.paid_calls == 1
 
 
 @pytest.mark.parametrize("key", ["sk-abc\ndef", "sk abc", "sk-äbc"])

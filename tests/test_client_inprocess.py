@@ -6,7 +6,8 @@ in this process (``sandbox.client(in_process=True)`` or a ``MockTransport``
 handler) and every wait jumps a :class:`ManualClock` forward. The autouse
 fixture below makes any socket connection or real sleep fail the test, so these
 tests cannot quietly fall back to the network or the wall clock. The same rules
-are tested through real HTTP in test_client.py.
+are tested through real HTTP in test_client.py; the status -> error map and the retry
+policy have their own files (tests/http/test_answers.py, tests/http/test_retry.py).
 """
 
 from __future__ import annotations
@@ -167,13 +168,6 @@ def test_retry_after_as_an_http_date_counts_from_the_clients_clock(clock: Manual
     assert len(seen) == 2 and 29 <= clock.sleeps[0] <= 31
 
 
-def test_a_retry_after_beyond_two_minutes_is_not_waited_for(clock: ManualClock) -> None:
-    transport, seen = service((429, {"message": "come back tomorrow"}, {"Retry-After": "86400"}))
-    with mock_client(transport, clock) as c, pytest.raises(sf.RateLimitError) as info:
-        c.post_comments("1")
-    assert info.value.retry_after == 86400 and len(seen) == 1 and clock.sleeps == []
-
-
 def test_exhausted_retries_raise_with_partial(clock: ManualClock) -> None:
     transport, seen = service((200, page(1, 2)), (503, {}), (503, {}), (503, {}))
     with mock_client(transport, clock, max_retries=2) as c, pytest.raises(sf.ServerError) as info:
@@ -235,43 +229,7 @@ def test_a_budget_stop_in_a_list_hands_back_every_item_so_far(sandbox: Sandbox) 
     }
 
 
-# -- error mapping -----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("answer", "error", "status", "retried"),
-    [
-        ((400, {"message": "bad urn"}), sf.BadRequestError, 400, False),
-        ((401, {"message": "Invalid API key"}), sf.AuthError, 401, False),
-        ((403, {"message": "forbidden"}), sf.AuthError, 403, False),
-        ((404, {"message": "Endpoint does not exist"}), sf.APIError, 404, False),
-        ((307, b"", {"Location": "https://elsewhere.example/x"}), sf.APIError, 307, False),
-        ((500, {"message": "oops"}), sf.ServerError, 500, True),
-        ((502, "<html>bad gateway</html>"), sf.ServerError, 502, True),
-        ((200, {"success": False, "message": "not charged"}), sf.ServerError, 200, True),
-        ((429, {"message": "slow"}), sf.RateLimitError, 429, True),
-    ],
-)
-def test_status_to_error(
-    clock: ManualClock, answer: Any, error: type[sf.APIError], status: int, retried: bool
-) -> None:
-    transport, seen = service(*[answer] * 3)
-    with mock_client(transport, clock, max_retries=2) as c, pytest.raises(error) as info:
-        c.post_comments("1")
-    assert type(info.value) is error and info.value.status_code == status
-    assert info.value.operation == "comments" and len(seen) == (3 if retried else 1)
-    assert (c.ledger.paid_calls, c.ledger.failed_calls) == (0, len(seen))
-    assert info.value.partial is not None and info.value.partial.empty
-
-
-@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"data": 3, "totalPage": 1}'])
-def test_a_200_that_is_not_the_documented_shape_is_paid_and_a_schema_error(
-    clock: ManualClock, body: bytes
-) -> None:
-    transport, seen = service((200, body))
-    with mock_client(transport, clock) as c, pytest.raises(sf.SchemaError):
-        c.post_comments("1")
-    assert (c.ledger.paid_calls, len(seen)) == (1, 1)
+# -- the key in errors ---------------------------------------------------------------------
 
 
 def test_the_key_goes_in_the_header_and_nowhere_else(clock: ManualClock) -> None:

@@ -18,7 +18,7 @@ PROG: Final = "socialframe"
 
 #: Keys shorter than this are not hidden in messages: no service issues one, and
 #: hiding a few common characters would cut ordinary words apart (the floor the
-#: library sets for secret header values, socialframe._http.caller.MIN_SECRET).
+#: library sets for secret header values, socialframe._http.auth.MIN_SECRET).
 MIN_SECRET: Final = 8
 
 #: The name of an environment variable (capitals, digits and _), as --key-env takes.

@@ -83,7 +83,7 @@ def _scrub_body(response: requests.Response, secrets: list[str], raw: list[bytes
     around them nor an object's keys (the names of the service's schema: a key
     that happens to be spelled inside ``paginationToken`` must not rename it). A
     body that is not JSON has the secret's bytes replaced. Secrets shorter than
-    ``MIN_SECRET`` never come here (see :mod:`socialframe._http.caller`).
+    ``MIN_SECRET`` never come here (see :mod:`socialframe._http.auth`).
     """
     if vars(response).get("_socialframe_scrubbed"):
         return  # (requests and requests-cache both run the response hooks)

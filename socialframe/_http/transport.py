@@ -183,7 +183,13 @@ class Guard(BaseAdapter):
         return f"Guard({self.inner!r})"
 
 
-_calling = threading.local()  # this thread's call: its deadline, its run's stop
+# The one per-thread bridge of the call path, and only because requests forces it:
+# ``Session.get`` hands an adapter's ``send`` a fixed set of arguments (no value of the
+# caller's), and urllib3 gets a pool's connection (``_Pool._get_conn``) with none of the
+# call either. So this thread's call carries its run's stop (set by :func:`stopping`,
+# around the caller's send) and its deadline (set by :class:`_Deadline`) down to them.
+# Everything above the session takes its values as arguments (``_http/call.py``).
+_calling = threading.local()
 
 
 @contextlib.contextmanager

@@ -31,6 +31,7 @@ from mcp.server.mcpserver import (
     Resolve,
 )
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
@@ -168,10 +169,29 @@ def build(setup: Setup) -> MCPServer:
     async def in_thread(work: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(work)
 
+    async def hide_secrets(ctx: Any, call_next: Any) -> Any:
+        """Every answer and protocol error, whoever wrote it (a tool, the SDK echoing an
+        argument it refused), with the secrets taken out: one place for all."""
+        try:
+            result = await call_next(ctx)
+        except MCPError as exc:
+            error = exc.error
+            raise MCPError(
+                code=error.code,
+                message=scrub(error.message),
+                data=_scrubbed(error.data, scrub),
+            ) from None
+        if isinstance(result, BaseModel):
+            dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            cleaned_result = _scrubbed(dumped, scrub)
+            return result if cleaned_result == dumped else cleaned_result
+        return _scrubbed(result, scrub)
+
     server = MCPServer(
         name="socialframe",
         instructions=_instructions(setup),
         log_level="WARNING",
+        middleware=[hide_secrets],
     )
 
     def keep(frame: "pd.DataFrame") -> str:
@@ -416,12 +436,12 @@ def build(setup: Setup) -> MCPServer:
         return ledger_figures()
 
     def study_of(name: str) -> Any:
-        from .._study import Study
+        from .._study.study import Study
 
         path = setup.studies.get(name)
         if path is None:
             known = ", ".join(sorted(setup.studies)) or "none (start the server with --study PATH)"
-            raise ToolError(f"no study named {name!r}; the studies this server reads: {known}")
+            raise ValueError(f"no study named {name!r}; the studies this server reads: {known}")
         return Study(path)
 
     def table(frame: "pd.DataFrame") -> CallToolResult:
@@ -566,6 +586,17 @@ def _confirmed(outcome: ElicitationResult[Any], worst: Worst) -> None:
     raise Refused(
         f"the human did not allow this call (up to {usd(worst.cents)}); nothing was sent."
     )
+
+
+def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
+    """``value`` (JSON data) with ``scrub`` applied to every text in it, keys too."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub(str(k)): _scrubbed(v, scrub) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, scrub) for v in value]
+    return value
 
 
 def _records(frame: "pd.DataFrame") -> list[dict[str, Any]]:

@@ -23,8 +23,8 @@ from contextlib import contextmanager
 
 from .cache import cache
 from .collect import ads, comments
-from .mcp import mcp
 from .exits import EXIT_AUTH, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, NoKey, Usage
+from .mcp import mcp
 from .messages import fail, hide_keys, one_line_warnings
 from .parser import parse_args
 from .report import report

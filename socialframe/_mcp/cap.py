@@ -124,9 +124,10 @@ class Cap:
                 " --max-cost USD (0 answers from the cache only)"
             )
         if self.max_call_cents is not None and worst.cents > self.max_call_cents:
+            less = self._less(worst, self.max_call_cents)
             raise Refused(
                 f"this call may cost up to {usd(worst.cents)}, more than --max-call-cost"
-                f" {usd(self.max_call_cents)}; nothing was sent. {self._less(worst, self.max_call_cents)}"
+                f" {usd(self.max_call_cents)}; nothing was sent. {less}"
             )
         holds: list[Hold] = []
         with self._holding:

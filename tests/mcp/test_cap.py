@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
-import pytest
 import mcp.types as types
+import pytest
 from mcp import Client
 
 from socialframe._mcp.server import Setup
@@ -207,7 +207,8 @@ def test_a_cancelled_call_keeps_the_ledger_true_and_its_pages_in_the_cache(
                 break  # nothing held: the call has settled
             await anyio.sleep(0.05)
         estimate = await client.call_tool(
-            "estimate", {"tool": "post_comments", "posts": [EXAMPLE_POSTS[2345]], "max_comments": 2345}
+            "estimate",
+            {"tool": "post_comments", "posts": [EXAMPLE_POSTS[2345]], "max_comments": 2345},
         )
         return await client.call_tool("ledger", {}), estimate
 

@@ -185,7 +185,9 @@ def test_the_key_is_never_in_a_result_an_error_or_the_instructions(
 
     async def scenario(client: Client) -> list[str]:
         said = [client.instructions or ""]
-        said += [json.dumps(tool.model_dump(mode="json")) for tool in (await client.list_tools()).tools]
+        said += [
+            json.dumps(tool.model_dump(mode="json")) for tool in (await client.list_tools()).tools
+        ]
         for name, args in [
             ("post_comments", {"posts": [EXAMPLE_POSTS[82]]}),  # refused by the service: 401
             ("post_comments", {"posts": [KEY]}),  # the key given as a post

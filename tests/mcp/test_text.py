@@ -29,6 +29,4 @@ def test_a_row_cannot_close_the_fence_or_add_a_line() -> None:
     assert lines[-1] == f"<<<END-UNTRUSTED-DATA {nonce}>>>"
     assert len(lines) == len(attempts) + 2  # one line a row, whatever it holds
     assert text.count(nonce) == 2
-    assert [json.loads(line)["text"] for line in lines[1:-1]] == [
-        clean(a) for a in attempts
-    ]
+    assert [json.loads(line)["text"] for line in lines[1:-1]] == [clean(a) for a in attempts]

@@ -689,14 +689,17 @@ def _mcp_command(commands: Any, formatter: Any) -> None:
         " calls (default: none, every call that would pay is refused; $1.00 with --sandbox)",
     )
     serve.add_argument(
-        "--max-call-cost", type=_usd, metavar="USD", help="USD one call may spend at most"
+        "--max-call-cost",
+        type=_usd,
+        metavar="USD",
+        help="USD one call may spend at most (default: no limit but --max-cost)",
     )
     serve.add_argument(
         "--confirm-over",
         type=_usd,
         metavar="USD",
         help="a call that may cost more asks the human (MCP elicitation), and is refused"
-        " where the client cannot ask",
+        " where the client cannot ask (default: never asks)",
     )
     serve.add_argument(
         "--http",
@@ -708,19 +711,21 @@ def _mcp_command(commands: Any, formatter: Any) -> None:
     serve.add_argument(
         "--allow-remote",
         action="store_true",
-        help="let --http listen on an address that is not loopback",
+        help="let --http listen on an address that is not loopback (default: refused)",
     )
     serve.add_argument(
         "--sandbox",
         action="store_true",
-        help="serve the embedded sandbox's data (no key, no network), to try an agent",
+        help="serve the embedded sandbox's data (no key, no network), to try an agent"
+        " (default: the service SOCIALFRAME_BASE_URL names)",
     )
     serve.add_argument(
         "--study",
         action="append",
         default=[],
         metavar="PATH",
-        help="a study the study tools may read (repeat for more); named by its folder",
+        help="a study the study tools may read (repeat for more); named by its folder"
+        " (default: none)",
     )
     _cache_option(serve)
     serve.add_argument(

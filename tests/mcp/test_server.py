@@ -209,3 +209,41 @@ def test_the_key_is_never_in_a_result_an_error_or_the_instructions(
         assert "KEYMUSTNOTLEAK" not in text
     out, err = capfd.readouterr()
     assert "KEYMUSTNOTLEAK" not in out + err
+
+
+def test_study_changes_and_read_only_sql(
+    make: Callable[..., Setup], sandbox: Sandbox, tmp_path: Any
+) -> None:
+    from socialframe import Study
+
+    folder = tmp_path / "brand-watch"
+    study = Study(folder)
+    study.add_posts([EXAMPLE_POSTS[82]])
+    with sandbox.client(cache=False, progress=False) as client:
+        study.refresh(client)
+    chosen = make(studies={"brand-watch": folder})
+    outside = tmp_path / "secret.csv"
+    outside.write_text("a\n1\n")
+
+    async def scenario(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("study_changes", {"study": "brand-watch"}),
+            await client.call_tool(
+                "study_sql", {"study": "brand-watch", "query": "select count(*) as n from comments"}
+            ),
+            await client.call_tool(
+                "study_sql", {"study": "brand-watch", "query": f"select * from '{outside}'"}
+            ),
+            await client.call_tool(
+                "study_sql", {"study": "brand-watch", "query": f"copy comments to '{outside}'"}
+            ),
+        ]
+
+    changes, count, read_file, write = connected(chosen, scenario)
+    assert not changes.is_error, _text(changes)
+    assert changes.structured_content["total_rows"] == 82  # each comment new
+    assert "UNTRUSTED-DATA" in _text(changes)
+    assert count.structured_content["rows"] == [{"n": 82}]
+    assert read_file.is_error and write.is_error
+    assert "one query" in _text(write)
+    assert outside.read_text() == "a\n1\n"

@@ -151,3 +151,32 @@ def test_http_refuses_a_host_that_is_not_loopback(
     assert main(["mcp", "--sandbox", "--http", f"{host}:8765"]) == 2
     err = capsys.readouterr().err
     assert "not a loopback address" in err and "--allow-remote" in err
+
+
+def test_stdio_cancel_mid_call_keeps_the_ledger_true_and_the_pages_cached(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox.latency = 0.1
+    env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
+    params = _server(["--max-cost", "1.00", "--cache", str(tmp_path / "cache")], env)
+    post = {"posts": [EXAMPLE_POSTS[2345]], "max_comments": 2345}
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(params) as client:
+            with anyio.move_on_after(2.0):
+                await client.call_tool("post_comments", post)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                figures = (await client.call_tool("ledger", {})).structured_content
+                if round(figures["left_usd"] * 100) + figures["paid_calls"] == 100:
+                    break  # nothing held: the cancelled call has settled
+                await anyio.sleep(0.1)
+            estimate = await client.call_tool("estimate", {"tool": "post_comments", **post})
+            return figures, estimate.structured_content
+
+    figures, estimate = anyio.run(scenario)
+    paid = sandbox.charges
+    assert 0 < paid < 47
+    assert figures["paid_calls"] == paid
+    assert estimate["pages_cached"] == paid
+    assert estimate["pages_to_pay"] == 47 - paid

@@ -40,6 +40,7 @@ def mcp(args: argparse.Namespace) -> int:
                 max_call_cost=args.max_call_cost,
                 confirm_over=args.confirm_over,
                 studies=studies,
+                out=args.out,
                 where="the embedded sandbox (made-up data, no money)",
             )
         else:
@@ -55,6 +56,7 @@ def mcp(args: argparse.Namespace) -> int:
                 max_call_cost=args.max_call_cost,
                 confirm_over=args.confirm_over,
                 studies=studies,
+                out=args.out,
             )
         stack.callback(chosen.client.close)
         stack.callback(chosen.offline.close)

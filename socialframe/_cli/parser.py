@@ -727,6 +727,13 @@ def _mcp_command(commands: Any, formatter: Any) -> None:
         help="a study the study tools may read (repeat for more); named by its folder"
         " (default: none)",
     )
+    serve.add_argument(
+        "--out",
+        type=Path,
+        metavar="FOLDER",
+        help="also write a result's whole frame here (JSON lines, a name the server picks)"
+        " when rows were left out (default: only the resource URI)",
+    )
     _cache_option(serve)
     serve.add_argument(
         "--key-env",

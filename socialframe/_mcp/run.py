@@ -33,6 +33,7 @@ def setup(
     studies: Mapping[str, Path] | None = None,
     where: str = "the service",
     workers: int = 4,
+    out: Path | None = None,
 ) -> Setup:
     """The clients and the cap of a server.
 
@@ -44,6 +45,7 @@ def setup(
         studies: The studies the study tools read, by name.
         where: What the server talks to, for its instructions.
         workers: Unused by the tools (one item at a time); the client's setting.
+        out: ``--out``: where a result's whole frame is also written (checked now).
 
     Returns:
         A :class:`~.server.Setup`.
@@ -53,6 +55,7 @@ def setup(
         ValueError: a setting outside what is allowed.
     """
     from .._client import Client
+    from .._display import files
     from .server import Setup
 
     # The server's own client is unbudgeted here: its budget is the cap's ledger (every
@@ -60,6 +63,14 @@ def setup(
     client = Client(api_key, base_url=base_url, cache=cache, progress=False, workers=workers)
     key = client._caller.settings.api_key  # (a Secret: its repr is ***)
     offline = Client(base_url=base_url, cache=cache, offline=True, progress=False)
+    if out is not None:  # (checked once the cache is made: never inside it)
+        try:
+            out = files.check_folder(out, guard=files.cache_guard(cache))
+            out.mkdir(parents=True, exist_ok=True)
+        except BaseException:
+            client.close()
+            offline.close()
+            raise
     return Setup(
         client=client,
         offline=offline,
@@ -67,6 +78,8 @@ def setup(
         studies=dict(studies or {}),
         secrets=() if key is None else (key,),
         where=where,
+        out=out,
+        cache=cache,
     )
 
 

@@ -15,6 +15,7 @@ text the model reads holds the same rows fenced as untrusted data (:mod:`.text`)
 
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,9 @@ class Setup:
         studies: The studies the study tools may read, by the name a tool gives.
         secrets: Text never to show (the key, kept hidden): scrubbed from every message.
         where: What the server talks to, for its instructions (never the key).
+        out: ``--out``: the folder a result's whole frame is also written to (JSON
+            lines, a name the server picks), when rows were left out; ``None``: none.
+        cache: The cache setting, which no file written may be or be inside.
     """
 
     client: "Client"
@@ -79,6 +83,8 @@ class Setup:
     studies: Mapping[str, Path] = field(default_factory=dict)
     secrets: "tuple[Hidden, ...]" = ()
     where: str = "the service"
+    out: Path | None = None
+    cache: object = True
 
 
 class Confirm(BaseModel):
@@ -107,6 +113,7 @@ class Rows(BaseModel):
     total_rows: int
     truncated: bool
     rest: str | None = Field(description="Resource URI of the whole frame (JSON lines)")
+    file: str | None = Field(description="The whole frame, written into --out (JSON lines)")
     items: list[dict[str, Any]] = Field(
         description="Per item: rows, pages and what the service holds beyond the bound"
     )
@@ -138,6 +145,7 @@ class Table(BaseModel):
     total_rows: int
     truncated: bool
     rest: str | None
+    file: str | None
     untrusted: str
 
 
@@ -195,13 +203,18 @@ def build(setup: Setup) -> MCPServer:
         middleware=[hide_secrets],
     )
 
-    def keep(frame: "pd.DataFrame") -> str:
+    def keep(frame: "pd.DataFrame", what: str) -> tuple[str, str | None]:
+        """The whole frame's resource URI, and the file written into ``--out`` (if set)."""
         with lock:
-            name = f"f{next(counter)}"
+            number = next(counter)
+            name = f"f{number}"
             frames[name] = frame
             while len(frames) > KEPT_FRAMES:
                 frames.popitem(last=False)
-        return f"socialframe://frames/{name}"
+        uri = f"socialframe://frames/{name}"
+        if setup.out is None:
+            return uri, None
+        return uri, str(_write(setup, frame, f"{what}-{number}.jsonl"))
 
     @server.resource(
         "socialframe://frames/{name}",
@@ -236,7 +249,7 @@ def build(setup: Setup) -> MCPServer:
     ) -> CallToolResult:
         frame, items = calls.frame(call, got)
         shown, truncated = _first(frame)
-        rest = keep(frame) if truncated else None
+        rest, file = keep(frame, call.operation.name) if truncated else (None, None)
         fenced, nonce = fence(shown)
         cost = {
             "paid_calls": held_ledger.paid_calls,
@@ -250,6 +263,7 @@ def build(setup: Setup) -> MCPServer:
             total_rows=len(frame),
             truncated=truncated,
             rest=rest,
+            file=file,
             items=cleaned(items),
             cost=cost,
             ledger=ledger_figures(),
@@ -259,6 +273,7 @@ def build(setup: Setup) -> MCPServer:
         head = (
             f"{call.operation.name}: {len(shown)} of {len(frame)} rows"
             + (f"; the whole frame: {rest}" if rest else "")
+            + (f", written to {file}" if file else "")
             + f"; this call paid {usd(held_ledger.paid_calls * PRICE_CENTS)}"
             f" ({held_ledger.cached_calls} pages from the cache, free)"
             + "".join(_beyond(item) for item in items)
@@ -458,7 +473,7 @@ def build(setup: Setup) -> MCPServer:
 
     def table(frame: "pd.DataFrame") -> CallToolResult:
         shown, truncated = _first(frame)
-        rest = keep(frame) if truncated else None
+        rest, file = keep(frame, "study") if truncated else (None, None)
         fenced, nonce = fence(shown)
         result = Table(
             rows=[cleaned(row) for row in shown],
@@ -466,9 +481,14 @@ def build(setup: Setup) -> MCPServer:
             total_rows=len(frame),
             truncated=truncated,
             rest=rest,
+            file=file,
             untrusted=f"{UNTRUSTED_NOTE} (this result's nonce: {nonce})",
         )
-        head = f"{len(shown)} of {len(frame)} rows" + (f"; the whole frame: {rest}" if rest else "")
+        head = (
+            f"{len(shown)} of {len(frame)} rows"
+            + (f"; the whole frame: {rest}" if rest else "")
+            + (f", written to {file}" if file else "")
+        )
         return CallToolResult(
             content=[TextContent(type="text", text=f"{head}\n{UNTRUSTED_NOTE}\n{fenced}")],
             structured_content=result.model_dump(mode="json"),
@@ -597,6 +617,25 @@ def _confirmed(outcome: ElicitationResult[Any], worst: Worst) -> None:
             )
     raise Refused(
         f"the human did not allow this call (up to {usd(worst.cents)}); nothing was sent."
+    )
+
+
+def _write(setup: Setup, frame: "pd.DataFrame", name: str) -> Path:
+    """The whole frame as JSON lines into ``--out``, under a name the server chose
+    (the model names no path), through the project's one writer: never through a link,
+    over the cache or into a study."""
+    from .._display import files
+
+    assert setup.out is not None
+    guard = files.cache_guard(setup.cache)
+    rows = _records(frame)
+
+    def fill(into: Any) -> None:
+        for row in rows:
+            into.write(json.dumps(row, ensure_ascii=False).encode() + b"\n")
+
+    return files.write_whole(
+        setup.out / f"sf-{time.strftime('%Y%m%dT%H%M%S')}-{name}", fill, guard=guard
     )
 
 

@@ -247,3 +247,37 @@ def test_study_changes_and_read_only_sql(
     assert read_file.is_error and write.is_error
     assert "one query" in _text(write)
     assert outside.read_text() == "a\n1\n"
+
+
+def test_out_gets_the_whole_frame_under_a_name_the_server_picks(
+    make: Callable[..., Setup], tmp_path: Any
+) -> None:
+    out = tmp_path / "agent-files"
+
+    async def scenario(client: Client) -> Any:
+        return await client.call_tool(
+            "post_comments", {"posts": [EXAMPLE_POSTS[2345]], "max_comments": 300}
+        )
+
+    result = connected(make(out=out), scenario)
+    got = result.structured_content
+    assert got["truncated"] and got["file"]
+    written = [p for p in out.iterdir()]
+    assert [str(p) for p in written] == [got["file"]]
+    assert written[0].name.endswith("-comments-1.jsonl")
+    assert len(written[0].read_text().splitlines()) == 300
+
+
+def test_out_is_refused_inside_the_cache(sandbox: Sandbox, tmp_path: Any) -> None:
+    import pytest
+
+    from socialframe._mcp.run import setup
+
+    with pytest.raises(ValueError, match="cannot write into .*cache"):
+        setup(
+            api_key=KEY,
+            base_url=sandbox.url,
+            cache=tmp_path / "cache.sqlite",
+            max_cost=1,
+            out=tmp_path / "cache.sqlite.locks" / "inside",  # the cache's lock folder
+        )

@@ -75,6 +75,7 @@ class Setup:
         out: ``--out``: the folder a result's whole frame is also written to (JSON
             lines, a name the server picks), when rows were left out; ``None``: none.
         cache: The cache setting, which no file written may be or be inside.
+        sql_seconds: The most a study's query may run.
     """
 
     client: "Client"
@@ -85,6 +86,7 @@ class Setup:
     where: str = "the service"
     out: Path | None = None
     cache: object = True
+    sql_seconds: float = SQL_SECONDS
 
 
 class Confirm(BaseModel):
@@ -160,6 +162,7 @@ def build(setup: Setup) -> MCPServer:
         ``mcp.Client`` to it in-process).
     """
     cap = setup.cap
+    sql_running = threading.Lock()
     frames: OrderedDict[str, pd.DataFrame] = OrderedDict()
     lock = threading.Lock()
     counter = iter(range(1, 1 << 62))
@@ -302,7 +305,6 @@ def build(setup: Setup) -> MCPServer:
         except (Refused, ValueError, TypeError) as exc:
             raise fail(exc) from None
         fetch = setup.client.page_fetch(call.operation.name)
-        done = threading.Event()
         box: dict[str, Any] = {}
 
         def work() -> None:
@@ -312,7 +314,6 @@ def build(setup: Setup) -> MCPServer:
                 box["error"] = exc
             finally:
                 cap.settle(held)  # (the thread sends no more: what it paid is known)
-                done.set()
 
         try:
             await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
@@ -523,20 +524,29 @@ def build(setup: Setup) -> MCPServer:
         study: Annotated[str, Field(description="the study's name (see the instructions)")],
         query: str,
     ) -> Annotated[CallToolResult, Table]:
+        seconds = setup.sql_seconds
+        # One query at a time: a query past its time cannot be stopped from here (DuckDB
+        # runs it in its thread), so none starts until it has ended.
+        if not sql_running.acquire(blocking=False):
+            raise ToolError(
+                "a study query is still running (one at a time, and one past its time runs"
+                " on until DuckDB ends it): wait, then ask for less"
+            )
+
+        def work() -> "pd.DataFrame":
+            try:
+                return study_of(study).sql(query)
+            finally:
+                sql_running.release()
+
         try:
-            chosen = study_of(study)
-            with anyio.fail_after(SQL_SECONDS):
-                frame = await anyio.to_thread.run_sync(
-                    lambda: chosen.sql(query), abandon_on_cancel=True
-                )
+            with anyio.fail_after(seconds):
+                frame = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except TimeoutError:
             raise ToolError(
-                f"the query ran past {SQL_SECONDS:.0f} seconds: ask for less (a where"
-                " clause, a limit)"
+                f"the query ran past {seconds:g} seconds: ask for less (a where clause, a limit)"
             ) from None
-        except ToolError:
-            raise
-        except Exception as exc:  # ValueError (the SQL refused), StudyError
+        except Exception as exc:  # ValueError (the SQL refused, no such study), StudyError
             raise fail(exc) from None
         return table(frame)
 

@@ -281,3 +281,37 @@ def test_out_is_refused_inside_the_cache(sandbox: Sandbox, tmp_path: Any) -> Non
             max_cost=1,
             out=tmp_path / "cache.sqlite.locks" / "inside",  # the cache's lock folder
         )
+
+
+def test_study_sql_is_time_boxed_one_query_at_a_time(
+    make: Callable[..., Setup], tmp_path: Any
+) -> None:
+    import time
+
+    import anyio
+
+    from socialframe import Study
+
+    folder = tmp_path / "empty-watch"
+    Study(folder).add_posts([EXAMPLE_POSTS[82]])
+    chosen = make(studies={"w": folder})
+    chosen.sql_seconds = 0.5
+    slow = "select sum(hash(range)) as s from range(200000000)"  # seconds of DuckDB
+
+    async def scenario(client: Client) -> list[Any]:
+        said = [
+            await client.call_tool("study_sql", {"study": "w", "query": slow}),
+            await client.call_tool("study_sql", {"study": "w", "query": "select 1 as one"}),
+        ]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            later = await client.call_tool("study_sql", {"study": "w", "query": "select 1 as one"})
+            if not later.is_error:
+                break
+            await anyio.sleep(0.5)
+        return [*said, later]
+
+    timed_out, busy, later = connected(chosen, scenario)
+    assert timed_out.is_error and "ran past 0.5 seconds" in _text(timed_out)
+    assert busy.is_error and "still running" in _text(busy)
+    assert later.structured_content["rows"] == [{"one": 1}]

@@ -305,6 +305,7 @@ def build(setup: Setup) -> MCPServer:
         except (Refused, ValueError, TypeError) as exc:
             raise fail(exc) from None
         fetch = setup.client.page_fetch(call.operation.name)
+        done = threading.Event()
         box: dict[str, Any] = {}
 
         def work() -> None:
@@ -314,6 +315,7 @@ def build(setup: Setup) -> MCPServer:
                 box["error"] = exc
             finally:
                 cap.settle(held)  # (the thread sends no more: what it paid is known)
+                done.set()
 
         try:
             await anyio.to_thread.run_sync(work, abandon_on_cancel=True)

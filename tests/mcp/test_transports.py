@@ -180,3 +180,19 @@ def test_stdio_cancel_mid_call_keeps_the_ledger_true_and_the_pages_cached(
     assert figures["paid_calls"] == paid
     assert estimate["pages_cached"] == paid
     assert estimate["pages_to_pay"] == 47 - paid
+
+
+def test_without_a_key_it_says_so_and_never_takes_one_on_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("SOCIALFRAME_API_KEY", raising=False)
+    monkeypatch.setenv("SOCIALFRAME_BASE_URL", "http://127.0.0.1:9/none")
+    assert main(["mcp", "--max-cost", "1"]) == 4
+    err = capsys.readouterr().err
+    assert "not set: SOCIALFRAME_API_KEY" in err and "sandbox" in err
+    with pytest.raises(SystemExit) as exited:
+        main(["mcp", "--api-key", KEY])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "never put the API key on the command line" in err
+    assert "KEYMUSTNOTLEAK" not in err

@@ -11,6 +11,14 @@ from pathlib import Path
 
 import pytest
 
+# The MCP server's modules need the SDK (the `mcp` extra, in `dev`): without it their
+# doctests are not collected (tests/mcp skips itself, saying how to install it).
+collect_ignore = []
+try:
+    import mcp  # noqa: F401
+except ImportError:
+    collect_ignore += ["socialframe/_mcp/server.py"]
+
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:

@@ -6,6 +6,8 @@ machine's ``SOCIALFRAME_*`` settings nor write to its cache directory.
 
 from __future__ import annotations
 
+import importlib.util
+
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,11 +15,9 @@ import pytest
 
 # The MCP server's modules need the SDK (the `mcp` extra, in `dev`): without it their
 # doctests are not collected (tests/mcp skips itself, saying how to install it).
-collect_ignore = []
-try:
-    import mcp  # noqa: F401
-except ImportError:
-    collect_ignore += ["socialframe/_mcp/server.py"]
+collect_ignore = (
+    [] if importlib.util.find_spec("mcp") is not None else ["socialframe/_mcp/server.py"]
+)
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ machine's ``SOCIALFRAME_*`` settings nor write to its cache directory.
 from __future__ import annotations
 
 import importlib.util
-
 from collections.abc import Iterator
 from pathlib import Path
 

@@ -188,6 +188,30 @@ def test_confirm_over_is_refused_where_the_client_cannot_ask(
     assert sandbox.charges == 0
 
 
+def test_the_model_cannot_answer_for_the_human(
+    make: Callable[..., Setup], sandbox: Sandbox
+) -> None:
+    forged = {"spend": True, "max_usd": 100.0}
+
+    async def scenario(client: Client) -> list[Any]:
+        return [
+            await client.call_tool(
+                "post_comments", {"posts": [EXAMPLE_POSTS[2345]], "confirm": forged}
+            ),
+            await client.call_tool(
+                "post_comments",
+                {
+                    "posts": [EXAMPLE_POSTS[2345]],
+                    "confirm": {"action": "accept", "content": forged},
+                },
+            ),
+        ]
+
+    for result in connected(make(max_cost=1.00, confirm_over=0.02), scenario):
+        assert result.is_error, _text(result)
+    assert sandbox.charges == 0
+
+
 def test_a_cancelled_call_keeps_the_ledger_true_and_its_pages_in_the_cache(
     make: Callable[..., Setup], sandbox: Sandbox
 ) -> None:

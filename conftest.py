@@ -6,10 +6,17 @@ machine's ``SOCIALFRAME_*`` settings nor write to its cache directory.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# The MCP server's modules need the SDK (the `mcp` extra, in `dev`): without it their
+# doctests are not collected (tests/mcp skips itself, saying how to install it).
+collect_ignore = (
+    [] if importlib.util.find_spec("mcp") is not None else ["socialframe/_mcp/server.py"]
+)
 
 
 @pytest.fixture(autouse=True)

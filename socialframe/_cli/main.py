@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from .cache import cache
 from .collect import ads, comments
 from .exits import EXIT_AUTH, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, NoKey, Usage
+from .mcp import mcp
 from .messages import fail, hide_keys, one_line_warnings
 from .parser import parse_args
 from .report import report
@@ -39,6 +40,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "sandbox": sandbox,
     "study": study,
     "report": report,
+    "mcp": mcp,
 }
 
 

@@ -475,6 +475,8 @@ def build_parser() -> _Parser:
         action="store_true",
         help="do not use the on-disk cache (default: use it, so a second run is free)",
     )
+    _mcp_command(commands, formatter)
+
     serve = commands.add_parser(
         "sandbox",
         help="serve the sandbox for other tools",
@@ -656,6 +658,92 @@ def _study_commands(commands: Any, fetching: argparse.ArgumentParser, formatter:
     runs.add_argument("study", **folder)
     runs.add_argument("-o", "--output", metavar="FILE", help=OUTPUT_HELP)
     runs.add_argument("--excel", action="store_true", help=EXCEL_HELP)
+
+
+def _http_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) for ``mcp --http``."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT such as 127.0.0.1:8765, got {text!r}")
+    return host, int(port)
+
+
+def _mcp_command(commands: Any, formatter: Any) -> None:
+    serve = commands.add_parser(
+        "mcp",
+        help="serve the tools to an AI agent (Model Context Protocol), with a spend cap",
+        description="An MCP server: estimate, search_ads, post_comments, ledger,\n"
+        "study_changes, study_sql. The cap is the server's: a call whose worst case passes\n"
+        "what is left of --max-cost is refused before anything is sent.\n\n"
+        "  socialframe mcp --max-cost 5.00\n"
+        "  socialframe mcp --max-cost 5.00 --http 127.0.0.1:8765\n"
+        "  socialframe mcp --sandbox",
+        formatter_class=formatter,
+        allow_abbrev=False,
+    )
+    serve.add_argument(
+        "--max-cost",
+        type=_usd,
+        metavar="USD",
+        help="USD this server may spend in its life (0: the cache only); required for paid"
+        " calls (default: none, every call that would pay is refused; $1.00 with --sandbox)",
+    )
+    serve.add_argument(
+        "--max-call-cost",
+        type=_usd,
+        metavar="USD",
+        help="USD one call may spend at most (default: no limit but --max-cost)",
+    )
+    serve.add_argument(
+        "--confirm-over",
+        type=_usd,
+        metavar="USD",
+        help="a call that may cost more asks the human (MCP elicitation), and is refused"
+        " where the client cannot ask (default: never asks)",
+    )
+    serve.add_argument(
+        "--http",
+        type=_http_address,
+        metavar="HOST:PORT",
+        help="serve streamable HTTP there (loopback only unless --allow-remote);"
+        " default: standard input and output",
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --http listen on an address that is not loopback (default: refused)",
+    )
+    serve.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="serve the embedded sandbox's data (no key, no network), to try an agent"
+        " (default: the service SOCIALFRAME_BASE_URL names)",
+    )
+    serve.add_argument(
+        "--study",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a study the study tools may read (repeat for more); named by its folder"
+        " (default: none)",
+    )
+    serve.add_argument(
+        "--out",
+        type=Path,
+        metavar="FOLDER",
+        help="also write a result's whole frame here (JSON lines, a name the server picks)"
+        " when rows were left out (default: only the resource URI)",
+    )
+    _cache_option(serve)
+    serve.add_argument(
+        "--key-env",
+        type=_env_name,
+        default="SOCIALFRAME_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default SOCIALFRAME_API_KEY)",
+    )
+    for refused in ("--api-key", "--key"):
+        serve.add_argument(refused, nargs="?", action=_RefuseKey, help=argparse.SUPPRESS)
 
 
 def _cache_option(group: Any) -> None:

@@ -1,0 +1,198 @@
+"""``socialframe mcp`` as a client starts it: a subprocess over stdio against the sandbox
+on a socket, streamable HTTP on loopback, ``--sandbox`` with no key."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from socialframe._cli.main import main
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from tests.mcp.conftest import KEY
+
+pytestmark = pytest.mark.slow
+
+
+def _text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+def _server(args: list[str], env: dict[str, str]) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "socialframe", "mcp", *args], env=env
+    )
+
+
+def test_stdio_subprocess_every_tool_and_the_cap_under_concurrent_calls(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox.latency = 0.05
+    env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
+    params = _server(["--max-cost", "0.08", "--cache", str(tmp_path / "cache")], env)
+    errors = (tmp_path / "stderr.txt").open("w+")
+    request_close = errors.close
+
+    async def scenario() -> tuple[list[Any], list[Any], Any, str]:
+        async with Client(stdio_client(params, errlog=errors)) as client:
+            names = sorted(tool.name for tool in (await client.list_tools()).tools)
+            assert "socialframe" in (client.instructions or "")
+            singles = [
+                await client.call_tool(
+                    "estimate", {"tool": "post_comments", "posts": [EXAMPLE_POSTS[82]]}
+                ),
+                await client.call_tool("post_comments", {"posts": [EXAMPLE_POSTS[82]]}),
+                await client.call_tool("post_comments", {"posts": ["not a post"]}),
+                await client.call_tool("study_changes", {"study": "none"}),
+            ]
+            many: list[Any] = [None] * 6
+
+            async def one(i: int) -> None:
+                many[i] = await client.call_tool(
+                    "search_ads", {"query": f"tea number {i}", "max_ads": 52}
+                )
+
+            async with anyio.create_task_group() as group:
+                for i in range(6):
+                    group.start_soon(one, i)
+            ledger = await client.call_tool("ledger", {})
+            return singles, many, ledger, ",".join(names)
+
+    try:
+        singles, many, ledger, names = anyio.run(scenario)
+        errors.seek(0)
+        logged = errors.read()
+    finally:
+        request_close()
+    assert names == "estimate,ledger,post_comments,search_ads,study_changes,study_sql"
+    estimate, comments, bad, study = singles
+    assert estimate.structured_content["max_usd"] == 0.04  # 200 comments: 4 pages at worst
+    assert comments.structured_content["total_rows"] == 82
+    assert bad.is_error and "no activity id" in _text(bad)
+    assert study.is_error and "no study named" in _text(study)
+    assert any(r.is_error for r in many) and any(not r.is_error for r in many)
+    assert ledger.structured_content["paid_calls"] == sandbox.charges <= 8  # 0 overspend
+    assert "KEYMUSTNOTLEAK" not in logged
+
+
+def test_sandbox_mode_needs_no_key(tmp_path: Path) -> None:
+    params = _server(["--sandbox", "--cache", str(tmp_path / "cache")], {})
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(params) as client:
+            got = await client.call_tool("post_comments", {"posts": [EXAMPLE_POSTS[82]]})
+            return got, await client.call_tool("ledger", {})
+
+    got, ledger = anyio.run(scenario)
+    assert not got.is_error, _text(got)
+    assert got.structured_content["total_rows"] == 82
+    assert ledger.structured_content["max_cost_usd"] == 1.0
+    assert ledger.structured_content["paid_calls"] == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_streamable_http_on_loopback(sandbox: Sandbox, tmp_path: Path) -> None:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "SOCIALFRAME_API_KEY": KEY,
+        "SOCIALFRAME_BASE_URL": sandbox.url,
+    }
+    args = ["mcp", "--max-cost", "0.05", "--http", f"127.0.0.1:{port}", "--cache", str(tmp_path)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "socialframe", *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+                assert time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.1)
+
+        async def scenario() -> tuple[Any, Any]:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                got = await client.call_tool("search_ads", {"query": "coffee", "max_ads": 26})
+                return got, await client.call_tool("ledger", {})
+
+        got, ledger = anyio.run(scenario)
+        assert not got.is_error, _text(got)
+        assert ledger.structured_content["paid_calls"] == sandbox.charges == 1
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    assert b"KEYMUSTNOTLEAK" not in err
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "example.com", "[::]"])
+def test_http_refuses_a_host_that_is_not_loopback(
+    host: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mcp", "--sandbox", "--http", f"{host}:8765"]) == 2
+    err = capsys.readouterr().err
+    assert "not a loopback address" in err and "--allow-remote" in err
+
+
+def test_stdio_cancel_mid_call_keeps_the_ledger_true_and_the_pages_cached(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    sandbox.latency = 0.1
+    env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
+    params = _server(["--max-cost", "1.00", "--cache", str(tmp_path / "cache")], env)
+    post = {"posts": [EXAMPLE_POSTS[2345]], "max_comments": 2345}
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(params) as client:
+            with anyio.move_on_after(2.0):
+                await client.call_tool("post_comments", post)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                figures = (await client.call_tool("ledger", {})).structured_content
+                if round(figures["left_usd"] * 100) + figures["paid_calls"] == 100:
+                    break  # nothing held: the cancelled call has settled
+                await anyio.sleep(0.1)
+            estimate = await client.call_tool("estimate", {"tool": "post_comments", **post})
+            return figures, estimate.structured_content
+
+    figures, estimate = anyio.run(scenario)
+    paid = sandbox.charges
+    assert 0 < paid < 47
+    assert figures["paid_calls"] == paid
+    assert estimate["pages_cached"] == paid
+    assert estimate["pages_to_pay"] == 47 - paid
+
+
+def test_without_a_key_it_says_so_and_never_takes_one_on_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("SOCIALFRAME_API_KEY", raising=False)
+    monkeypatch.setenv("SOCIALFRAME_BASE_URL", "http://127.0.0.1:9/none")
+    assert main(["mcp", "--max-cost", "1"]) == 4
+    err = capsys.readouterr().err
+    assert "not set: SOCIALFRAME_API_KEY" in err and "sandbox" in err
+    with pytest.raises(SystemExit) as exited:
+        main(["mcp", "--api-key", KEY])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "never put the API key on the command line" in err
+    assert "KEYMUSTNOTLEAK" not in err

@@ -25,8 +25,6 @@ import socialframe as sf
 from socialframe.__main__ import main
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comment_total
 
-pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
-
 P82 = EXAMPLE_POSTS[82]
 KEY = "sf-team-secret-0123456789"
 
@@ -64,6 +62,7 @@ def _machine(sandbox: Sandbox, team: str, folder: Path, posts: list[str]) -> sub
     )
 
 
+@pytest.mark.slow
 def test_a_second_machine_pays_nothing_for_the_first_ones_pages(team: str, tmp_path: Path) -> None:
     posts = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51], EXAMPLE_POSTS[1]]
     with Sandbox(clock=PinnedClock()) as sandbox:
@@ -74,6 +73,7 @@ def test_a_second_machine_pays_nothing_for_the_first_ones_pages(team: str, tmp_p
     assert not list((tmp_path / "b").glob("**/*.sqlite"))  # nothing written locally
 
 
+@pytest.mark.slow
 def test_machines_at_once_pay_once_per_page(team: str, tmp_path: Path) -> None:
     posts = [str(7_384_427_202_391_592_960 + 8 * k) for k in range(20)]  # 40 pages
     with Sandbox(latency=0.03, clock=PinnedClock()) as sandbox:
@@ -82,6 +82,7 @@ def test_machines_at_once_pay_once_per_page(team: str, tmp_path: Path) -> None:
         assert sum(int(paid) for _, paid, _ in outs) == sandbox.charges == 40, outs
 
 
+@pytest.mark.slow
 def test_the_key_and_secrets_never_reach_the_team_cache(team: str) -> None:
     headers = {"X-Client-Secret": "team-secret-value"}
     with (
@@ -94,6 +95,7 @@ def test_the_key_and_secrets_never_reach_the_team_cache(team: str) -> None:
     assert stored and KEY.encode() not in stored and b"team-secret-value" not in stored
 
 
+@pytest.mark.slow
 def test_the_rules_of_the_local_cache_hold(team: str) -> None:
     with Sandbox(clock=PinnedClock()) as sandbox:
         sandbox.inject({"success": True, "data": None}, "success_false")
@@ -110,6 +112,7 @@ def test_the_rules_of_the_local_cache_hold(team: str) -> None:
         assert sandbox.charges == 3
 
 
+@pytest.mark.slow
 def test_an_unreachable_team_cache_is_a_config_error() -> None:
     url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"  # nothing listens there
     with pytest.raises(sf.ConfigError, match="cannot reach the team cache") as caught:
@@ -127,6 +130,7 @@ print(len(frame))
 """
 
 
+@pytest.mark.slow
 def test_machines_share_one_rate_limit_through_the_team_cache(team: str, tmp_path: Path) -> None:
     # Two machines, each allowed 3 calls/s (a leaky bucket: up to 3 at once), against a
     # service that allows 5 in any second: with a bucket per machine they start with 6
@@ -161,6 +165,7 @@ def test_machines_share_one_rate_limit_through_the_team_cache(team: str, tmp_pat
         assert [r.status for r in sandbox.requests].count(429) == 0
 
 
+@pytest.mark.slow
 def test_a_team_cache_that_stops_answering_stops_the_call_before_paying(
     own_redis: tuple[Any, str],
 ) -> None:
@@ -179,6 +184,7 @@ def test_a_team_cache_that_stops_answering_stops_the_call_before_paying(
         assert caught.value.partial is not None and len(caught.value.partial) == 0
 
 
+@pytest.mark.slow
 def test_a_team_cache_that_refuses_writes_warns_and_returns_the_frame(team: str) -> None:
     import redis
 
@@ -198,6 +204,7 @@ def test_a_team_cache_that_refuses_writes_warns_and_returns_the_frame(team: str)
     assert re.search(r"lock of 2 pages could not be taken .*refused a command", said[1])
 
 
+@pytest.mark.slow
 def test_a_team_cache_that_refuses_the_shared_rate_limit_goes_on_alone(team: str) -> None:
     """With rate_limit the bucket lives in Redis; a Redis refusing writes raised a raw
     redis error before the first call (no retry, no .partial): the limit now goes on
@@ -219,6 +226,7 @@ def test_a_team_cache_that_refuses_the_shared_rate_limit_goes_on_alone(team: str
     assert any("could not be stored" in m for m in messages), messages
 
 
+@pytest.mark.slow
 def test_workers_meeting_the_refused_rate_limit_at_once_all_go_on(team: str) -> None:
     """Eight workers inside the shared bucket when Redis starts refusing writes: the
     first swaps in one local limit, the others use it (before: the others raised the

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from test_cli import P82, P2345, SCRIPT, as_at_a_terminal, cli
-from test_cli_hardening import _env
+from test_cli import _env
 
 from socialframe.sandbox import PinnedClock, Sandbox, comment_total
 

@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
+from socialframe._cache import sqlite as _store
 from socialframe._cache.serializer import MAGIC
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
@@ -257,7 +258,6 @@ def test_an_interrupted_migration_leaves_the_file_as_it_was(
 ) -> None:
     """Ctrl-C mid-way through the migration (in Client()): the transaction is rolled
     back and the file's lock let go, so another process can still store pages."""
-    from socialframe._cache import sqlite as _store
 
     cache = tmp_path / "old.sqlite"
     with Sandbox(seed=0, clock=PinnedClock()) as sandbox:

@@ -25,6 +25,7 @@ from children import as_at_a_terminal
 
 import socialframe as sf
 from socialframe._display import export, files
+from socialframe._study import dataset, lease, legacy
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, example_comments
 
 P82 = EXAMPLE_POSTS[82]
@@ -347,8 +348,6 @@ def test_a_failure_while_filling_leaves_the_old_file_and_no_temporary_file(tmp_p
 
 
 def test_the_writer_knows_a_study_by_the_tables_the_study_writes() -> None:
-    from socialframe._study import dataset, lease, legacy
-
     assert files.STUDY_TABLES == dataset.TABLES
     assert files.STUDY_LEASE == lease.FOLDER
     assert files.STUDY_MANIFEST == legacy.MANIFEST

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import socialframe as sf
+from socialframe._study import refresh as walks
 from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
@@ -417,7 +418,6 @@ def test_a_file_changed_while_a_refresh_pays_is_never_read_as_the_studys(
     in place was read as the study's, and the refresh committed 50 "edited" changes
     made up from it. Now the refresh is refused naming the file, keeps nothing, and the
     next one (the file put back) pays for nothing again: the page is in the cache."""
-    from socialframe._study import refresh as walks
 
     clock = PinnedClock()
     outside = tmp_path / "outside"
@@ -663,7 +663,6 @@ def test_a_hand_edited_state_is_refused_before_anything_is_paid(
 def _swap_before_the_walk(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
     """Damage ``target`` as the refresh's walk starts: after the study was checked and
     read, before the rows are compared with it."""
-    from socialframe._study import refresh as walks
 
     walk = walks.walk_post
 

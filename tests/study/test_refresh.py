@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import socialframe as sf
+from socialframe._study.dataset import Dataset
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comment_total
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
@@ -129,7 +130,6 @@ def test_a_search_cut_short_keeps_its_pages_and_is_checked_as_of_the_oldest(
         assert sandbox.charges == 2 + int(done["paid_calls"].sum())
         first_pages = [r for r in sandbox.requests if "end_cursor" not in r.params]
         assert len(first_pages) == 1  # page 1 paid once
-    from socialframe._study.dataset import Dataset
 
     [state] = Dataset(tmp_path / "s").read().state.values()
     assert state["checked"] == "2026-01-01"

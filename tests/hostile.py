@@ -109,7 +109,7 @@ def ads_frame() -> pd.DataFrame:
 def ads_body() -> dict[str, Any]:
     """One page of the service's ad search answer with every text hostile: the sandbox
     serves it (``sandbox.inject(ads_body())``) to the ad search widget."""
-    from socialframe.sandbox._ads import ads_body as real
+    from socialframe.sandbox import ads_body as real
 
     body = copy.deepcopy(real({"query": "running shoes"}))
     ads = [ad for group in body["data"]["ads"] for ad in group]

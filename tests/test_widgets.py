@@ -28,8 +28,14 @@ import pytest
 from samples import png_of
 
 import socialframe as sf
-from socialframe._display.html import ads_table_html, comments_table_html
-from socialframe._display.tables import host
+from socialframe._display.html import (
+    TABLE_HEIGHT,
+    activity_png,
+    ads_table_html,
+    comments_table_html,
+)
+from socialframe._display.plots import activity_span
+from socialframe._display.tables import AD_LIBRARY, SEP, host
 from socialframe._operations import ActiveStatus
 from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe.widgets import ad_search, explore_comments
@@ -177,8 +183,6 @@ def test_explorer_needs_a_comments_frame(comments: pd.DataFrame) -> None:
 def shown(table: Any) -> list[dict[str, str]]:
     """The rows an interactive table holds, as it shows them (each cell's display part)."""
     import json
-
-    from socialframe._display.tables import SEP
 
     names = list(table.df.columns)
     rows = json.loads(table._dt_args["data_json"])
@@ -571,8 +575,6 @@ def test_a_typo_keeps_the_last_results(sandbox: Sandbox, client: sf.Client) -> N
 
 
 def test_tables_scroll_in_a_box_of_fixed_height(comments: pd.DataFrame, client: sf.Client) -> None:
-    from socialframe._display.html import TABLE_HEIGHT
-
     for table in (explore_comments(comments).table, ad_search(client).table):
         # one table in a box (DataTables' scrollY would draw the header apart)
         assert "scrollY" not in table._dt_args and "scrollX" not in table._dt_args
@@ -594,7 +596,6 @@ def test_the_price_is_what_the_button_says_and_the_search_pays_no_more(
 def test_the_ads_table_links_no_ad_whose_id_was_derived(
     sandbox: Sandbox, client: sf.Client
 ) -> None:
-    from socialframe._display.tables import AD_LIBRARY
     from socialframe.sandbox import IDLESS_QUERIES
 
     search = ad_search(client)
@@ -614,8 +615,6 @@ def test_the_ads_table_links_no_ad_whose_id_was_derived(
 def test_the_ads_table_shows_the_creative_the_library_page_the_site_and_days(
     sandbox: Sandbox, client: sf.Client
 ) -> None:
-    from socialframe._display.tables import AD_LIBRARY
-
     search = ad_search(client)
     search.query.value = "running shoes"
     search.button.click()
@@ -676,9 +675,6 @@ def test_the_table_is_newest_first(comments: pd.DataFrame) -> None:
 
 
 def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) -> None:
-    from socialframe._display.html import activity_png
-    from socialframe._display.plots import activity_span
-
     explorer = explore_comments(comments, tz="Europe/Berlin")
     explorer.start.value = explorer.end.value = "2025-12-20"
     one_day = explorer.filtered

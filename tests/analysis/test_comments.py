@@ -20,6 +20,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import socialframe as sf  # noqa: E402
 from socialframe._analysis import terms as _terms  # noqa: E402
+from socialframe._analysis.terms import term_counts
 from socialframe.sandbox import EXAMPLE_POSTS, example_ads  # noqa: E402
 
 P1 = "7000000000000000001"
@@ -835,7 +836,6 @@ def test_markup_is_left_out_of_the_terms_unless_asked_for() -> None:
     assert not {"script", "alert"} & words
     with_markup = set(comments.social.terms(top=None, markup=True)["term"])
     assert {"script", "alert"} <= with_markup
-    from socialframe._analysis.terms import term_counts
 
     frame = pd.DataFrame({"text": ["see <a href='https://x.example/p'>this</a> #tag<br>ok"]})
     assert term_counts(frame, "domain")["term"].tolist() == []  # a tag's link is markup

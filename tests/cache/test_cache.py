@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+import requests
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
@@ -276,7 +277,6 @@ def test_cache_only_requests_never_reach_the_network(
     # A Vary on a header the next client sends differently makes requests-cache send even
     # a cache-only request; the guard refuses it, so a budget of 0 still pays nothing,
     # whatever transport the user mounted (a plain requests adapter, their own).
-    import requests
     from requests.adapters import BaseAdapter, HTTPAdapter
 
     class Counting(BaseAdapter):
@@ -332,3 +332,16 @@ def test_transports_refuse_cache_only_requests(kind: str) -> None:
     with client, pytest.raises(sf.NotCachedError):
         client.session.get("http://127.0.0.1:9/x", headers={"Cache-Control": "only-if-cached"})
     assert answered == []
+
+
+@pytest.mark.parametrize("cache", ["", "   ", "\t\n"])
+def test_a_cache_that_names_no_place_is_refused(
+    cache: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cache=""`` used to put the cache wherever the code ran (the current folder)."""
+    monkeypatch.chdir(tmp_path)
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        with pytest.raises(sf.ConfigError, match="names no place"):
+            sandbox.client(cache=cache)
+        assert sandbox.charges == 0
+    assert list(tmp_path.iterdir()) == []

@@ -67,7 +67,7 @@ def _case(
 )
 # the cases a mutation of the Vary check must not slip through, always tried. (A `Vary: *`
 # or a Vary naming the key's header never reaches the store: the session strips them
-# before storing, tests/cache/test_trust_cache.py; expiry is tests/cache/test_fast_read.py's.)
+# before storing, tests/cache/test_cache.py; expiry is tests/cache/test_fast_read.py's.)
 @_case("X-Tenant", -1, False, "Authorization", (None, "a"))
 @_case("X-Tenant", 3600, True, "X-API-KEY", ("a", "b"))
 @_case("X-Tenant", -1, False, "Authorization", ("b", "b"))

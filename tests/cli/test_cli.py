@@ -13,9 +13,9 @@ import logging
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +24,7 @@ import pytest
 import requests
 
 import socialframe as sf
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
 
 pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
 
@@ -41,14 +41,6 @@ class Run:
     @property
     def lines(self) -> list[str]:
         return self.err.splitlines()
-
-
-def as_at_a_terminal() -> None:
-    """A child's Ctrl-C and hang-up as a terminal gives them (``preexec_fn``): a test run
-    started in the background (``&``, nohup) has them ignored, and a child inherits that,
-    so a signal a test sends would do nothing."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def cli(
@@ -426,8 +418,6 @@ def test_sandbox_command_serves_until_stopped() -> None:
 def test_sandbox_command_shows_its_world_as_of_a_date(at: str) -> None:
     from datetime import UTC, datetime
 
-    from socialframe.sandbox import comment_total
-
     when = datetime.fromisoformat(at)
     when = when if when.tzinfo else when.replace(tzinfo=UTC)  # (a date alone is UTC)
 
@@ -590,7 +580,6 @@ def test_clear_expired_removes_only_the_expired_pages(sandbox: Sandbox, clean_en
 
 def _wait_until_expired(pages: int, *args: str) -> None:
     """Until the cache reports ``pages`` expired pages (a wait, not a timing assertion)."""
-    import time
 
     for _ in range(200):
         report = pd.read_csv(io.StringIO(cli("cache", "report", *args).out))
@@ -822,3 +811,13 @@ def test_max_cost_says_it_is_per_run() -> None:
         timeout=60,
     )
     assert "this run may spend, not a total over runs" in " ".join(done.stdout.split())
+
+
+def _env(sandbox: Sandbox, **more: str) -> dict[str, str]:
+    return dict(
+        os.environ,
+        SOCIALFRAME_BASE_URL=sandbox.url,
+        SOCIALFRAME_API_KEY=sandbox.api_key,
+        PYTHONUNBUFFERED="1",
+        **more,
+    )

@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import re
 import shutil
 import signal
+import socket
 import stat
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_cli import P82, cli
+from test_cli import P82, P2345, SCRIPT, _env, cli
 
 import socialframe as sf
 from socialframe._cli.main import main
@@ -418,3 +422,266 @@ def test_standard_output_appended_to_the_cache_or_the_study_is_refused(
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith("socialframe: error: cannot write standard output: it is")
         assert world.sandbox.charges == paid and world.snapshot() == before
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".sf-"))
+
+
+def _until(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
+    """Wait for ``condition`` (a bound, not a timing assertion)."""
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"never happened: {what}")
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def filled(sandbox: Sandbox, tmp_path: Path) -> Iterator[Path]:
+    """A cache folder holding P82's two pages (paid once, here)."""
+    folder = tmp_path / "cache"
+    run = cli("comments", P82, "--cache", str(folder), sandbox=sandbox)
+    assert run.code == 0, run.err
+    assert sandbox.charges == 2
+    yield folder
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        lambda cache, out: os.link(cache / "http_cache.sqlite", out),
+        lambda cache, out: out.symlink_to(cache / "http_cache.sqlite"),
+        lambda cache, out: os.link(next((cache / "http_cache.sqlite.locks").iterdir()), out),
+        lambda cache, out: out.symlink_to(next((cache / "http_cache.sqlite.locks").iterdir())),
+    ],
+    ids=[
+        "hard link to the cache",
+        "symlink to the cache",
+        "hard link to a lock",
+        "symlink to a lock",
+    ],
+)
+def test_no_link_to_the_cache_is_written(
+    sandbox: Sandbox, filled: Path, tmp_path: Path, link: Callable[[Path, Path], None]
+) -> None:
+    """A hard link passed the check by name and wrote CSV over the SQLite file: every
+    paid page lost. Files are compared as files (device and inode) now."""
+    out = tmp_path / "out.csv"
+    link(filled, out)
+    before = {p.name: p.read_bytes() for p in filled.rglob("*") if p.is_file()}
+    sent = len(sandbox.requests)
+    run = cli("comments", P82, "--cache", str(filled), "-o", str(out), sandbox=sandbox)
+    assert run.code == 2, run.err
+    assert re.fullmatch(
+        rf"socialframe: error: cannot write {re.escape(str(out))}: it is (the cache file|a"
+        r" symbolic link to the cache file|a hard link to a file of the cache's lock folder|a"
+        r" symbolic link to a file inside the cache's lock folder)"
+        rf" {re.escape(str(filled / 'http_cache.sqlite'))}(\.locks)?\n",
+        run.err,
+    )
+    assert len(sandbox.requests) == sent  # refused before anything was asked
+    assert {p.name: p.read_bytes() for p in filled.rglob("*") if p.is_file()} == before
+    again = cli("comments", P82, "--cache", str(filled), sandbox=sandbox)
+    assert again.lines[0].startswith("socialframe: paid 0 calls") and sandbox.charges == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "points_to"), [("out.csv", "notes.txt"), ("out.jsonl", "data.xlsx")]
+)
+def test_a_link_to_an_ordinary_file_is_refused_and_the_file_kept(
+    sandbox: Sandbox, filled: Path, tmp_path: Path, name: str, points_to: str
+) -> None:
+    """``out.csv -> notes.txt`` wrote an Excel workbook into notes.txt (the format was
+    taken from the suffix of the file the link names); then the link was followed to
+    the file it names. A link is never written through now, whatever it names."""
+    real, link = tmp_path / points_to, tmp_path / name
+    real.write_text("my notes\n")
+    link.symlink_to(real)
+    run = cli("comments", P82, "--cache", str(filled), "-o", str(link), sandbox=sandbox)
+    assert run.code == 2, run.err
+    assert run.lines == [
+        f"socialframe: error: cannot write {link}: it is a symbolic link (to {real}): a link"
+        " is never written through; name the file itself"
+    ]
+    assert real.read_text() == "my notes\n" and link.is_symlink()
+    assert sandbox.charges == 2 and _leftovers(tmp_path) == []  # (the fixture's two pages)
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _socket(path: Path) -> None:
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path.name)  # (relative: the test runs in its folder; a full path may be too long)
+    _sockets.append(server)
+
+
+_sockets: list[socket.socket] = []
+
+
+def _device(path: Path) -> None:
+    """A character device of the test's own (a copy of /dev/zero's numbers), so that a
+    writer that replaced the node (as 05d46ae did) harms nothing of the machine's."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 5))
+    except PermissionError:
+        pytest.skip("making a device node needs root (CAP_MKNOD)")
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda out: _fifo(out), "a named pipe (FIFO), not a regular file"),
+        (
+            lambda out: (_fifo(out.with_name("pipe")), out.symlink_to("pipe")),
+            "a symbolic link (to pipe)",
+        ),
+        (lambda out: _socket(out), "a socket, not a regular file"),
+        (lambda out: _device(out), "a character device, not a regular file"),
+        (
+            lambda out: (_device(out.with_name("zero")), out.symlink_to("zero")),
+            "a symbolic link (to zero)",
+        ),
+        (lambda out: out.mkdir(), "a folder"),
+    ],
+    ids=["fifo", "link to a fifo", "socket", "device", "link to a device", "folder"],
+)
+def test_what_is_no_regular_file_is_refused_before_paying(
+    sandbox: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make: Callable[[Path], object],
+    kind: str,
+) -> None:
+    """A ``.csv`` name on a pipe or a device replaced the node by a regular file,
+    after paying. (Not run on the old code for the device: as root it would have
+    replaced /dev/zero.)"""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out.csv"
+    make(out)
+    was = os.stat(out).st_mode
+    try:
+        run = cli("comments", P82, "--cache", str(tmp_path / "c"), "-o", str(out), sandbox=sandbox)
+    finally:
+        while _sockets:
+            _sockets.pop().close()
+    assert run.code == 2, run.err
+    assert f"cannot write {out}: it is {kind}" in run.err and len(run.lines) == 1
+    assert sandbox.requests == []
+    assert stat.S_IFMT(os.stat(out).st_mode) == stat.S_IFMT(was)  # the node is as it was
+
+
+def test_dev_null_discards_and_dev_stdout_is_standard_output(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """What a shell user means by them (both were refused: no known suffix)."""
+    cache = str(tmp_path / "c")
+    run = cli("comments", P82, "--cache", cache, "-o", "/dev/null", sandbox=sandbox)
+    assert (run.code, run.out) == (0, ""), run.err
+    assert run.lines[-1] == "socialframe: wrote 82 comments to /dev/null (discarded)"
+    assert os.path.exists("/dev/null") and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    run = cli("comments", P82, "--cache", cache, "-o", "/dev/stdout", sandbox=sandbox)
+    assert run.code == 0, run.err
+    assert run.lines[0].startswith("socialframe: paid 0 calls")  # (the discarded run stored them)
+    frame = pd.read_csv(io.StringIO(run.out), dtype=str)
+    assert len(frame) == 82 and run.lines[-1] == "socialframe: wrote 82 comments to standard output"
+
+
+def test_the_output_is_never_the_list_piped_in(sandbox: Sandbox, tmp_path: Path) -> None:
+    posts = tmp_path / "posts.csv"
+    posts.write_text(f"{P82}\n")
+    with posts.open("rb") as stdin:
+        done = subprocess.run(
+            [str(SCRIPT), "comments", "-", "-o", str(posts), "--cache", str(tmp_path / "c")],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            env=_env(sandbox),
+            timeout=120,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"socialframe: error: cannot write {posts}: it is standard input, read by this run\n"
+    )
+    assert posts.read_text() == f"{P82}\n" and sandbox.requests == []
+
+
+def test_a_loop_of_links_is_one_line(sandbox: Sandbox, tmp_path: Path) -> None:
+    loop = tmp_path / "loop.csv"
+    loop.symlink_to(loop)
+    run = cli("comments", P82, "-o", str(loop), sandbox=sandbox)
+    assert (run.code, run.lines) == (
+        2,
+        [f"socialframe: error: cannot write {loop}: its symbolic links form a loop"],
+    )
+    assert sandbox.requests == []  # (was: exit 1, "unexpected RuntimeError ... a bug")
+
+
+def test_a_target_that_changed_during_the_fetch_is_checked_again(tmp_path: Path) -> None:
+    """Checked before paying and again before writing: a pipe that took the file's
+    place meanwhile is left alone (exit 5: the output failed, the pages are paid)."""
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    with Sandbox(latency=0.3, clock=PinnedClock()) as sandbox:
+        proc = subprocess.Popen(
+            [str(SCRIPT), "comments", P2345, "--max-pages", "5", "--cache", str(tmp_path / "c")]
+            + ["-o", str(out)],
+            env=_env(sandbox),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _until(lambda: len(sandbox.requests) >= 1, "the first request")
+        out.unlink()
+        os.mkfifo(out)
+        _, err = proc.communicate(timeout=120)
+        paid = sandbox.charges
+    assert proc.returncode == 5, err
+    assert err.splitlines()[-1] == (
+        f"socialframe: error: cannot write {out}: it is a named pipe (FIFO), not a regular file:"
+        " name a file; nothing was written. The pages paid are in the cache: run again with"
+        " another -o, they cost nothing then"
+    )
+    assert stat.S_ISFIFO(os.stat(out).st_mode) and paid == 5
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_file_name_that_is_not_utf8_is_a_file_name(sandbox: Sandbox, tmp_path: Path) -> None:
+    """File names are bytes on POSIX: a Latin-1 name is written as typed."""
+    out = os.fsencode(tmp_path) + b"/caf\xe9.csv"
+    done = subprocess.run(
+        [os.fsencode(str(SCRIPT)), b"comments", P82.encode(), b"-o", out],
+        capture_output=True,
+        env=_env(sandbox),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(pd.read_csv(os.fsdecode(out), dtype=str)) == 82
+    assert done.stderr.decode("utf-8").splitlines()[-1] == (
+        f"socialframe: wrote 82 comments to {tmp_path}/caf\\xe9.csv"
+    )
+
+
+def test_the_output_is_never_the_cache_file(sandbox: Sandbox, tmp_path: Path) -> None:
+    cache = tmp_path / "team.csv"
+    run = cli("comments", P82, "--cache", str(cache), "-o", str(cache), sandbox=sandbox)
+    assert run.code == 2 and "it is the cache file" in run.err
+    assert sandbox.requests == []
+    (tmp_path / "link.csv").symlink_to(tmp_path / "http_cache.sqlite")
+    run = cli(
+        "comments", P82, "--cache", str(tmp_path), "-o", str(tmp_path / "link.csv"), sandbox=sandbox
+    )
+    assert run.code == 2 and sandbox.requests == []
+    run = cli("cache", "report", "--cache", str(cache), "-o", str(cache), sandbox=sandbox)
+    assert run.code == 2 and not cache.exists()
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_paying(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    (tmp_path / "dir.csv").mkdir()
+    run = cli("comments", P82, "-o", str(tmp_path / "dir.csv"), sandbox=sandbox)
+    assert run.code == 2 and "it is a folder" in run.err
+    assert sandbox.requests == []

@@ -18,6 +18,8 @@ import pytest
 from test_cli import cli
 
 from socialframe.__main__ import main
+from socialframe._display.export import write
+from socialframe._display.html import png
 from socialframe._display.reading import READS, read_frame
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
@@ -178,7 +180,6 @@ def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_te
 ) -> None:
     # --excel writes "@Anna…" as "'@Anna…" so that Excel shows it as text; it read back
     # with the quote, and the report quoted every mention and "-5 stars" so
-    from socialframe._display.export import write
     from socialframe.sandbox import example_comments
 
     comments = example_comments()
@@ -348,8 +349,6 @@ PARSERS = (
 
 
 def _png() -> bytes:
-    from socialframe._display.html import png
-
     return png(lambda ax: ax.plot([0, 1]), size=(1, 1), dpi=20)
 
 

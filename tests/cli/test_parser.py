@@ -6,10 +6,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
+import subprocess
+from pathlib import Path
 
 import pytest
+from test_cli import P82, P2345, SCRIPT, _env, cli
 
 from socialframe._cli.parser import build_parser, parse_args
+from socialframe.sandbox import Sandbox
 
 
 def _commands(
@@ -89,3 +94,113 @@ def test_a_suggestion_comes_from_the_command_typed() -> None:
     line = _refused(["comments", "1", "--countri", "US"])
     assert "--country" not in line and "US" not in line  # (values are never repeated)
     assert "did you mean --country?" in _refused(["ads", "x", "--countri", "US"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "position", "shown"),
+    [
+        ([b"ads", b"\xff"], 2, r"\xff"),
+        ([b"ads", b"caf\xe9 au lait"], 2, r"caf\xe9 au lait"),
+        ([b"ads", b"coffee", b"--country", b"\xff"], 4, r"\xff"),
+        ([b"comments", P82.encode(), b"--sort", b"\xfe"], 4, r"\xfe"),
+        ([b"comments", b"\xff"], 2, r"\xff"),
+    ],
+)
+def test_an_argument_that_is_not_utf8_is_one_line(
+    sandbox: Sandbox, tmp_path: Path, args: list[bytes], position: int, shown: str
+) -> None:
+    """Python hands such bytes over as lone surrogates: the run ended on a raw codec
+    message ("'utf-8' codec can't encode character '\\udcff'...")."""
+    done = subprocess.run(
+        [os.fsencode(str(SCRIPT)), *args, b"--cache", os.fsencode(tmp_path)],
+        capture_output=True,
+        env=_env(sandbox),
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode("utf-8").splitlines() == [
+        f"socialframe: error: argument {position} ({shown}) is not UTF-8 text: type it, or save"
+        " the script or list holding it, as UTF-8 (see 'socialframe --help')"
+    ]
+    assert sandbox.requests == []
+
+
+@pytest.mark.slow
+def test_a_setting_that_is_not_utf8_is_one_line(sandbox: Sandbox) -> None:
+    url = sandbox.url + "/caf\udce9"  # (the bytes caf\xe9, as Python reads them)
+    done = subprocess.run(
+        [str(SCRIPT), "comments", P82],
+        capture_output=True,
+        text=True,
+        env=_env(sandbox, SOCIALFRAME_COMMENTS_URL=url),
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "socialframe: error: SOCIALFRAME_COMMENTS_URL is not UTF-8 text: set it again, as UTF-8"
+        " (see 'socialframe --help')"
+    ]
+    assert sandbox.requests == []
+
+
+@pytest.mark.slow
+def test_a_budget_of_minus_zero_is_zero(sandbox: Sandbox) -> None:
+    run = cli("comments", P82, "--max-cost", "-0", sandbox=sandbox)
+    assert run.code == 3 and "$-" not in run.err
+    assert run.lines[-1].startswith(
+        "socialframe: error: stopped by --max-cost $0.00 before the next paid call (spent $0.00)"
+    )
+    assert sandbox.requests == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "value",
+    ["nan", "NaN", "inf", "-inf", "Infinity", "1e999", "1e300", "1000000.01", "-1", "-0.01"]
+    + ["0.005", "1.234", "1,5", "", "$", "0x10", "one"],
+)
+def test_a_budget_that_is_no_amount_is_refused(sandbox: Sandbox, value: str) -> None:
+    run = cli("comments", P82, f"--max-cost={value}", sandbox=sandbox)  # (= : "-inf" is no option)
+    assert run.code == 2 and len(run.lines) == 1, run.err
+    assert run.lines[0].startswith(
+        "socialframe: error: argument --max-cost: expected an amount of USD in whole cents"
+        " from 0 to 1,000,000, such as 1.50"
+    )
+    assert sandbox.requests == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("value", "shown"), [("$0.03", "$0.03"), ("0.030", "$0.03"), ("3e-2", "$0.03")]
+)
+def test_a_budget_in_whole_cents_is_taken(sandbox: Sandbox, value: str, shown: str) -> None:
+    run = cli("comments", P2345, "--max-cost", value, sandbox=sandbox)
+    assert run.code == 3 and sandbox.charges == 3
+    assert f"stopped by --max-cost {shown} before the next paid call (spent $0.03)" in run.err
+
+
+SECRET = "sk_live_9fQxTz2Lp0SECRET"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--api-key", SECRET, "comments", "123"],
+        ["comments", "123", "--apikey", SECRET],
+        ["comments", "123", f"--token={SECRET}"],
+        ["cache", "info", "--api_key", SECRET],
+        ["comments", "123", "--key-env", SECRET],
+        ["comments", "123", "--bogus", SECRET],
+        ["comments", "123", "--key-env", SECRET.upper()],  # a key in capitals passes the name rule
+        ["comments", "123", "--cache", f"reddis://:{SECRET}@127.0.0.1:6379/0"],
+    ],
+)
+def test_a_key_typed_on_the_command_line_is_never_repeated(
+    sandbox: Sandbox, argv: list[str]
+) -> None:
+    run = cli(*argv, sandbox=sandbox, env={"SOCIALFRAME_API_KEY": ""})
+    assert run.code in (2, 4)
+    assert SECRET not in (run.out + run.err).replace(SECRET.upper(), SECRET)
+    assert sandbox.requests == []

@@ -247,3 +247,25 @@ def test_no_cell_is_a_formula_whatever_separator_the_spreadsheet_reads_it_with(
     formulas, _ = _cells(converted)
     found = [f for row in formulas for f in row if f is not None]
     assert [f for f in found if not re.match(r'="\d+"', f)] == []
+
+
+def test_control_characters_reach_an_xlsx_as_replacement_marks(tmp_path: Path) -> None:
+    """XML cannot hold them: openpyxl raised after the calls were paid and left a
+    workbook with half its cells empty."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"text": pd.array(["bell\x07 vt\x0b esc\x1b", "fine"], dtype="string")})
+    out = tmp_path / "ctrl.xlsx"
+    export.write(frame, out)
+    assert pd.read_excel(out)["text"].tolist() == ["bell\ufffd vt\ufffd esc\ufffd", "fine"]
+
+
+def test_durations_reach_an_xlsx_with_their_unit(tmp_path: Path) -> None:
+    import pandas as pd
+
+    spans = pd.to_timedelta([56 * 86400 + 8 * 3600, None, 90], unit="s").astype("timedelta64[s]")
+    out = tmp_path / "d.xlsx"
+    export.write(pd.DataFrame({"total_active_time": spans}), out)
+    got = pd.read_excel(out)["total_active_time"].tolist()
+    assert got[0] == "56 days 08:00:00" and pd.isna(got[1])  # (before: 56, the unit lost)
+    assert got[2] == "0 days 00:01:30"

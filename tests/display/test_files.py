@@ -11,17 +11,21 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import stat
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from children import as_at_a_terminal
 
 import socialframe as sf
 from socialframe._display import export, files
+from socialframe._study import dataset, lease, legacy
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, example_comments
 
 P82 = EXAMPLE_POSTS[82]
@@ -344,8 +348,6 @@ def test_a_failure_while_filling_leaves_the_old_file_and_no_temporary_file(tmp_p
 
 
 def test_the_writer_knows_a_study_by_the_tables_the_study_writes() -> None:
-    from socialframe._study import dataset, lease, legacy
-
     assert files.STUDY_TABLES == dataset.TABLES
     assert files.STUDY_LEASE == lease.FOLDER
     assert files.STUDY_MANIFEST == legacy.MANIFEST
@@ -398,3 +400,126 @@ def test_shell_names_are_what_a_shell_user_means(tmp_path: Path) -> None:
     # elsewhere, a device is no file to write
     with pytest.raises(ValueError, match="it is a character device"):
         example_comments().social.to_csv("/dev/null")
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".sf-"))
+
+
+INTERRUPTED_WRITE = """
+import os, signal, sys
+import pandas as pd
+from socialframe._display import export as _export
+
+class Interrupting:
+    '''A cell that sends the process SIGINT when the writer turns it into text: an
+    interrupt in the middle of the write, after the first 100,000 rows went out.'''
+    def __str__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        return "x"
+
+rows = ["row"] * 150_000
+rows[120_000] = Interrupting()
+try:
+    _export.write(pd.DataFrame({"text": rows}), sys.argv[1])
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+@pytest.mark.slow
+def test_an_interrupted_write_leaves_the_old_file_whole(tmp_path: Path) -> None:
+    """Ctrl-C half-way through the rows: the old file is as it was, whole, and no
+    temporary file is left beside it."""
+    out = tmp_path / "out.csv"
+    out.write_text("text\nthe old file\n")
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_WRITE, str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=as_at_a_terminal,
+    )
+    assert done.stdout == "interrupted\n", done.stderr
+    assert out.read_text() == "text\nthe old file\n"
+    assert _leftovers(tmp_path) == [] and [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+HELD = """
+import os, signal, sys
+from socialframe._display.files import interrupts_held
+with interrupts_held():
+    os.kill(os.getpid(), signal.SIGTERM)
+    print("the block ran to its end", flush=True)
+print("never: SIGTERM was delivered after the block", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_interrupts_are_held_until_the_block_ends() -> None:
+    done = subprocess.run([sys.executable, "-c", HELD], capture_output=True, text=True, timeout=60)
+    assert done.returncode == -signal.SIGTERM  # the default action, once the block ended
+    assert done.stdout == "the block ran to its end\n"
+
+
+FULL_DISK = """
+import resource, signal, sys
+from socialframe._display import export as _export
+from socialframe.sandbox import example_comments
+frame = example_comments()
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384))
+try:
+    _export.write(frame, sys.argv[1])
+except OSError as exc:
+    print("OSError", exc.errno)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_full_disk_leaves_the_old_file_whole(tmp_path: Path, suffix: str) -> None:
+    """What every output goes through (the command line maps the OSError to exit 5)."""
+    out = tmp_path / f"out{suffix}"
+    out.write_bytes(b"the old file\n")
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(out)], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.startswith("OSError"), done.stdout + done.stderr
+    assert out.read_bytes() == b"the old file\n"  # (before: cut to a 16 KB fragment)
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no leftovers
+
+
+@pytest.mark.slow
+def test_the_writer_keeps_modes_and_long_names_and_refuses_links(tmp_path: Path) -> None:
+    """Written beside and moved into place; the file it replaces keeps its mode (a 0600
+    file became 0644), and a name of the longest legal length works (the temporary name
+    was 15 characters longer). A symbolic link is refused (it was followed), and so is a
+    file with another hard link (it was written in place): the files they name are
+    left as they were."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"text": pd.array(["new"], dtype="string")})
+    private = tmp_path / "private.csv"
+    private.write_text("old\n")
+    private.chmod(0o600)
+    export.write(frame, private)
+    assert private.stat().st_mode & 0o777 == 0o600 and "new" in private.read_text()
+
+    real, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    with pytest.raises(ValueError, match="it is a symbolic link"):
+        export.write(frame, link)
+    assert link.is_symlink() and real.read_text() == "old\n"
+
+    twin = tmp_path / "twin.csv"
+    os.link(real, twin)
+    with pytest.raises(ValueError, match="it is a file with 2 names"):
+        export.write(frame.assign(text="newer"), real)
+    assert real.read_text() == twin.read_text() == "old\n"
+
+    long = tmp_path / ("x" * 251 + ".csv")
+    export.write(frame, long)
+    assert "new" in long.read_text()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sf-")]

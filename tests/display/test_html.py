@@ -182,7 +182,6 @@ def test_fallback_is_one_line_and_the_parts() -> None:
 def test_a_link_the_url_parser_refuses_is_its_own_label_in_the_fallback_table() -> None:
     """The saved-notebook table of ads shared the interactive table's fault: a link Python
     cannot parse (``http://[::1``) raised ValueError instead of showing."""
-    from socialframe._display.html import ads_table_html
     from socialframe.sandbox import example_ads
 
     ads = example_ads().head(2).copy()

@@ -13,6 +13,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import socialframe as sf  # noqa: E402
+from socialframe._display import plots
+from socialframe._display.plots import activity_span, plot_activity
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox  # noqa: E402
 
 
@@ -139,8 +141,6 @@ def test_the_legend_is_beside_the_bars_not_over_them(
 def test_a_span_fixes_the_time_range(frames: tuple[pd.DataFrame, pd.DataFrame]) -> None:
     import matplotlib.dates as mdates
 
-    from socialframe._display.plots import activity_span, plot_activity
-
     comments, _ = frames
     span = activity_span(comments, "1D", tz="Europe/Berlin")
     assert span is not None
@@ -259,8 +259,6 @@ def test_fonts_installed_after_matplotlib_built_its_cache_are_found() -> None:
     """matplotlib lists the fonts of its cache, built when it first ran: Noto installed
     later was not used (boxes, and a failing test) until that cache was deleted."""
     from matplotlib import font_manager
-
-    from socialframe._display import plots
 
     files = [Path(f).name for f in font_manager.findSystemFonts()]
     if not any(f.startswith("NotoSansCJK") for f in files):

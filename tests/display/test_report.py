@@ -33,6 +33,7 @@ from test_browser import chromium_or_skip
 
 import socialframe as sf
 from socialframe._display import sections as _sections
+from socialframe._display.report import write_report
 from socialframe.sandbox import EXAMPLE_POSTS
 
 # tests/test_browser.py's fixtures, shared: its Chromium (launched with the
@@ -713,7 +714,6 @@ def test_the_report_needs_no_accessor(tmp_path: Path, monkeypatch: pytest.Monkey
 
     comments, ads = example_comments(), example_ads()
     monkeypatch.delattr(pd.DataFrame, "social")
-    from socialframe._display.report import write_report
 
     for frame, kind in ((comments, "comments"), (ads, "ads")):
         page = write_report(frame, tmp_path / f"{kind}.html", kind=kind).read_text("utf-8")

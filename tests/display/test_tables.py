@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe._display import tables
+from socialframe._display import notebook, tables
+from socialframe._schema import mark
 from socialframe.sandbox import example_comments
 
 SEP = tables.SEP
@@ -268,8 +269,6 @@ def test_show_refuses_a_zone_it_does_not_know() -> None:
 def test_a_link_the_url_parser_refuses_is_shown_not_a_failure() -> None:
     # urlsplit raises on an unclosed IPv6 bracket: one such link from the service took
     # sf.show, the ad search's table (after the search was paid) and the notebook down
-    from socialframe._display import notebook
-    from socialframe._schema import mark
 
     frame = mark(
         pd.DataFrame({"link_url": ["http://[::1/<b>", "https://www.example.com/x"]}), "ads"

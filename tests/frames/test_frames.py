@@ -15,6 +15,9 @@ from hypothesis import strategies as st
 
 import socialframe as sf
 from socialframe import AD_COLUMNS, COMMENT_COLUMNS
+from socialframe._frames import ads as ads_module
+from socialframe._frames import comments as comments_module
+from socialframe._frames.values import typed_frame
 from socialframe._schema import AD_DTYPES, COMMENT_DTYPES  # the contract's dtypes, as written
 from socialframe.sandbox import ManualClock
 
@@ -522,8 +525,6 @@ def test_nothing_the_service_sent_is_dropped() -> None:
 def test_reordering_the_schema_reorders_columns_and_never_mislabels_them(
     kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from socialframe._frames import ads as ads_module
-    from socialframe._frames import comments as comments_module
     from socialframe.sandbox import example_ads, example_comments
 
     expected = example_comments() if kind == "comments" else example_ads()
@@ -542,8 +543,6 @@ def test_reordering_the_schema_reorders_columns_and_never_mislabels_them(
 
 
 def test_a_builder_that_forgets_a_column_fails_loudly() -> None:
-    from socialframe._frames.values import typed_frame
-
     with pytest.raises(AssertionError, match="missing"):
         typed_frame({"post_urn": ["x"]}, COMMENT_COLUMNS, COMMENT_DTYPES)
 

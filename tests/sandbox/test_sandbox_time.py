@@ -24,7 +24,7 @@ import pytest
 import requests
 
 import socialframe.sandbox as sandbox_module
-from socialframe._clock import Clock
+from socialframe import Clock
 from socialframe.sandbox import (
     AD_GROWTH,
     COMMENT_GROWTH,

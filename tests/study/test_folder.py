@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
+from socialframe._study import refresh as walks
 from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
@@ -263,7 +264,6 @@ def test_a_link_planted_while_a_refresh_runs_redirects_nothing(
     """Checked before paying, and written through folders held open: a link swapped in
     while the walks run is refused when the refresh writes, nothing lands outside, and
     the pages paid for are the next refresh's, from the HTTP cache."""
-    from socialframe._study import refresh as walks
 
     path = _copy(refreshed, tmp_path)
     walk = walks.walk_post

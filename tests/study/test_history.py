@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
+from socialframe._study import dataset
 from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
@@ -71,8 +72,6 @@ def test_compact_leaves_fewer_files_the_same_answers_and_the_history(tmp_path: P
 def test_a_refresh_compacts_every_so_many_refreshes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from socialframe._study import dataset
-
     monkeypatch.setattr(dataset, "COMPACT_EVERY", 4)
     study = sf.Study(tmp_path / "s")
     study.add_posts([P50])
@@ -91,8 +90,6 @@ def test_rows_of_a_refresh_whose_runs_row_never_came_count_nowhere(
     not: killed, a lost connection): every answer is the study as it was, Delta readers
     that count the refreshes runs names agree, and the next refresh keeps what is new."""
     import deltalake
-
-    from socialframe._study import dataset
 
     study = sf.Study(tmp_path / "s")
     study.add_posts([P50])

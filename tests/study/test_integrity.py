@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import socialframe as sf
+from socialframe._study import refresh as walks
 from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
@@ -417,7 +418,6 @@ def test_a_file_changed_while_a_refresh_pays_is_never_read_as_the_studys(
     in place was read as the study's, and the refresh committed 50 "edited" changes
     made up from it. Now the refresh is refused naming the file, keeps nothing, and the
     next one (the file put back) pays for nothing again: the page is in the cache."""
-    from socialframe._study import refresh as walks
 
     clock = PinnedClock()
     outside = tmp_path / "outside"
@@ -493,3 +493,264 @@ def test_answers_read_only_what_was_checked_while_a_file_is_swapped_back_and_for
         stop.set()
         flipping.join()
     assert answered + refused == 150
+
+
+@pytest.fixture(scope="module")
+def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A study of one post and one search, refreshed once."""
+    base = tmp_path_factory.mktemp("refreshed")
+    study = sf.Study(base / "s")
+    study.add_posts([P82])
+    study.add_ads("coffee", country="US")
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=base / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+    return base / "s"
+
+
+def _files(study: Path) -> dict[str, Path]:
+    """Each table's data file of the study's first refresh."""
+    kinds = ("comments", "ads", "changes", "items", "runs")
+    found = {k: sorted((study / k).glob("part-*.parquet")) for k in kinds}
+    return {k: files[0] for k, files in found.items() if files}
+
+
+def _edit_state(study: Path, change: Callable[[dict[str, object]], None]) -> None:
+    """Another program appends an item's row with its state changed, as the latest."""
+    import deltalake
+
+    items = deltalake.DeltaTable(str(study / "items"))
+    table = items.to_pyarrow_table()
+    rows = table.to_pylist()
+    for row in rows:
+        state = json.loads(row["state"])
+        change(state)
+        row["state"] = json.dumps(state)
+    deltalake.write_deltalake(items, pa.Table.from_pylist(rows, schema=table.schema), mode="append")
+
+
+def _not_parquet(study: Path) -> None:
+    _files(study)["comments"].write_bytes(b"PAR1 not a Parquet file")
+
+
+def _cut_in_half(study: Path) -> None:
+    path = _files(study)["comments"]
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _other_columns(study: Path) -> None:
+    pq.write_table(pa.table({"comment_id": [1, 2], "text": [3, 4]}), _files(study)["comments"])
+
+
+def _other_run_columns(study: Path) -> None:
+    pq.write_table(pa.table({"at": ["x"], "paid_calls": ["y"]}), _files(study)["runs"])
+
+
+def _removed(study: Path) -> None:
+    _files(study)["ads"].unlink()
+
+
+def _a_folder(study: Path) -> None:
+    path = _files(study)["changes"]
+    path.unlink()
+    path.mkdir()
+
+
+def _a_column_the_views_add(study: Path) -> None:
+    # Before: read as sound, and comments() was empty (the file's rank_ chose the rows)
+    path = _files(study)["comments"]
+    table = pq.read_table(path)
+    pq.write_table(table.append_column("rank_", pa.array([5] * len(table))), path)
+
+
+def _a_refresh_column(study: Path) -> None:
+    # Before: read as sound, each row's refresh taken from the file, not its folder
+    path = _files(study)["ads"]
+    table = pq.read_table(path)
+    later = pa.array(["99991231T000000000Z"] * len(table))
+    at = table.schema.get_field_index("refresh")
+    pq.write_table(table.set_column(at, "refresh", later), path)
+
+
+DAMAGED = [
+    _not_parquet,
+    _cut_in_half,
+    _other_columns,
+    _other_run_columns,
+    _removed,
+    _a_folder,
+    _a_column_the_views_add,
+    _a_refresh_column,
+]
+
+
+@pytest.mark.parametrize("damage", DAMAGED, ids=[f.__name__.strip("_") for f in DAMAGED])
+def test_a_damaged_data_file_is_one_clear_study_error(
+    refreshed: Path, tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    logs = sorted(p.name for p in study_path.glob("*/_delta_log/*"))
+    damage(study_path)
+    study = sf.Study(study_path)  # the manifest is sound
+    assert len(study.watched()) == 2
+    for read in (study.comments, study.ads, study.changes, study.runs):
+        with pytest.raises(sf.StudyError, match=r"cannot be read") as raised:
+            read()
+        assert str(study_path) in str(raised.value)
+        error = raised.value  # no DuckDB error rides along
+        assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+    with pytest.raises(sf.StudyError, match=r"cannot be read"):
+        study.sql("select count(*) from comment_versions, ad_versions, changes, runs")
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.StudyError, match=r"cannot be read"):
+            study.refresh(client)
+        assert client.ledger.paid_calls == 0  # refused before any paid call
+    assert sorted(p.name for p in study_path.glob("*/_delta_log/*")) == logs  # no commit
+
+
+def _resume_after_no_time(state: dict[str, object]) -> None:
+    state["resume_after"] = "nonsense"
+
+
+def _checked_no_day(state: dict[str, object]) -> None:
+    state["checked"] = "garbage"
+
+
+def _total_text(state: dict[str, object]) -> None:
+    state["total"] = "many"
+
+
+def _walked_a_path(state: dict[str, object]) -> None:
+    state["walked"] = "../../elsewhere"
+
+
+def _floor_no_time(state: dict[str, object]) -> None:
+    state["floor"] = "yesterday"
+
+
+HOSTILE = [_resume_after_no_time, _checked_no_day, _total_text, _walked_a_path, _floor_no_time]
+
+
+@pytest.mark.parametrize("edit", HOSTILE, ids=[f.__name__.strip("_") for f in HOSTILE])
+def test_a_hand_edited_state_is_refused_before_anything_is_paid(
+    refreshed: Path, tmp_path: Path, edit: Callable[[dict[str, object]], None]
+) -> None:
+    """Before: read as sound, then a raw ValueError / AttributeError / DateParseError from
+    deep in a refresh. Now the state the next refresh would start from is checked as it
+    is read: one StudyError, and nothing paid."""
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    _edit_state(study_path, edit)
+    study = sf.Study(study_path)
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.StudyError, match="is not as the study wrote it"):
+            study.refresh(client)
+        assert sandbox.charges == 0
+
+
+def _swap_before_the_walk(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
+    """Damage ``target`` as the refresh's walk starts: after the study was checked and
+    read, before the rows are compared with it."""
+
+    walk = walks.walk_post
+
+    def swapped(*args: object, **kwargs: object) -> walks.Walked:
+        target.write_bytes(b"PAR1 swapped while the refresh ran")
+        return walk(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(walks, "walk_post", swapped)
+
+
+def test_a_file_damaged_while_a_refresh_runs_is_one_study_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: DuckDB's own InvalidInputException (with its query) once the walks had
+    paid; now one StudyError, and the pages it paid for are the next refresh's, free."""
+    clock = PinnedClock()
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([P82])
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        study.refresh(client)
+        comments = _files(tmp_path / "s")["comments"]
+        kept = comments.read_bytes()
+        clock.advance(3600)
+        with monkeypatch.context() as patched:
+            _swap_before_the_walk(patched, comments)
+            with pytest.raises(sf.StudyError, match="cannot be read") as raised:
+                study.refresh(client)
+        error = raised.value
+        assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
+        paid = sandbox.charges
+        comments.write_bytes(kept)  # the file put back
+        again = study.refresh(client)
+        assert sandbox.charges == paid  # the page the failed refresh paid for: from the cache
+    assert again["new"].tolist() == [0] and again["complete"].tolist() == [True]
+    assert len(study.runs()) == 2
+
+
+def _other_types(study: Path) -> None:
+    path = _files(study)["comments"]
+    table = pq.read_table(path)
+    where = table.schema.get_field_index("created_at")
+    junk = pa.array(["not a time"] * len(table))
+    pq.write_table(table.set_column(where, "created_at", junk), path)
+
+
+def _other_like_types(study: Path) -> None:
+    path = _files(study)["comments"]
+    table = pq.read_table(path)
+    where = table.schema.get_field_index("page")
+    pq.write_table(table.set_column(where, "page", pa.array(["first"] * len(table))), path)
+
+
+def test_a_file_of_the_studys_columns_with_other_types_is_one_study_error(
+    refreshed: Path, tmp_path: Path
+) -> None:
+    """Before: pandas' DateParseError (comments) from a comments file whose created_at
+    is text, and a refresh that read it as sound and paid."""
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    _other_types(study_path)
+    study = sf.Study(study_path)
+    for read in (study.comments, study.ads, study.changes, study.runs):
+        with pytest.raises(sf.StudyError, match=r"cannot be read.*created_at"):
+            read()
+    clock = PinnedClock()
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+    ):
+        with pytest.raises(sf.StudyError, match=r"cannot be read"):
+            study.refresh(client)
+        assert client.ledger.paid_calls == 0
+
+
+def test_a_column_the_views_do_not_need_with_another_type_is_one_study_error(
+    refreshed: Path, tmp_path: Path
+) -> None:
+    """Before: pandas' own error from turning the text into the frame's dtype."""
+    study_path = tmp_path / "s"
+    shutil.copytree(refreshed, study_path)
+    _other_like_types(study_path)
+    study = sf.Study(study_path)
+    with pytest.raises(sf.StudyError, match=r"cannot be read.*page") as raised:
+        study.comments()
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+    # every answer checks every file's size: the changed file is named by the others too
+    with pytest.raises(sf.StudyError, match=r"comments/part-[0-9TZ]+-[0-9a-f]{64}\.parquet holds"):
+        study.ads()

@@ -18,6 +18,8 @@ import pytest
 from servers import S3
 
 import socialframe as sf
+from socialframe._study import lease
+from socialframe._study.dataset import Dataset
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
@@ -93,8 +95,6 @@ def test_two_refreshes_at_once_from_two_processes_pay_each_page_once(
 def test_a_second_refresh_stops_saying_who_holds_the_lease_and_until_when(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from socialframe._study import lease
-
     study = sf.Study(tmp_path / "s")
     study.add_posts([P82])
     holder = subprocess.Popen(  # another process holds the study's lease, and lives
@@ -201,7 +201,6 @@ def test_a_refresh_that_lost_its_lease_pays_for_nothing_more(tmp_path: Path) -> 
     another refresh takes meanwhile: once it runs again, it pays for no page more (it
     could keep none). Before: it paid every page left (44 of 47), then said it had lost
     the lease, and each page was paid twice."""
-    from socialframe._study.dataset import Dataset
 
     study = sf.Study(tmp_path / "s")
     study.add_posts([P2345])  # 47 pages
@@ -246,7 +245,6 @@ def test_a_holder_in_another_pid_namespace_of_the_same_host_is_not_taken_for_gon
     probe = subprocess.run(["unshare", "-p", "-f", "--mount-proc", "true"], check=False)
     if probe.returncode != 0:
         pytest.skip("making a pid namespace needs root (CAP_SYS_ADMIN)")
-    from socialframe._study.dataset import Dataset
 
     study = sf.Study(tmp_path / "s")
     study.add_posts([P82])
@@ -290,7 +288,6 @@ def test_planted_lease_objects_never_lock_the_study_for_good(
     """Before: a released lease numbered 99999999999999999999 let one refresh through,
     then the next looped for ever (the number after it has 21 digits, which no listing
     read); a lease until 2099 said only to try again then."""
-    from socialframe._study import lease
 
     study = sf.Study(tmp_path / "s")
     study.add_posts([P82])

@@ -22,6 +22,8 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
+from socialframe._display.notebook import frame_html
+from socialframe._study.dataset import Dataset, refresh_id
 from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, PinnedClock, Sandbox
 
 P82, P50, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[2345]
@@ -78,7 +80,6 @@ def test_a_studys_frames_show_each_kind_of_value_as_every_frame_does(
 ) -> None:
     """Filters with search_ads' names, one form in watched(), refresh() and changes();
     flags as yes / no in refresh() as in runs(); times without microseconds."""
-    from socialframe._display.notebook import frame_html
 
     study.add_posts([P50])
     study.add_ads("running shoes", country="US", active_status="all")
@@ -884,7 +885,6 @@ def test_rows_written_without_the_columns_added_since_still_read(tmp_path: Path)
     """Rows kept without the columns added since (``watch``, ``content_id``: a study
     migrated from older files, bench/study_scale.py's rows) read as missing there, never
     an error."""
-    from socialframe._study.dataset import Dataset, refresh_id
     from socialframe.sandbox import example_comments
 
     data = Dataset(tmp_path / "s")

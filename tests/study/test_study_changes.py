@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
+from socialframe._study.dataset import Dataset, refresh_id
+from socialframe._study.run import _ads_for_storage
 from socialframe.sandbox import PinnedClock, Sandbox
 
 Ad = dict[str, Any]
@@ -321,13 +323,11 @@ def test_a_walk_cut_short_proves_nothing(study: sf.Study, tmp_path: Path) -> Non
 def test_a_study_written_before_changes_had_their_proof_still_reads(tmp_path: Path) -> None:
     """Change files of the older shape (no fields, previous, current, evidence, cost):
     read with those null, and their ``stopped`` still stops the ad."""
-    from socialframe._study.dataset import Dataset, refresh_id
     from socialframe.sandbox import example_ads
 
     data = Dataset(tmp_path / "s")
     at = pd.Timestamp("2026-01-01", tz="UTC")
     ads = example_ads().head(2)
-    from socialframe._study.run import _ads_for_storage
 
     rows = _ads_for_storage(ads).assign(
         item=pd.array(["coffee"] * 2, "string"), seen_at=at.as_unit("us")
@@ -424,8 +424,6 @@ def test_an_older_studys_ad_seen_running_after_its_stop_reads_as_running(tmp_pat
     """An older socialframe stopped an ad at once from one walk without it and, seeing it
     running again later, wrote no change (there was no ``resumed``): it showed it running
     (``is_active`` true). It still reads so, and the next refresh says nothing of it."""
-    from socialframe._study.dataset import Dataset, refresh_id
-    from socialframe._study.run import _ads_for_storage
     from socialframe.sandbox import example_ads
 
     data = Dataset(tmp_path / "s")

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import REFERENCE, PinnedClock, Sandbox, posts_with
+from socialframe.sandbox import REFERENCE, PinnedClock, Sandbox, ads_body, posts_with
 from socialframe.sandbox import _faults as faults
-from socialframe.sandbox._ads import _running_at_reference, ads_body
+from socialframe.sandbox._ads import _running_at_reference
 
 WEEK = 7 * 86400
 #: A post of 82 comments that never grows: two of them deleted (weeks 6 and 7), two

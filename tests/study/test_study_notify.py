@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import socialframe as sf
+from socialframe._study import notify
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 
 P82 = EXAMPLE_POSTS[82]
@@ -290,8 +291,6 @@ class Dribble(Hook):
 def test_a_webhook_that_answers_slowly_holds_the_refresh_no_longer_than_its_timeout(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from socialframe._study import notify
-
     monkeypatch.setattr(notify, "TIMEOUT", 1.0)  # (each byte comes well within it)
     study = _study(tmp_path)
     # before: requests' timeout is per read, and the refresh waited the ~20 s

@@ -821,3 +821,12 @@ def _env(sandbox: Sandbox, **more: str) -> dict[str, str]:
         PYTHONUNBUFFERED="1",
         **more,
     )
+
+
+@pytest.mark.slow
+def test_the_command_line_refuses_an_infinite_expiry_before_paying(sandbox: Sandbox) -> None:
+    run = cli("comments", P82, sandbox=sandbox, env={"SOCIALFRAME_CACHE_EXPIRE": "inf"})
+    assert run.code == 2, run.err
+    assert "SOCIALFRAME_CACHE_EXPIRE must be -1 (never expire) or seconds" in run.err
+    assert "paid so far" not in run.err and run.out == ""
+    assert sandbox.requests == [] and sandbox.charges == 0

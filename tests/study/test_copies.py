@@ -1,0 +1,109 @@
+"""This machine's copies of a bucket study's files (``_study/copies.py``): moto's S3
+server on loopback, the sandbox over HTTP, real files in the copies' folder."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from servers import S3
+
+import socialframe as sf
+from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+
+P82, P50, P1 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[1]
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def sandbox(clock: ManualClock) -> Iterator[Sandbox]:
+    with Sandbox(seed=0, clock=clock) as server:
+        yield server
+
+
+def _study(uri: str, s3: S3, posts: list[str], cache: Path, refreshes: int = 1) -> sf.Study:
+    clock = ManualClock()
+    study = sf.Study(uri, storage_options=s3.options)
+    study.add_posts(posts)
+    with (
+        Sandbox(seed=0, clock=clock) as sandbox,
+        sandbox.client(cache=cache, progress=False, clock=clock) as client,
+    ):
+        for _ in range(refreshes):
+            study.refresh(client)
+            clock.advance(7 * 86400)
+    return study
+
+
+def _data_files(s3: S3, uri: str, kind: str) -> list[dict[str, object]]:
+    bucket, prefix = uri.removeprefix("s3://").split("/", 1)
+    listed = s3.client().list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/{kind}/")  # type: ignore[attr-defined]
+    return [o for o in listed.get("Contents", []) if o["Key"].endswith(".parquet")]
+
+
+def _commit_add(s3: S3, uri: str, kind: str, name: str, size: int) -> None:
+    """One more commit to ``kind``'s log naming ``name`` (as anyone who may write the
+    bucket can): no data file is put in the bucket."""
+    bucket, prefix = uri.removeprefix("s3://").split("/", 1)
+    client = s3.client()
+    listed = client.list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/{kind}/_delta_log/")  # type: ignore[attr-defined]
+    versions = [
+        int(o["Key"].rsplit("/", 1)[1].split(".")[0])
+        for o in listed["Contents"]
+        if o["Key"].endswith(".json")
+    ]
+    now = int(time.time() * 1000)
+    actions = [
+        {
+            "add": {
+                "path": name,
+                "partitionValues": {},
+                "size": size,
+                "modificationTime": now,
+                "dataChange": True,
+            }
+        },
+        {"commitInfo": {"timestamp": now, "operation": "WRITE"}},
+    ]
+    client.put_object(  # type: ignore[attr-defined]
+        Bucket=bucket,
+        Key=f"{prefix}/{kind}/_delta_log/{max(versions) + 1:020d}.json",
+        Body="\n".join(json.dumps(a) for a in actions).encode(),
+    )
+
+
+def test_a_log_naming_another_studys_file_never_answers_with_that_studys_rows(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two studies of one agency, in one bucket (two clients'); this machine read both.
+    machine = tmp_path / "this-machine"
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
+    bucket = s3.bucket()
+    ours, theirs = f"s3://{bucket}/client-a", f"s3://{bucket}/client-b"
+    study = _study(ours, s3, [P82], tmp_path / "cache-a")
+    other = _study(theirs, s3, [P1], tmp_path / "cache-b")
+    assert list(study.runs()["at"]) == list(other.runs()["at"])  # (one refresh id)
+    secret_texts = set(other.comments()["text"])
+    assert len(study.comments()) == 82 and len(secret_texts) == 1
+    # Someone who may write client-a's tables (not client-b's) commits to its log the
+    # NAME of one of client-b's files (names show in listings, logs and messages): no
+    # bytes of client-b's are put anywhere.
+    (their_file,) = _data_files(s3, theirs, "comments")
+    _commit_add(
+        s3, ours, "comments", str(their_file["Key"]).rsplit("/", 1)[1], int(their_file["Size"])
+    )
+    # A machine that never read client-b is told the file is missing from client-a...
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "fresh-machine"))
+    with pytest.raises(sf.StudyError, match="is missing"):
+        sf.Study(ours, storage_options=s3.options).comments()
+    # ...and so must this one be: client-a's answers never hold client-b's comments.
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
+    leaked = set(sf.Study(ours, storage_options=s3.options).comments()["text"]) & secret_texts
+    assert not leaked, f"client-b's comments read as client-a's: {sorted(leaked)[:3]}"

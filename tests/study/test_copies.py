@@ -107,3 +107,23 @@ def test_a_log_naming_another_studys_file_never_answers_with_that_studys_rows(
     monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
     leaked = set(sf.Study(ours, storage_options=s3.options).comments()["text"]) & secret_texts
     assert not leaked, f"client-b's comments read as client-a's: {sorted(leaked)[:3]}"
+
+
+def test_a_study_made_again_at_its_uri_is_answered_as_it_is_now_by_an_open_study(
+    s3: S3, tmp_path: Path
+) -> None:
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    opened = _study(uri, s3, [P82, P50], tmp_path / "cache-old", refreshes=2)
+    assert len(opened.comments()) > 100
+    # The study is deleted from the bucket and started again, watching another post,
+    # by another process (a colleague, a cron job): the same URI, a new study.
+    bucket, prefix = uri.removeprefix("s3://").split("/", 1)
+    client = s3.client()
+    for o in client.list_objects_v2(Bucket=bucket, Prefix=prefix + "/")["Contents"]:  # type: ignore[attr-defined]
+        client.delete_object(Bucket=bucket, Key=o["Key"])  # type: ignore[attr-defined]
+    _study(uri, s3, [P1], tmp_path / "cache-new", refreshes=3)
+    now = sf.Study(uri, storage_options=s3.options)
+    assert 0 < len(now.comments()) < 20
+    # The study object opened before answers as the study is now, as a new one does.
+    assert sorted(opened.comments()["comment_id"]) == sorted(now.comments()["comment_id"])
+    assert len(opened.runs()) == len(now.runs()) == 3

@@ -127,3 +127,67 @@ def test_a_study_made_again_at_its_uri_is_answered_as_it_is_now_by_an_open_study
     # The study object opened before answers as the study is now, as a new one does.
     assert sorted(opened.comments()["comment_id"]) == sorted(now.comments()["comment_id"])
     assert len(opened.runs()) == len(now.runs()) == 3
+
+
+def _same_size_forgery(original: bytes) -> bytes:
+    """A Parquet file of the same columns and exactly as many bytes as ``original``,
+    its texts replaced (as tests/study/test_bucket.py makes one)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(io.BytesIO(original))
+    texts = pa.array(["FORGED"] * len(table), pa.string())
+    forged = table.set_column(
+        table.schema.get_field_index("text"), table.schema.field("text"), texts
+    )
+    out = io.BytesIO()
+    pq.write_table(forged, out, compression="zstd")
+    data = out.getvalue()
+    assert len(data) < len(original)
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    return data[:-footer] + b"\0" * (len(original) - len(data)) + data[-footer:]
+
+
+def test_a_copy_of_a_compacted_file_changed_on_this_machine_is_never_read_as_the_studys(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    machine = tmp_path / "machine"
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = _study(uri, s3, [P82, P50], tmp_path / "cache", refreshes=2)
+    study.compact()
+    expected = study.comments()
+    assert "FORGED" not in set(expected["text"])
+    # The copy of the compacted comments file (its name holds no hash) is changed on
+    # this machine's disk, as "a copy damaged on this machine's disk" (docs/studies.md):
+    # the bucket's file is sound.
+    (compacted,) = [
+        p for p in (machine / "study-files").iterdir() if p.name.startswith("comments-")
+    ]
+    compacted.write_bytes(_same_size_forgery(compacted.read_bytes()))
+    texts = set(sf.Study(uri, storage_options=s3.options).comments()["text"])
+    assert "FORGED" not in texts, "a changed copy of a compacted file read as the study's"
+
+
+def test_a_copies_folder_others_may_write_is_never_trusted(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SOCIALFRAME_CACHE_DIR on a shared folder (a team machine's /srv/cache, /tmp): its
+    # study-files made first by another user, writable by all.
+    machine = tmp_path / "shared-cache"
+    (machine / "study-files").mkdir(parents=True)
+    (machine / "study-files").chmod(0o777)
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = _study(uri, s3, [P82], tmp_path / "cache")
+    study.compact()
+    try:
+        study.comments()
+    except sf.StudyError as exc:  # refused, saying why: fine
+        assert "study-files" in str(exc)
+        return
+    # or used only once no one else may write there
+    mode = (machine / "study-files").stat().st_mode & 0o777
+    assert not mode & 0o022, f"copies read from a folder others may write ({oct(mode)})"

@@ -191,3 +191,39 @@ def test_a_copies_folder_others_may_write_is_never_trusted(
     # or used only once no one else may write there
     mode = (machine / "study-files").stat().st_mode & 0o777
     assert not mode & 0o022, f"copies read from a folder others may write ({oct(mode)})"
+
+
+_KILLED_AS_IT_LINKS = """
+import os, sys
+import socialframe as sf
+
+def hook(event, args):
+    if event == "os.link":  # the copy written whole, not yet in its place
+        os.kill(os.getpid(), 9)
+
+sys.addaudithook(hook)
+sf.Study(sys.argv[1], storage_options=dict(a.split("=", 1) for a in sys.argv[2:])).comments()
+"""
+
+
+def test_a_reader_killed_while_copying_leaves_no_half_copy_behind_for_good(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    machine = tmp_path / "machine"
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = _study(uri, s3, [P82, P50], tmp_path / "cache", refreshes=2)
+    env = {**os.environ, "SOCIALFRAME_CACHE_DIR": str(machine)}
+    options = [f"{k}={v}" for k, v in s3.options.items()]
+    for _ in range(3):  # three readers killed -9 as they copy (a laptop closed, OOM...)
+        killed = subprocess.run(
+            [sys.executable, "-c", _KILLED_AS_IT_LINKS, uri, *options], env=env, check=False
+        )
+        assert killed.returncode == -9
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
+    assert len(sf.Study(uri, storage_options=s3.options).comments()) == len(study.comments())
+    left = [p.name for p in (machine / "study-files").iterdir() if not p.name.endswith(".parquet")]
+    assert not left, f"{len(left)} files left in the copies' folder for good: {left}"

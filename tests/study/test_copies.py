@@ -227,3 +227,22 @@ def test_a_reader_killed_while_copying_leaves_no_half_copy_behind_for_good(
     assert len(sf.Study(uri, storage_options=s3.options).comments()) == len(study.comments())
     left = [p.name for p in (machine / "study-files").iterdir() if not p.name.endswith(".parquet")]
     assert not left, f"{len(left)} files left in the copies' folder for good: {left}"
+
+
+def test_a_folder_in_place_of_a_copy_is_said_as_it_is(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    machine = tmp_path / "machine"
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(machine))
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = _study(uri, s3, [P82], tmp_path / "cache")
+    study.comments()
+    biggest = max((machine / "study-files").iterdir(), key=lambda p: p.stat().st_size)
+    biggest.unlink()
+    (biggest / "inside").mkdir(parents=True)  # (another program's, a restore gone wrong)
+    try:
+        sf.Study(uri, storage_options=s3.options).comments()
+    except sf.StudyError as exc:
+        said = str(exc)
+        # the disk has room: the remedy is the folder in the way, not space
+        assert "free some space" not in said and str(biggest) in said, said

@@ -246,3 +246,48 @@ def test_a_folder_in_place_of_a_copy_is_said_as_it_is(
         said = str(exc)
         # the disk has room: the remedy is the folder in the way, not space
         assert "free some space" not in said and str(biggest) in said, said
+
+
+def test_a_reader_during_a_refresh_sees_the_last_complete_one(
+    s3: S3, sandbox: Sandbox, clock: ManualClock, tmp_path: Path
+) -> None:
+    import sys
+
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = sf.Study(uri, storage_options=s3.options)
+    study.add_posts([P82, P50])
+    with sandbox.client(cache=tmp_path / "cache", progress=False, clock=clock) as client:
+        study.refresh(client)
+    count = "select (select count(*) from runs) as runs, (select count(*) from comment_versions) as versions"
+    before = tuple(study.sql(count).iloc[0])
+    clock.advance(7 * 86400)
+
+    def refresh_elsewhere() -> None:  # (another machine's cron job, its own study object)
+        with sandbox.client(cache=tmp_path / "cache-2", progress=False, clock=clock) as client:
+            sf.Study(uri, storage_options=s3.options).refresh(client)
+
+    # The reader's snapshot is taken table by table; the refresh commits between two of
+    # its reads (here made to happen at the moment it reaches runs, the last it reads).
+    done = []
+
+    def between(frame, event, arg):  # type: ignore[no-untyped-def]
+        if (
+            event == "call"
+            and not done
+            and frame.f_code.co_name == "_table"
+            and frame.f_locals.get("kind") == "runs"
+            and frame.f_locals.get("version") is None
+        ):
+            done.append(True)
+            sys.setprofile(None)
+            refresh_elsewhere()
+
+    reader = sf.Study(uri, storage_options=s3.options)
+    sys.setprofile(between)
+    try:
+        during = tuple(reader.sql(count).iloc[0])
+    finally:
+        sys.setprofile(None)
+    after = tuple(sf.Study(uri, storage_options=s3.options).sql(count).iloc[0])
+    assert done and before != after
+    assert during in (before, after), f"torn: {during}, before {before}, after {after}"

@@ -291,3 +291,21 @@ def test_a_reader_during_a_refresh_sees_the_last_complete_one(
     after = tuple(sf.Study(uri, storage_options=s3.options).sql(count).iloc[0])
     assert done and before != after
     assert during in (before, after), f"torn: {during}, before {before}, after {after}"
+
+
+def test_as_of_and_compact_on_a_bucket_answer_from_copies_as_before(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pandas as pd
+
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = _study(uri, s3, [P82, P50], tmp_path / "cache", refreshes=2)
+    first = study.as_of(0).comments()
+    latest = study.comments()
+    assert len(first) < len(latest)
+    study.compact()
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "another-machine"))
+    again = sf.Study(uri, storage_options=s3.options)
+    pd.testing.assert_frame_equal(again.comments(), latest)
+    pd.testing.assert_frame_equal(again.as_of(0).comments(), first)
+    pd.testing.assert_frame_equal(study.as_of(0).comments(), first)

@@ -309,3 +309,40 @@ def test_as_of_and_compact_on_a_bucket_answer_from_copies_as_before(
     pd.testing.assert_frame_equal(again.comments(), latest)
     pd.testing.assert_frame_equal(again.as_of(0).comments(), first)
     pd.testing.assert_frame_equal(study.as_of(0).comments(), first)
+
+
+_READ_ON_A_FULL_DISK = """
+import os, sys
+import socialframe as sf
+try:
+    sf.Study(sys.argv[1], storage_options=dict(a.split("=", 1) for a in sys.argv[2:])).comments()
+    print("ANSWERED")
+except sf.StudyError as exc:
+    print("SAID", exc)
+folder = os.path.join(os.environ["SOCIALFRAME_CACHE_DIR"], "study-files")
+print("LEFT", sorted(os.listdir(folder)) if os.path.isdir(folder) else [])
+"""
+
+
+def test_copies_on_a_full_disk_are_one_clear_error_and_leave_nothing(
+    s3: S3, tmp_path: Path
+) -> None:
+    import os
+    import sys
+
+    from disks import on_a_full_disk
+
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    _study(uri, s3, [P82, P50], tmp_path / "cache", refreshes=2)
+    machine = tmp_path / "machine"
+    options = [f"{k}={v}" for k, v in s3.options.items()]
+    done = on_a_full_disk(
+        machine,
+        [sys.executable, "-c", _READ_ON_A_FULL_DISK, uri, *options],
+        env={**os.environ, "SOCIALFRAME_CACHE_DIR": str(machine)},
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "SAID" in done.stdout and "free some space" in done.stdout, done.stdout
+    assert s3.secret not in done.stdout + done.stderr
+    # (whole copies that fitted may stay: each is checked before it is read)
+    assert ".part" not in done.stdout, done.stdout

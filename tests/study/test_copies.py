@@ -346,3 +346,28 @@ def test_copies_on_a_full_disk_are_one_clear_error_and_leave_nothing(
     assert s3.secret not in done.stdout + done.stderr
     # (whole copies that fitted may stay: each is checked before it is read)
     assert ".part" not in done.stdout, done.stdout
+
+
+def test_a_same_size_file_put_over_a_compacted_one_in_the_bucket_is_never_read_as_the_studys(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/studies.md: "a file put over one of the study's in the bucket, even of the
+    # same size and columns, is refused by its SHA-256". After compact() (by hand, or
+    # by itself every COMPACT_EVERY refreshes) the study's rows are in files whose
+    # names hold no hash.
+    uri = f"s3://{s3.bucket()}/brand-watch"
+    study = _study(uri, s3, [P82, P50], tmp_path / "cache", refreshes=2)
+    study.compact()
+    assert "FORGED" not in set(study.comments()["text"])
+    bucket, _ = uri.removeprefix("s3://").split("/", 1)
+    client = s3.client()
+    (compacted,) = [
+        o
+        for o in _data_files(s3, uri, "comments")
+        if not str(o["Key"]).rsplit("/", 1)[1].startswith("part-2")  # (a refresh's: hashed)
+    ]
+    original = client.get_object(Bucket=bucket, Key=compacted["Key"])["Body"].read()  # type: ignore[attr-defined]
+    client.put_object(Bucket=bucket, Key=compacted["Key"], Body=_same_size_forgery(original))  # type: ignore[attr-defined]
+    monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "another-machine"))
+    texts = set(sf.Study(uri, storage_options=s3.options).comments()["text"])
+    assert "FORGED" not in texts, "a forged compacted file read as the study's"

@@ -296,7 +296,10 @@ class Dataset:
         files: dict[str, list[DataFile]] = {}
         versions: dict[str, int | None] = {}
         pinned = self._pins()
-        for kind in kinds:
+        # runs first: a refresh commits it last, so every table read after it holds the
+        # files of each refresh it names (a later refresh's rows count nowhere); read
+        # last, it could name a refresh whose rows the tables read before it lacked
+        for kind in sorted(kinds, key=lambda k: k != "runs"):
             table = self._table(kind, pinned.get(kind))
             if table is None:
                 files[kind], versions[kind] = [], None

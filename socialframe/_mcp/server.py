@@ -305,8 +305,15 @@ def build(setup: Setup) -> MCPServer:
         fetch = setup.client.page_fetch(call.operation.name)
         done = threading.Event()
         box: dict[str, Any] = {}
+        # Whoever takes this first settles the holds: the worker, or the cancel when it
+        # lands before the worker began (at run_sync's own checkpoint: a cancel that came
+        # while the worst case was worked out), so that the holds are never kept for good
+        # and the cancelled call never waits for a worker that will not run.
+        began = threading.Lock()
 
         def work() -> None:
+            if not began.acquire(blocking=False):
+                return  # cancelled before it began; the holds are settled already
             try:
                 box["got"] = calls.run(call, fetch, held.ledger, setup.client)
             except BaseException as exc:  # noqa: BLE001 (handed to the event loop below)
@@ -319,6 +326,9 @@ def build(setup: Setup) -> MCPServer:
             await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             fetch.stop.set()  # no page after the one in flight; that one is stored
+            if began.acquire(blocking=False):
+                cap.settle(held)  # (the worker never began: nothing was sent)
+                raise
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(done.wait)
             raise

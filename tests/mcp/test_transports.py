@@ -196,3 +196,40 @@ def test_without_a_key_it_says_so_and_never_takes_one_on_the_command_line(
     err = capsys.readouterr().err
     assert "never put the API key on the command line" in err
     assert "KEYMUSTNOTLEAK" not in err
+
+
+def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # A call cancelled while its worst case is worked out (in a thread that cannot be
+    # abandoned) is cancelled at the next checkpoint: the one before its fetch starts,
+    # after its worst case is held. Its hold must be given back, and the call must end.
+    env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
+    params = _server(["--max-cost", "1.00", "--cache", str(tmp_path / "cache")], env)
+    big = EXAMPLE_POSTS[2345]
+    # 49 times a cached post (47 pages each, walked offline: slow) and one uncached
+    slow = {"posts": [big] * 49 + [EXAMPLE_POSTS[82]], "max_comments": 2345}
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(stdio_client(params)) as client:
+            warm = await client.call_tool("post_comments", {"posts": [big], "max_comments": 2345})
+            assert not warm.is_error, _text(warm)
+            started = time.monotonic()
+            await client.call_tool("estimate", {"tool": "post_comments", **slow})
+            walk = time.monotonic() - started
+            with anyio.move_on_after(walk / 2):  # mid-walk
+                await client.call_tool("post_comments", slow)
+            await anyio.sleep(3 * walk + 1)  # the cancelled call's walk has ended
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                figures = (await client.call_tool("ledger", {})).structured_content
+                if round(figures["left_usd"] * 100) + figures["paid_calls"] == 100:
+                    break  # nothing held
+                await anyio.sleep(0.1)
+            return figures, await client.call_tool("post_comments", slow)
+
+    figures, again = anyio.run(scenario)
+    assert sandbox.charges == 47 + (0 if again.is_error else 2)  # (the 82: 2 pages)
+    assert figures["paid_calls"] == 47
+    assert figures["left_usd"] == 0.53  # the cancelled call's $0.47 hold given back
+    assert not again.is_error, _text(again)  # and the same call fits again

@@ -233,3 +233,69 @@ def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
     assert figures["paid_calls"] == 47
     assert figures["left_usd"] == 0.53  # the cancelled call's $0.47 hold given back
     assert not again.is_error, _text(again)  # and the same call fits again
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2"])
+def test_streamable_http_refuses_another_site_s_host_or_origin(host: str, tmp_path: Path) -> None:
+    # DNS rebinding: a web page whose name now points at this loopback address must not
+    # drive the server (and spend its budget) from the browser; every loopback address
+    # the server accepts without --allow-remote gets the Host and Origin checks.
+    import json
+    import urllib.error
+    import urllib.request
+
+    port = _free_port()
+    args = ["mcp", "--sandbox", "--cache", str(tmp_path), "--http", f"{host}:{port}"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "socialframe", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "page", "version": "1"},
+            },
+        }
+    ).encode()
+
+    def status(headers: dict[str, str]) -> int:
+        request = urllib.request.Request(
+            f"http://{host}:{port}/mcp",
+            data=body,
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                **headers,
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection((host, port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None
+                assert time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.1)
+        rebound = status({"Host": f"evil.example:{port}"})
+        cross = status({"Host": f"{host}:{port}", "Origin": "http://evil.example"})
+        own = status({"Host": f"{host}:{port}"})
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert rebound == 421
+    assert cross == 403
+    assert own == 200

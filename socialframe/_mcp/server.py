@@ -31,7 +31,7 @@ from mcp.server.mcpserver import (
     MCPServer,
     Resolve,
 )
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
@@ -230,7 +230,9 @@ def build(setup: Setup) -> MCPServer:
         with lock:
             frame = frames.get(name)
         if frame is None:
-            raise ValueError(
+            # (the SDK's own "not found": any other exception is logged with its URI,
+            # which is whatever the client sent, a secret too, with a traceback)
+            raise ResourceNotFoundError(
                 "no such frame (only the newest are kept): call the tool again, its pages"
                 " are in the cache"
             )

@@ -14,6 +14,7 @@ text the model reads holds the same rows fenced as untrusted data (:mod:`.text`)
 """
 
 import json
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -654,8 +655,11 @@ def _write(setup: Setup, frame: "pd.DataFrame", name: str) -> Path:
         for row in rows:
             into.write(json.dumps(row, ensure_ascii=False).encode() + b"\n")
 
+    # (a token of its own: two servers sharing --out, each with its own numbering,
+    # would otherwise name their frames alike in the same second, one replacing the other)
+    token = secrets.token_hex(4)
     return files.write_whole(
-        setup.out / f"sf-{time.strftime('%Y%m%dT%H%M%S')}-{name}", fill, guard=guard
+        setup.out / f"sf-{time.strftime('%Y%m%dT%H%M%S')}-{token}-{name}", fill, guard=guard
     )
 
 

@@ -87,9 +87,21 @@ def comments_call(posts: list[str] | str, sort: str, max_comments: int) -> Call:
     if len(given) > MOST_ITEMS:
         raise ValueError(f"at most {MOST_ITEMS} posts a call, got {len(given)}")
     record = operations.COMMENTS
-    params = [record.params(post, sort=sort) for post in given]
+    # One post named several ways (an id, its urn, its URL) is one item: its worst case
+    # counted once, its comments once in the rows (the first name given kept).
+    items: dict[tuple[tuple[str, str], ...], tuple[str, dict[str, str]]] = {}
+    for post in given:
+        checked = record.params(post, sort=sort)
+        items.setdefault(tuple(sorted(checked.items())), (post, checked))
     bound = _bound("max_comments", max_comments)
-    return Call(record, given, params, ("max_comments", bound), COMMENTS_PER_PAGE)
+    kept = list(items.values())
+    return Call(
+        record,
+        [post for post, _ in kept],
+        [checked for _, checked in kept],
+        ("max_comments", bound),
+        COMMENTS_PER_PAGE,
+    )
 
 
 def ads_call(query: str | None, max_ads: int, **filters: Any) -> Call:

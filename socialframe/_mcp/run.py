@@ -120,4 +120,32 @@ def serve(server: Any, *, http: tuple[str, int] | None = None) -> None:
         server.run()
         return
     host, port = http
-    server.run("streamable-http", host=host, port=port)
+    options: dict[str, Any] = {}
+    guard = _rebinding_guard(host)
+    if guard is not None:
+        options["transport_security"] = guard
+    server.run("streamable-http", host=host, port=port, **options)
+
+
+def _rebinding_guard(host: str) -> Any:
+    """The Host and Origin checks (against DNS rebinding: a web page whose name now
+    points here) for a loopback address the SDK does not guard by itself: it guards
+    127.0.0.1, localhost and ::1 only, and every loopback address is served without
+    --allow-remote. ``None``: the SDK's own (or, past --allow-remote, the user's)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None  # (localhost: the SDK's; a name past --allow-remote: the user's)
+    if not address.is_loopback:
+        return None
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    shown = f"[{address.compressed}]" if address.version == 6 else address.compressed
+    names = [shown, "127.0.0.1", "localhost", "[::1]"]
+    if address.version == 6 and host != address.compressed:
+        names.append(f"[{host}]")
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
+    )

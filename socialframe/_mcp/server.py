@@ -14,6 +14,7 @@ text the model reads holds the same rows fenced as untrusted data (:mod:`.text`)
 """
 
 import json
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -31,7 +32,7 @@ from mcp.server.mcpserver import (
     MCPServer,
     Resolve,
 )
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
@@ -230,7 +231,9 @@ def build(setup: Setup) -> MCPServer:
         with lock:
             frame = frames.get(name)
         if frame is None:
-            raise ValueError(
+            # (the SDK's own "not found": any other exception is logged with its URI,
+            # which is whatever the client sent, a secret too, with a traceback)
+            raise ResourceNotFoundError(
                 "no such frame (only the newest are kept): call the tool again, its pages"
                 " are in the cache"
             )
@@ -305,8 +308,15 @@ def build(setup: Setup) -> MCPServer:
         fetch = setup.client.page_fetch(call.operation.name)
         done = threading.Event()
         box: dict[str, Any] = {}
+        # Whoever takes this first settles the holds: the worker, or the cancel when it
+        # lands before the worker began (at run_sync's own checkpoint: a cancel that came
+        # while the worst case was worked out), so that the holds are never kept for good
+        # and the cancelled call never waits for a worker that will not run.
+        began = threading.Lock()
 
         def work() -> None:
+            if not began.acquire(blocking=False):
+                return  # cancelled before it began; the holds are settled already
             try:
                 box["got"] = calls.run(call, fetch, held.ledger, setup.client)
             except BaseException as exc:  # noqa: BLE001 (handed to the event loop below)
@@ -319,6 +329,9 @@ def build(setup: Setup) -> MCPServer:
             await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             fetch.stop.set()  # no page after the one in flight; that one is stored
+            if began.acquire(blocking=False):
+                cap.settle(held)  # (the worker never began: nothing was sent)
+                raise
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(done.wait)
             raise
@@ -642,8 +655,11 @@ def _write(setup: Setup, frame: "pd.DataFrame", name: str) -> Path:
         for row in rows:
             into.write(json.dumps(row, ensure_ascii=False).encode() + b"\n")
 
+    # (a token of its own: two servers sharing --out, each with its own numbering,
+    # would otherwise name their frames alike in the same second, one replacing the other)
+    token = secrets.token_hex(4)
     return files.write_whole(
-        setup.out / f"sf-{time.strftime('%Y%m%dT%H%M%S')}-{name}", fill, guard=guard
+        setup.out / f"sf-{time.strftime('%Y%m%dT%H%M%S')}-{token}-{name}", fill, guard=guard
     )
 
 

@@ -245,3 +245,30 @@ def test_a_cancelled_call_keeps_the_ledger_true_and_its_pages_in_the_cache(
     assert ledger.structured_content["left_usd"] == (100 - paid) / 100  # nothing held
     assert estimate.structured_content["pages_cached"] == paid  # every paid page stored
     assert estimate.structured_content["pages_to_pay"] == 47 - paid
+
+
+def test_one_post_named_several_ways_is_one_item(
+    make: Callable[..., Setup], sandbox: Sandbox
+) -> None:
+    # An id, its urn and its URL name one post: its worst case counted once (a call
+    # that fits is not refused), its comments once in the rows, paid once.
+    post = EXAMPLE_POSTS[82]
+    names = [
+        post,
+        f"urn:li:activity:{post}",
+        f"https://www.linkedin.com/feed/update/urn:li:activity:{post}/",
+        post,
+    ]
+
+    async def scenario(client: Client) -> list[Any]:
+        args = {"posts": names, "max_comments": 100}
+        return [
+            await client.call_tool("estimate", {"tool": "post_comments", **args}),
+            await client.call_tool("post_comments", args),
+        ]
+
+    estimate, got = connected(make(max_cost=0.02), scenario)
+    assert estimate.structured_content["max_usd"] == 0.02
+    assert not got.is_error, _text(got)
+    assert got.structured_content["total_rows"] == 82
+    assert sandbox.charges == 2

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from socialframe._mcp.server import MOST_ROWS, Setup
+from socialframe._mcp.server import MOST_ROWS, Setup, build
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 from socialframe.sandbox._comments import comments_body
 from tests.hostile import PAYLOADS
@@ -318,3 +319,33 @@ def test_study_sql_is_time_boxed_one_query_at_a_time(
     assert timed_out.is_error and "ran past 3 seconds" in _text(timed_out)
     assert busy.is_error and "still running" in _text(busy)
     assert later.structured_content["rows"] == [{"one": 1}]
+
+
+def test_out_shared_by_two_servers_never_writes_one_s_frame_over_the_other_s(
+    make: Callable[..., Setup], tmp_path: Any
+) -> None:
+    # Two agents' servers named the same --out folder: each one's first cut result in
+    # the same second must not land in one file, the second replacing the first's.
+    out = tmp_path / "agent-files"
+    first, second = make(out=out), make(out=out)
+    asks = [{"posts": [EXAMPLE_POSTS[2345]], "max_comments": n} for n in (300, 400)]
+
+    async def warm(client: Client) -> Any:
+        return await client.call_tool("post_comments", asks[1])
+
+    assert not connected(first, warm).is_error  # (the pages cached: both calls quick)
+    servers = [build(first), build(second)]
+
+    async def both() -> list[Any]:
+        got = []
+        async with Client(servers[0]) as one, Client(servers[1]) as two:
+            got.append(await one.call_tool("post_comments", asks[0]))
+            got.append(await two.call_tool("post_comments", asks[1]))
+        return got
+
+    import anyio
+
+    results = anyio.run(both)
+    files = [r.structured_content["file"] for r in results]
+    assert files[0] != files[1]
+    assert [len(Path(f).read_text().splitlines()) for f in files] == [300, 400]

@@ -196,3 +196,106 @@ def test_without_a_key_it_says_so_and_never_takes_one_on_the_command_line(
     err = capsys.readouterr().err
     assert "never put the API key on the command line" in err
     assert "KEYMUSTNOTLEAK" not in err
+
+
+def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # A call cancelled while its worst case is worked out (in a thread that cannot be
+    # abandoned) is cancelled at the next checkpoint: the one before its fetch starts,
+    # after its worst case is held. Its hold must be given back, and the call must end.
+    env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
+    params = _server(["--max-cost", "1.00", "--cache", str(tmp_path / "cache")], env)
+    big = EXAMPLE_POSTS[2345]
+    # 49 times a cached post (47 pages each, walked offline: slow) and one uncached
+    slow = {"posts": [big] * 49 + [EXAMPLE_POSTS[82]], "max_comments": 2345}
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(stdio_client(params)) as client:
+            warm = await client.call_tool("post_comments", {"posts": [big], "max_comments": 2345})
+            assert not warm.is_error, _text(warm)
+            started = time.monotonic()
+            await client.call_tool("estimate", {"tool": "post_comments", **slow})
+            walk = time.monotonic() - started
+            with anyio.move_on_after(walk / 2):  # mid-walk
+                await client.call_tool("post_comments", slow)
+            await anyio.sleep(3 * walk + 1)  # the cancelled call's walk has ended
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                figures = (await client.call_tool("ledger", {})).structured_content
+                if round(figures["left_usd"] * 100) + figures["paid_calls"] == 100:
+                    break  # nothing held
+                await anyio.sleep(0.1)
+            return figures, await client.call_tool("post_comments", slow)
+
+    figures, again = anyio.run(scenario)
+    assert sandbox.charges == 47 + (0 if again.is_error else 2)  # (the 82: 2 pages)
+    assert figures["paid_calls"] == 47
+    assert figures["left_usd"] == 0.53  # the cancelled call's $0.47 hold given back
+    assert not again.is_error, _text(again)  # and the same call fits again
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2"])
+def test_streamable_http_refuses_another_site_s_host_or_origin(host: str, tmp_path: Path) -> None:
+    # DNS rebinding: a web page whose name now points at this loopback address must not
+    # drive the server (and spend its budget) from the browser; every loopback address
+    # the server accepts without --allow-remote gets the Host and Origin checks.
+    import json
+    import urllib.error
+    import urllib.request
+
+    port = _free_port()
+    args = ["mcp", "--sandbox", "--cache", str(tmp_path), "--http", f"{host}:{port}"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "socialframe", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "page", "version": "1"},
+            },
+        }
+    ).encode()
+
+    def status(headers: dict[str, str]) -> int:
+        request = urllib.request.Request(
+            f"http://{host}:{port}/mcp",
+            data=body,
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                **headers,
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection((host, port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None
+                assert time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.1)
+        rebound = status({"Host": f"evil.example:{port}"})
+        cross = status({"Host": f"{host}:{port}", "Origin": "http://evil.example"})
+        own = status({"Host": f"{host}:{port}"})
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert rebound == 421
+    assert cross == 403
+    assert own == 200

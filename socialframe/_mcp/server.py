@@ -536,22 +536,22 @@ def build(setup: Setup) -> MCPServer:
         query: str,
     ) -> Annotated[CallToolResult, Table]:
         seconds = setup.sql_seconds
-        # One query at a time: a query past its time cannot be stopped from here (DuckDB
-        # runs it in its thread), so none starts until it has ended.
+        # One query at a time (each one core of this machine's); past its time DuckDB is
+        # interrupted (Study.sql's timeout), so a query never holds the tool longer.
         if not sql_running.acquire(blocking=False):
             raise ToolError(
-                "a study query is still running (one at a time, and one past its time runs"
-                " on until DuckDB ends it): wait, then ask for less"
+                "a study query is still running (one at a time, each at most"
+                f" {seconds:g} seconds): wait, then ask again"
             )
 
         def work() -> "pd.DataFrame":
             try:
-                return study_of(study).sql(query)
+                return study_of(study).sql(query, timeout=seconds)
             finally:
                 sql_running.release()
 
         try:
-            with anyio.fail_after(seconds):
+            with anyio.fail_after(seconds + 10):  # (the interrupt's own backstop)
                 frame = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except TimeoutError:
             raise ToolError(

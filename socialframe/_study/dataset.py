@@ -245,10 +245,12 @@ class Dataset:
             # (a bucket that refuses us says nothing here: it is asked again below, loudly)
             if self.place.local and not deltalake.DeltaTable.is_deltatable(uri):
                 return None
-            # (the newest version read from the one this thread opened: only the commits
-            # since, not the whole log again; a refresh asks many times)
+            # (a refresh, which holds the lease, asks many times: the newest version is
+            # read from the table this thread opened, only the commits since, not the
+            # whole log again; a reader opens it afresh, whatever was made at its URI)
             mine = (threading.get_ident(), kind)
-            if version is None and mine in self._latest:
+            keep = version is None and self.lease is not None
+            if keep and mine in self._latest:
                 table = self._latest[mine]
                 table.update_incremental()
                 return table
@@ -258,7 +260,7 @@ class Dataset:
                     table.load_as_version(version)
                 except Exception:  # (before the table existed: it held nothing then)
                     return None
-            else:
+            elif keep:
                 self._latest[mine] = table
             return table
         except deltalake.exceptions.TableNotFoundError:
@@ -764,6 +766,7 @@ class Dataset:
             yield manifest
         finally:
             self.lease = None
+            self._latest.clear()
             lease.release()
 
     def _unwritable(self, exc: OSError) -> StudyError:

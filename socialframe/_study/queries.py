@@ -11,6 +11,7 @@ one of each id, with when it was first and last seen.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Callable
@@ -204,15 +205,19 @@ def connect(dataset: Dataset, snapshot: Snapshot | None = None) -> Reader:
     duckdb = duckdb_module()
     snapshot = snapshot or dataset.snapshot(KINDS)
     place = dataset.place
+    located: dict[str, tuple[str, str | None]]
     if isinstance(place, storage.Folder):
         # (the folder as DuckDB will find it, the user's links in its path followed once)
         root = Path(os.path.realpath(place.path))
-        located = {f.relative: f.relative for kind in KINDS for f in snapshot.files[kind]}
+        located = {
+            f.relative: (f.relative, f.sha256) for kind in KINDS for f in snapshot.files[kind]
+        }
     else:  # a bucket's files are read from this machine's checked copies of them
-        root, located = _copied(dataset, lambda: copies.local(dataset, snapshot, KINDS))
-    files = [(kind, located[f.relative]) for kind in KINDS for f in snapshot.files[kind]]
+        root, copied = _copied(dataset, lambda: copies.local(dataset, snapshot, KINDS))
+        located = dict(copied)
+    files = [(kind, located[f.relative][0]) for kind in KINDS for f in snapshot.files[kind]]
     records = {
-        located[f.relative]: {"size": f.size, "sha256": f.sha256}
+        located[f.relative][0]: {"size": f.size, "sha256": located[f.relative][1]}
         for kind in KINDS
         for f in snapshot.files[kind]
     }
@@ -246,10 +251,16 @@ def _copied(dataset: Dataset, copy: Callable[[], _Answer]) -> _Answer:
     try:
         return copy()
     except OSError as exc:
+        full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        where = exc.filename if exc.filename and not full else copies.where()
+        remedy = (
+            "free some space there, or set SOCIALFRAME_CACHE_DIR to a folder with room"
+            if full
+            else "make it writable, or set SOCIALFRAME_CACHE_DIR to a folder of your own"
+        )
         raise StudyError(
-            f"{dataset.path}: the study's files cannot be copied to {copies.where()} to be"
-            f" read ({exc.strerror}); free some space there, or set SOCIALFRAME_CACHE_DIR to"
-            " a folder with room"
+            f"{dataset.path}: the study's files cannot be copied to this machine to be read:"
+            f" {where}: {exc.strerror}; {remedy}"
         ) from None
 
 
@@ -341,7 +352,7 @@ def _views(
     con: duckdb.DuckDBPyConnection,
     dataset: Dataset,
     root: Path,
-    located: dict[str, str],
+    located: dict[str, tuple[str, str | None]],
     snapshot: Snapshot,
 ) -> None:
     # runs first: every other view reads only the rows of the refreshes it names
@@ -351,7 +362,7 @@ def _views(
         con.register(empty, EMPTY[kind]())
         files_own: list[Any] = []
         if snapshot.files[kind]:
-            files = [_no_glob(str(root / located[f.relative])) for f in snapshot.files[kind]]
+            files = [_no_glob(str(root / located[f.relative][0])) for f in snapshot.files[kind]]
             listed = ", ".join(_quoted(f) for f in files)
             reading = f"read_parquet([{listed}], hive_partitioning = false, union_by_name = true)"
         else:

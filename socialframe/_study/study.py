@@ -14,6 +14,7 @@ import functools
 import numbers
 import os
 import re
+import threading
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -559,7 +560,9 @@ class Study:
         return mark(queries.read_as(self._data, frame, queries.RUN_DTYPES), "study.runs")
 
     @_no_context
-    def sql(self, query: str, params: list[Any] | None = None) -> pd.DataFrame:
+    def sql(
+        self, query: str, params: list[Any] | None = None, *, timeout: float | None = None
+    ) -> pd.DataFrame:
         """Any query over the study's views: ``comments``, ``ads`` (latest versions),
         ``comment_versions``, ``ad_versions`` (every version), ``changes``, ``runs``.
 
@@ -570,6 +573,8 @@ class Study:
         Args:
             query: The SQL (DuckDB's dialect); ``?`` marks a parameter.
             params: The values of its parameters, in order.
+            timeout: The most seconds the query may run: past them DuckDB is
+                interrupted (its thread freed, nothing kept) and ``TimeoutError`` raised.
 
         Returns:
             The query's result (DuckDB streams the files: only the result must fit in
@@ -578,6 +583,7 @@ class Study:
         Raises:
             ValueError: the query is not one ``SELECT``, or DuckDB refused it (reading
                 a file outside the study among the reasons), saying why.
+            TimeoutError: it ran past ``timeout``.
             StudyError: a file of the study is damaged, or changed while it was read.
 
         Example:
@@ -588,7 +594,13 @@ class Study:
         """
         if not isinstance(query, str):
             raise TypeError(f"query must be SQL text, not {type(query).__name__}")
-        return self._query(query, params or [], yours=True)
+        if timeout is not None and (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not 0 < timeout < float("inf")
+        ):
+            raise ValueError(f"timeout is seconds above 0, not {timeout!r:.40}")
+        return self._query(query, params or [], yours=True, timeout=timeout)
 
     def _query(
         self,
@@ -597,6 +609,7 @@ class Study:
         *,
         yours: bool = False,
         arrow: bool = False,
+        timeout: float | None = None,
     ) -> pd.DataFrame:
         """``query`` over the study's views; a file that cannot be read is a StudyError
         (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError).
@@ -605,12 +618,24 @@ class Study:
         import duckdb
 
         con = queries.connect(self._data)
+        # (past its time the query is interrupted from this timer's thread: DuckDB's
+        # interrupt is the one call a connection takes while it runs)
+        timer = threading.Timer(timeout, con.con.interrupt) if timeout is not None else None
         try:
             if yours:
                 _only_a_query(con, query)
+            if timer is not None:
+                timer.start()
             if arrow:
                 return con.frame(query, params or [])
             return con.df(query, params or [])
+        except duckdb.InterruptException:
+            if timer is None:
+                raise
+            raise TimeoutError(
+                f"the query ran past {timeout:g} seconds and was stopped: ask for less"
+                " (a where clause, a limit)"
+            ) from None
         except duckdb.Error as exc:
             files = isinstance(exc, duckdb.IOException | duckdb.InvalidInputException)
             if yours and not files:
@@ -618,6 +643,8 @@ class Study:
                 raise ValueError(f"the query failed: {reason[:300]}") from None
             raise queries.unreadable(self._data, exc) from None
         finally:
+            if timer is not None:
+                timer.cancel()
             con.close()
 
 

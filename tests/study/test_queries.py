@@ -79,3 +79,22 @@ def test_a_study_whose_path_reads_as_a_pattern_reads_only_its_own_files(
     assert mine.runs()["paid_calls"].tolist() == [1]
     assert mine.sql("select count(*) as n from comment_versions")["n"].tolist() == [1]
     assert len(other.comments()) == 50
+
+
+def test_a_query_past_its_timeout_is_stopped_and_said(tmp_path: Path) -> None:
+    import time
+
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([EXAMPLE_POSTS[82]])
+    endless = (
+        "with recursive r(n) as (select 1 union all select n + 1 from r)"
+        " select count(*) as n from r"
+    )
+    began = time.monotonic()
+    with pytest.raises(TimeoutError, match="ran past 1 seconds and was stopped"):
+        study.sql(endless, timeout=1)
+    assert time.monotonic() - began < 30  # (interrupted, not run until memory is gone)
+    assert study.sql("select 1 as one", timeout=5)["one"].tolist() == [1]
+    for wrong in (0, -1, float("nan"), float("inf"), True, "5"):
+        with pytest.raises(ValueError, match="timeout is seconds above 0"):
+            study.sql("select 1", timeout=wrong)  # type: ignore[arg-type]

@@ -225,3 +225,25 @@ def matches(rows: Iterable[list[str]], term: str) -> int:
         if all(w in text for w in wanted) and not any(w in text for w in unwanted):
             count += 1
     return count
+
+
+def same_size_forgery(original: bytes) -> bytes:
+    """A Parquet file of the same columns and exactly as many bytes as ``original``,
+    its texts replaced (padding goes between the last column chunk and the footer,
+    which readers locate from the end)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(io.BytesIO(original))
+    texts = pa.array(["FORGED"] * len(table), pa.string())
+    forged = table.set_column(
+        table.schema.get_field_index("text"), table.schema.field("text"), texts
+    )
+    out = io.BytesIO()
+    pq.write_table(forged, out, compression="zstd")
+    data = out.getvalue()
+    assert len(data) < len(original)
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    return data[:-footer] + b"\0" * (len(original) - len(data)) + data[-footer:]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hostile import same_size_forgery
 from servers import S3
 
 import socialframe as sf
@@ -240,28 +241,6 @@ def test_every_study_command_takes_a_bucket_uri(
     assert "wrong-secret-0123456789abcdef" not in refused.stdout + refused.stderr
 
 
-def _same_size_forgery(original: bytes) -> bytes:
-    """A Parquet file of the same columns and exactly as many bytes as ``original``,
-    its texts replaced (padding goes between the last column chunk and the footer,
-    which readers locate from the end)."""
-    import io
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(io.BytesIO(original))
-    texts = pa.array(["FORGED"] * len(table), pa.string())
-    forged = table.set_column(
-        table.schema.get_field_index("text"), table.schema.field("text"), texts
-    )
-    out = io.BytesIO()
-    pq.write_table(forged, out, compression="zstd")
-    data = out.getvalue()
-    assert len(data) < len(original)
-    footer = int.from_bytes(data[-8:-4], "little") + 8
-    return data[:-footer] + b"\0" * (len(original) - len(data)) + data[-footer:]
-
-
 def test_a_same_size_file_put_over_one_of_the_studys_is_never_read_as_the_studys(
     uri: str,
     s3: S3,
@@ -276,7 +255,7 @@ def test_a_same_size_file_put_over_one_of_the_studys_is_never_read_as_the_studys
     listed = client.list_objects_v2(Bucket=bucket, Prefix=f"{prefix}/comments/")  # type: ignore[attr-defined]
     key = next(o["Key"] for o in listed["Contents"] if o["Key"].endswith(".parquet"))
     original = client.get_object(Bucket=bucket, Key=key)["Body"].read()  # type: ignore[attr-defined]
-    forged = _same_size_forgery(original)
+    forged = same_size_forgery(original)
     assert len(forged) == len(original)
     client.put_object(Bucket=bucket, Key=key, Body=forged)  # type: ignore[attr-defined]
     # (read on a machine that has not read the study before)

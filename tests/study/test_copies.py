@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hostile import same_size_forgery
 from servers import S3
 
 import socialframe as sf
@@ -129,27 +130,6 @@ def test_a_study_made_again_at_its_uri_is_answered_as_it_is_now_by_an_open_study
     assert len(opened.runs()) == len(now.runs()) == 3
 
 
-def _same_size_forgery(original: bytes) -> bytes:
-    """A Parquet file of the same columns and exactly as many bytes as ``original``,
-    its texts replaced (as tests/study/test_bucket.py makes one)."""
-    import io
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(io.BytesIO(original))
-    texts = pa.array(["FORGED"] * len(table), pa.string())
-    forged = table.set_column(
-        table.schema.get_field_index("text"), table.schema.field("text"), texts
-    )
-    out = io.BytesIO()
-    pq.write_table(forged, out, compression="zstd")
-    data = out.getvalue()
-    assert len(data) < len(original)
-    footer = int.from_bytes(data[-8:-4], "little") + 8
-    return data[:-footer] + b"\0" * (len(original) - len(data)) + data[-footer:]
-
-
 def test_a_copy_of_a_compacted_file_changed_on_this_machine_is_never_read_as_the_studys(
     s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,7 +149,7 @@ def test_a_copy_of_a_compacted_file_changed_on_this_machine_is_never_read_as_the
         for p in (machine / "study-files").iterdir()
         if p.name.startswith("comments-") and p.name.rsplit("-", 1)[-1] not in hashed
     ]
-    compacted.write_bytes(_same_size_forgery(compacted.read_bytes()))
+    compacted.write_bytes(same_size_forgery(compacted.read_bytes()))
     texts = set(sf.Study(uri, storage_options=s3.options).comments()["text"])
     assert "FORGED" not in texts, "a changed copy of a compacted file read as the study's"
 
@@ -375,7 +355,7 @@ def test_a_same_size_file_put_over_a_compacted_one_in_the_bucket_is_never_read_a
         if not str(o["Key"]).rsplit("/", 1)[1].startswith("part-2")  # (a refresh's: hashed)
     ]
     original = client.get_object(Bucket=bucket, Key=compacted["Key"])["Body"].read()  # type: ignore[attr-defined]
-    client.put_object(Bucket=bucket, Key=compacted["Key"], Body=_same_size_forgery(original))  # type: ignore[attr-defined]
+    client.put_object(Bucket=bucket, Key=compacted["Key"], Body=same_size_forgery(original))  # type: ignore[attr-defined]
     monkeypatch.setenv("SOCIALFRAME_CACHE_DIR", str(tmp_path / "another-machine"))
     texts = set(sf.Study(uri, storage_options=s3.options).comments()["text"])
     assert "FORGED" not in texts, "a forged compacted file read as the study's"

@@ -30,22 +30,6 @@ def service() -> Iterator[Sandbox]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A study of one post and one search, refreshed once."""
-    base = tmp_path_factory.mktemp("refreshed")
-    study = sf.Study(base / "s")
-    study.add_posts([P82])
-    study.add_ads("coffee", country="US")
-    clock = PinnedClock()
-    with (
-        Sandbox(seed=0, clock=clock) as sandbox,
-        sandbox.client(cache=False, progress=False, clock=clock) as client,
-    ):
-        study.refresh(client)
-    return base / "s"
-
-
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     """A folder beside the study, with files of its own: what a link points into."""

@@ -495,22 +495,6 @@ def test_answers_read_only_what_was_checked_while_a_file_is_swapped_back_and_for
     assert answered + refused == 150
 
 
-@pytest.fixture(scope="module")
-def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A study of one post and one search, refreshed once."""
-    base = tmp_path_factory.mktemp("refreshed")
-    study = sf.Study(base / "s")
-    study.add_posts([P82])
-    study.add_ads("coffee", country="US")
-    clock = PinnedClock()
-    with (
-        Sandbox(seed=0, clock=clock) as sandbox,
-        sandbox.client(cache=base / "c", progress=False, clock=clock) as client,
-    ):
-        study.refresh(client)
-    return base / "s"
-
-
 def _files(study: Path) -> dict[str, Path]:
     """Each table's data file of the study's first refresh."""
     kinds = ("comments", "ads", "changes", "items", "runs")

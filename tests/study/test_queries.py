@@ -16,22 +16,6 @@ from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 P82 = EXAMPLE_POSTS[82]
 
 
-@pytest.fixture(scope="module")
-def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A study of one post and one search, refreshed once."""
-    base = tmp_path_factory.mktemp("refreshed")
-    study = sf.Study(base / "s")
-    study.add_posts([P82])
-    study.add_ads("coffee", country="US")
-    clock = PinnedClock()
-    with (
-        Sandbox(seed=0, clock=clock) as sandbox,
-        sandbox.client(cache=base / "c", progress=False, clock=clock) as client,
-    ):
-        study.refresh(client)
-    return base / "s"
-
-
 def test_a_refresh_whose_run_row_is_there_twice_counts_once(
     refreshed: Path, tmp_path: Path
 ) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._ledger import PRICE_CENTS, Hold, Ledger, usd
+from .._words import count
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -190,7 +191,7 @@ class Cap:
 
 def _pages(worst: Worst) -> str:
     free = f", {worst.cached} more in the cache, free" if worst.cached else ""
-    return f"{worst.pages} page{'s' * (worst.pages != 1)} at $0.01{free}"
+    return f"{count(worst.pages, 'page')} at $0.01{free}"
 
 
 def _rest(outcomes: Iterator[str]) -> list[str]:

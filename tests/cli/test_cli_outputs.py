@@ -44,7 +44,9 @@ pytestmark = pytest.mark.slow  # hundreds of runs and a real console script
 #: What each option or argument that names a place on disk is, by command and dest.
 #: "output": a file the command writes (attacked below); "charts": a folder the command
 #: writes files into (attacked below); "cache": the cache itself; "study": the study's
-#: own folder (written by the study); "input": a file read.
+#: own folder (written by the study); "input": a file read; "frames": a folder the MCP
+#: server writes whole frames into, under names it picks through the one writer (attacked
+#: in tests/mcp/test_server.py: test_out_*).
 PLACES: dict[tuple[str, str], str] = {
     ("comments", "output"): "output",
     ("ads", "output"): "output",
@@ -66,6 +68,9 @@ PLACES: dict[tuple[str, str], str] = {
     ("study changes", "study"): "study",
     ("study runs", "study"): "study",
     ("report", "file"): "input",
+    ("mcp", "out"): "frames",
+    ("mcp", "cache"): "cache",
+    ("mcp", "study"): "study",
 }
 
 #: What makes an option name a place: its value's name, its type, or its dest.

@@ -456,7 +456,7 @@ def build(setup: Setup) -> MCPServer:
                     before=before,
                 )
             worst = await in_thread(lambda: calls.worst(call, setup.offline))
-        except (ValueError, TypeError) as exc:
+        except Exception as exc:  # bad input; a cache that cannot be read (never logged)
             raise fail(exc) from None
         left = None if cap.max_cost_cents is None else cap.left_cents
         call_ok = cap.max_call_cents is None or worst.cents <= cap.max_call_cents

@@ -235,7 +235,9 @@ def _parquet(data: bytes, name: str) -> pd.DataFrame:
     if not data.endswith(b"PAR1"):  # (a Parquet file ends as it starts)
         raise _unreadable(name, "is a Parquet file cut short (its end is missing): write it again")
     try:
-        frame = pd.read_parquet(io.BytesIO(data))
+        from .. import _parquet  # (never pd.read_parquet: see _parquet)
+
+        frame = _parquet.table(data).to_pandas()
     except ImportError:
         raise ValueError(f"reading {name} (Parquet) needs pyarrow: pip install pyarrow") from None
     except Exception:  # (pyarrow's many errors, which name no file)

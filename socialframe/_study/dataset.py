@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
 import re
@@ -413,8 +412,8 @@ class Dataset:
     def read_table(self, files: list[DataFile]) -> Any:
         """The rows of ``files`` (a small table's), each checked: a pyarrow Table."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
+        from .. import _parquet as parquet
         from . import integrity
 
         parts = []
@@ -426,7 +425,7 @@ class Dataset:
             if problem:
                 raise integrity.damaged(self.shown_file(each), problem)
             try:
-                parts.append(pq.read_table(io.BytesIO(data)))
+                parts.append(parquet.table(data))  # (never pq.read_table: see _parquet)
             except (pa.ArrowException, OSError, ValueError):
                 raise integrity.damaged(
                     self.shown_file(each), "is not a Parquet file: damaged or cut short"
@@ -577,9 +576,9 @@ class Dataset:
         if extra:
             raise AssertionError(f"{kind} rows with columns the study does not keep: {extra}")
         table = pa.Table.from_arrays(columns, schema=wanted)
-        sink = io.BytesIO()
+        sink = pa.BufferOutputStream()
         pq.write_table(table, sink, compression="zstd")
-        data = sink.getvalue()
+        data = sink.getvalue().to_pybytes()
         name = f"part-{refresh}-{hashlib.sha256(data).hexdigest()}.parquet"
         try:
             self.place.put_new(f"{kind}/{name}", data)

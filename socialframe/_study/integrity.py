@@ -156,16 +156,16 @@ def bytes_problem(
     """What is wrong with a file's bytes, read whole, against the size its table's log
     records, the SHA-256 its name holds (None: a file ``compact`` wrote) and its
     columns (``dtypes``), or None."""
-    import io
+    import pyarrow as pa
 
     if len(data) != size:
-        why = columns_problem(io.BytesIO(data), dtypes, ())
+        why = columns_problem(pa.BufferReader(data), dtypes, ())
         return (
             f"holds {len(data):,} bytes where the study wrote {size:,}: it was cut"
             " short, changed or replaced" + (f" ({why})" if why else "")
         )
     if sha256 is None:
-        why = columns_problem(io.BytesIO(data), dtypes, ())
+        why = columns_problem(pa.BufferReader(data), dtypes, ())
         return f"is not a file the study wrote ({why})" if why else None
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
         return (

@@ -99,8 +99,7 @@ def _remove_partial(data: Dataset) -> None:
 
 def _write(data: Dataset, manifest: legacy.Manifest) -> None:
     """The old study's rows, as new tables (see the module's docstring, step 3)."""
-    import pyarrow.parquet as pq
-
+    from .. import _parquet as parquet
     from .watch import key
 
     place = data.place
@@ -133,7 +132,8 @@ def _write(data: Dataset, manifest: legacy.Manifest) -> None:
             with folder.opened(place.path) as root:
                 fd = folder.open_file(place.path, root, relative)
                 with os.fdopen(fd, "rb") as source:
-                    rows = pq.read_table(source).to_pandas()
+                    held = source.read()
+                rows = parquet.table(held).to_pandas()  # (never pq.read_table: see _parquet)
             rows = rows.assign(refresh=pd.array([entry["id"]] * len(rows), dtype="string"))
             if kind == "items":
                 if "watch" in rows:

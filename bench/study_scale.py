@@ -186,6 +186,7 @@ began = time.perf_counter()
 study = sf.Study({location!r})
 what = {what!r}
 size = None
+columns = {{}}
 if what == "changes":
     rows = len(study.changes(since={since!r}))
 elif what == "refresh":  # its fixed cost: what the study holds is read, nothing is paid
@@ -207,11 +208,13 @@ else:
     frame = study.comments()
     rows = len(frame)
     size = int(frame.memory_usage(deep=True).sum())
+    columns = {{k: int(v) for k, v in frame.memory_usage(deep=True, index=False).items()}}
 seconds = time.perf_counter() - began
 # VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec from the forking parent
 peak = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status")
             if line.startswith("VmHWM:"))
-print(json.dumps({{"seconds": seconds, "rows": rows, "peak": peak, "bytes": size}}))
+print(json.dumps({{"seconds": seconds, "rows": rows, "peak": peak, "bytes": size,
+                  "columns": columns}}))
 """
 
 
@@ -313,6 +316,12 @@ def report(where: str, location: str, env: dict[str, str], args: argparse.Namesp
             + f", and building it (DuckDB's window over every version, then Arrow) holds"
             f" {(frame['peak'] - frame['bytes']) / mib:,.0f} MiB more at the peak"
         )
+    )
+    largest = sorted(frame["columns"].items(), key=lambda kv: -kv[1])
+    print(
+        "  its columns, largest first: "
+        + ", ".join(f"{name} {size / mib:,.0f} MiB" for name, size in largest[:6])
+        + f"; the other {len(largest) - 6} {sum(v for _, v in largest[6:]) / mib:,.0f} MiB"
     )
     small = location + "-small"
     generate(small, args.small, 100)

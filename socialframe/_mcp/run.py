@@ -54,14 +54,20 @@ def setup(
         ConfigError: no key or no base URL (the library's message).
         ValueError: a setting outside what is allowed.
     """
+    from .. import _config as config
     from .._client import Client
+    from .._config import Hidden
     from .._display import files
     from .server import Setup
 
     # The server's own client is unbudgeted here: its budget is the cap's ledger (every
     # page is counted in a ledger capped at the call's held worst case).
     client = Client(api_key, base_url=base_url, cache=cache, progress=False, workers=workers)
-    key = client._caller.settings.api_key  # (a Secret: its repr is ***)
+    # the key the client sends, resolved as the client resolved it (argument, else the
+    # environment): the secret every result is scrubbed of (a Secret: its repr is ***)
+    key = config.resolve(
+        Hidden(api_key), base_url=base_url, auth_header=Hidden(None), headers=Hidden(None)
+    ).api_key
     offline = Client(base_url=base_url, cache=cache, offline=True, progress=False)
     if out is not None:  # (checked once the cache is made: never inside it)
         try:

@@ -84,6 +84,42 @@ def test_stdio_subprocess_every_tool_and_the_cap_under_concurrent_calls(
     assert "KEYMUSTNOTLEAK" not in logged
 
 
+def test_stdio_confirm_over_asks_the_human_through_the_client(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """--confirm-over over stdio: the server asks the client's human (elicitation), and a
+    paid call goes ahead only on an accepted answer that allows its worst case."""
+    from mcp import types
+
+    env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
+    args = ["--max-cost", "1.00", "--confirm-over", "0.02", "--cache", str(tmp_path / "cache")]
+    asked: list[str] = []
+    answers = [
+        types.ElicitResult(action="decline"),
+        types.ElicitResult(action="accept", content={"spend": True, "max_usd": 0.04}),
+    ]
+
+    async def answer(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return answers[len(asked) - 1]
+
+    async def scenario() -> list[Any]:
+        async with Client(stdio_client(_server(args, env)), elicitation_callback=answer) as client:
+            post = {"posts": [EXAMPLE_POSTS[2345]]}
+            return [
+                await client.call_tool("post_comments", post),
+                await client.call_tool("post_comments", post),
+                await client.call_tool("ledger", {}),
+            ]
+
+    declined, accepted, ledger = anyio.run(scenario)
+    assert declined.is_error and "nothing was sent" in _text(declined)
+    assert not accepted.is_error, _text(accepted)
+    assert len(asked) == 2 and all("up to $0.04" in message for message in asked)
+    assert accepted.structured_content["cost"]["paid_calls"] == 4 == sandbox.charges
+    assert ledger.structured_content["paid_calls"] == 4
+
+
 def test_sandbox_mode_needs_no_key(tmp_path: Path) -> None:
     params = _server(["--sandbox", "--cache", str(tmp_path / "cache")], {})
 

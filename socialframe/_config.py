@@ -499,12 +499,6 @@ def budget(max_cost: object) -> Money | None:
         raise SettingError(str(exc)) from None
 
 
-def budget_cents(max_cost: object) -> int | None:
-    """``max_cost`` (USD) in whole cents, or None for no budget (see :func:`budget`)."""
-    money = budget(max_cost)
-    return None if money is None else money.cents
-
-
 def check_limits(
     *,
     max_cost: object,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from .._errors import FetchError, SkippedWarning, StudyError
-from .._ledger import PRICE_CENTS, Ledger
+from .._ledger import PRICE_CENTS, Ledger, Money
 from .._models import PageFetch
 from .._schema import mark
 from . import queries, refresh, searches, watch
@@ -73,7 +73,7 @@ class Refresh:
         manifest: Manifest,
         client: Client,
         full: bool,
-        budget_cents: int | None,
+        budget: Money | None,
         on_error: OnError,
         stopped_after: timedelta = searches.STOPPED_AFTER,
         recheck_pages: int = 0,
@@ -84,7 +84,7 @@ class Refresh:
         self.recheck_pages = recheck_pages
         self.confirm_stops = confirm_stops
         self.full, self.on_error = full, on_error
-        self.budget = None if budget_cents is None else Ledger(budget_cents)
+        self.budget = None if budget is None else Ledger(budget)
         # The client's clock: a ManualClock shared with a sandbox simulates weeks.
         self.at = client.clock.now().astimezone(UTC)
         self.id = refresh_id(self.at)

@@ -383,11 +383,9 @@ class Study:
             raise TypeError(f"recheck_pages must be a whole number, not {recheck_pages!r:.40}")
         if recheck_pages < 0:
             raise ValueError(f"recheck_pages must be >= 0, got {recheck_pages}")
-        budget = None
-        if max_cost is not None:
-            from .._config import budget_cents
+        from .._config import budget as checked_budget
 
-            budget = budget_cents(max_cost)
+        budget = checked_budget(max_cost)  # (Money, as the client's: None for no budget)
         # Paid pages the HTTP cache could not store (a full disk): one CacheWarning, as
         # every fetch of the client says it.
         known = {entry["id"] for entry in self._data.read().refreshes}

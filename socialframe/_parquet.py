@@ -6,9 +6,9 @@ arrow's threads still hold the reader, and the reader holds the Python ``bytes``
 reads. The last of those threads to let go must take the GIL to free them. If that
 happens while the interpreter shuts down, the thread cannot, and the whole process
 aborts: ``terminate called without an active exception``, exit -6, after the work was
-done (seen in one CLI run in twelve). Here the bytes are copied into memory arrow owns,
-so whichever thread frees them needs no GIL, and the file is read by ``ParquetFile``,
-whose reader is freed with it.
+done (one run in six of a script that only read a study). Here the bytes are copied
+into memory arrow owns, so whichever thread frees them needs no GIL, and the file is
+read by ``ParquetFile``, whose reader is freed with it.
 """
 
 from __future__ import annotations

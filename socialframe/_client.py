@@ -549,7 +549,7 @@ class Client:
     ) -> pd.DataFrame:
         """The rows of any operation by its name: :meth:`post_comments` and
         :meth:`search_ads` with nothing of their own, for an operation added to
-        socialframe's registry (``socialframe._operations.register``) before it has a
+        socialframe's registry (:func:`socialframe.operations.register`) before it has a
         method of its own. Every call goes through the client's cache, retries, rate
         limit, budget and ledger, and several items through its workers.
 

@@ -34,6 +34,10 @@ class Page:
         from_cache: Whether it came from the cache.
         key: The post id or the search query it belongs to.
         params: The query parameters that were sent.
+
+    Example:
+        >>> Page({"data": []}, page=1, key="7").page
+        1
     """
 
     body: Mapping[str, Any]
@@ -46,7 +50,18 @@ class Page:
 
 @dataclass(frozen=True)
 class Fetched:
-    """A decoded 200 body and where it came from."""
+    """A decoded 200 body and where it came from: what a pager's ``fetch`` returns.
+
+    Attributes:
+        body: The decoded JSON body.
+        fetched_at: When the service sent it (the original time for a cached page).
+        from_cache: Whether it came from the cache.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> Fetched({"data": []}, datetime(2026, 1, 1, tzinfo=UTC), from_cache=True).from_cache
+        True
+    """
 
     body: Any
     fetched_at: datetime

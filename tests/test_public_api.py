@@ -168,11 +168,13 @@ def test_accessor_and_widget_signatures_are_the_contract() -> None:
 
 def _public_callables() -> list[tuple[str, object]]:
     """Every public function, class and method of the public modules and df.social."""
+    import socialframe.operations as operations
     import socialframe.sandbox as sandbox
     import socialframe.widgets as widgets
 
     found: list[tuple[str, object]] = []
-    for module_name, module in [("sf", sf), ("widgets", widgets), ("sandbox", sandbox)]:
+    modules = [("sf", sf), ("widgets", widgets), ("sandbox", sandbox), ("operations", operations)]
+    for module_name, module in modules:
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isclass(obj) and issubclass(obj, Exception):

@@ -59,10 +59,23 @@ def _decoded(body: Any) -> bool:
 
 
 def checked(operation: str, body: Any, number: int, *, paging: bool = True) -> None:
-    """Raise :class:`SchemaError` naming page ``number`` if ``body`` is not a page.
+    """Raise :class:`SchemaError` naming page ``number`` if ``body`` is not a page:
+    what a pager calls on each body before it trusts it.
+
+    Args:
+        operation: The operation's name.
+        body: The decoded JSON body.
+        number: The page's 1-based number within its fetch (the error names it).
+        paging: Check the paging fields too (see :func:`problem`).
 
     Raises:
         SchemaError: see :func:`problem`.
+
+    Example:
+        >>> checked("comments", {"data": None, "totalPage": 1}, 2)
+        Traceback (most recent call last):
+        ...
+        socialframe._errors.SchemaError: comments page 2: 'data' is null, not a list
     """
     found = problem(operation, body, paging=paging)
     if found is not None:

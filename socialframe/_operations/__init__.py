@@ -35,6 +35,12 @@ _LOCK = threading.Lock()
 def get(name: str) -> Operation:
     """The record of the operation called ``name``.
 
+    Args:
+        name: The operation's name (``"comments"``, ``"ads"``, or one registered).
+
+    Returns:
+        Its :class:`~socialframe._operations.base.Operation`.
+
     Raises:
         ValueError: no operation has that name (never a silent default: a page of an
             unknown operation must not pass for a page of a known one).
@@ -53,12 +59,23 @@ def get(name: str) -> Operation:
 
 
 def names() -> tuple[str, ...]:
-    """The names of the operations, as registered."""
+    """The names of the operations, as registered.
+
+    Returns:
+        The service's two first, then any :func:`register`-ed, in order.
+
+    Example:
+        >>> names()
+        ('comments', 'ads')
+    """
     return tuple(OPERATIONS)
 
 
 def register(operation: Operation) -> Operation:
     """Add ``operation`` to the registry, so every layer knows it by its name.
+
+    Args:
+        operation: The record (its name and its path unknown so far).
 
     Returns:
         ``operation``.
@@ -66,6 +83,13 @@ def register(operation: Operation) -> Operation:
     Raises:
         ValueError: another operation has its name or its path (the cache knows a
             page's operation by its path alone).
+
+    Example:
+        >>> import dataclasses
+        >>> copy = dataclasses.replace(get("ads"), name="ads_again", path="ads-again")
+        >>> register(copy).name, names()
+        ('ads_again', ('comments', 'ads', 'ads_again'))
+        >>> _ = unregister("ads_again")
     """
     with _LOCK:
         if operation.name in OPERATIONS or operation.path in _BY_PATH:
@@ -81,8 +105,20 @@ def register(operation: Operation) -> Operation:
 def unregister(name: str) -> Operation:
     """Take the operation ``name`` out of the registry (one that :func:`register` added).
 
+    Args:
+        name: The operation's name.
+
+    Returns:
+        Its record, now unknown to every layer.
+
     Raises:
         ValueError: no such operation, or it is one of the service's two.
+
+    Example:
+        >>> unregister("ads")
+        Traceback (most recent call last):
+        ...
+        ValueError: 'ads' is one of the service's operations: it stays
     """
     if name in (COMMENTS.name, ADS.name):
         raise ValueError(f"{name!r} is one of the service's operations: it stays")
@@ -100,7 +136,20 @@ def of_url(url: str | None) -> Operation | None:
 
 
 def operation_of(url: str | None) -> str:
-    """The name of the operation of a URL (``"comments"``, ``"ads"``...), else ``""``."""
+    """The name of the operation of a URL, as the cache knows a stored page's.
+
+    Args:
+        url: A request's URL (its last path segment is the operation's path).
+
+    Returns:
+        ``"comments"``, ``"ads"``..., else ``""``.
+
+    Example:
+        >>> operation_of("http://127.0.0.1:8000/v1/get-profile-posts-comments?urn=7")
+        'comments'
+        >>> operation_of("http://127.0.0.1:8000/v1/elsewhere")
+        ''
+    """
     found = of_url(url)
     return "" if found is None else found.name
 

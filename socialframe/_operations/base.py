@@ -106,6 +106,12 @@ class Operation:
         noun: One row, as a person says it (``"comment"``, ``"ad"``).
         units: The items, plural and singular, as a run of several counts them
             (``("posts", "post")``).
+
+    Example:
+        >>> from socialframe import operations
+        >>> comments = operations.get("comments")
+        >>> comments.path, comments.noun, comments.columns[0]
+        ('get-profile-posts-comments', 'comment', 'post_urn')
     """
 
     name: str
@@ -136,16 +142,59 @@ class Operation:
             raise ValueError(f"operation {self.name!r}: path is one segment, got {self.path!r}")
 
     def pages(self, fetch: Fetch, params: Mapping[str, str], **limits: Any) -> Iterator[Page]:
-        """The pages of one item, walked by :attr:`pager` over ``fetch``."""
+        """The pages of one item, walked by :attr:`pager` over ``fetch``.
+
+        Args:
+            fetch: ``fetch(params) -> Fetched``: asks for one page (the client's,
+                through its cache, budget and ledger).
+            params: The item's first page's parameters (from :attr:`params`).
+            **limits: For the pager (``max_pages=``...).
+
+        Returns:
+            An iterator of :class:`~socialframe._models.Page`.
+
+        Example:
+            >>> from datetime import UTC, datetime
+            >>> from socialframe._models import Fetched
+            >>> from socialframe._operations import COMMENTS
+            >>> body = {"success": True, "data": [], "totalPage": 1}
+            >>> fetch = lambda sent: Fetched(body, datetime.now(UTC), from_cache=False)
+            >>> [page.page for page in COMMENTS.pages(fetch, {"urn": "7"}, max_pages=None)]
+            [1]
+        """
         return resolve(self.pager)(fetch, params, **limits)
 
     def build(self, pages: Sequence[Page]) -> pd.DataFrame:
-        """The typed frame of ``pages`` (:attr:`frame`)."""
+        """The typed frame of ``pages`` (:attr:`frame`).
+
+        Args:
+            pages: Pages of this operation, of one item or several.
+
+        Returns:
+            The frame, its columns starting with :attr:`columns`.
+
+        Example:
+            >>> from socialframe._operations import ADS
+            >>> list(ADS.build([]).columns) == list(ADS.columns)
+            True
+        """
         return resolve(self.frame)(list(pages))
 
     def count(self, body: Any) -> tuple[int, tuple[str, ...]]:
-        """``(rows, ids)`` a page brings, as the cache report counts them: ``ids``
-        empty where rows are not counted by id."""
+        """``(rows, ids)`` a page brings, as the cache report counts them.
+
+        Args:
+            body: A page's body, of this operation's shape.
+
+        Returns:
+            The rows and, where rows are counted by id (:attr:`row_ids`), their ids;
+            else ``()``.
+
+        Example:
+            >>> from socialframe._operations import COMMENTS
+            >>> COMMENTS.count({"data": [{}, {}]})
+            (2, ())
+        """
         if self.row_ids is None:
             assert self.rows is not None  # (one of the two: __post_init__)
             return resolve(self.rows)(body), ()
@@ -153,5 +202,18 @@ class Operation:
         return len(ids), ids
 
     def decoded(self, content: bytes, memo: dict[bytes, Any] | None) -> Any:
-        """A stored page's body by :attr:`decode`, or None (decode it as plain JSON)."""
+        """A stored page's body by :attr:`decode`, or None (decode it as plain JSON).
+
+        Args:
+            content: The stored page's bytes.
+            memo: The run's memo of bodies already decoded, or None.
+
+        Returns:
+            The body, or None where :attr:`decode` cannot tell (or there is none).
+
+        Example:
+            >>> from socialframe._operations import ADS
+            >>> ADS.decoded(b'{"data": {}}', None) is None
+            True
+        """
         return None if self.decode is None else resolve(self.decode)(content, memo)

@@ -23,9 +23,7 @@ from typing import Any
 import pandas as pd
 
 import socialframe as sf
-from socialframe._frames.shape import checked
-from socialframe._models import Fetched, Page
-from socialframe._operations import Operation
+from socialframe.operations import Fetched, Operation, Page, checked
 from socialframe.sandbox import BadParam, Route
 
 NAME = "company_posts"

@@ -20,8 +20,8 @@ import pytest
 from company_posts import COLUMNS, COMPANY_POSTS, NAME, PATH, ROUTE, CompanyClient, total
 
 import socialframe as sf
-from socialframe import _operations as operations
-from socialframe._frames.shape import problem
+from socialframe import operations
+from socialframe.operations import problem
 from socialframe.sandbox import PinnedClock, Sandbox
 
 COMPANIES = ["acme", "globex", "initech", "umbrella", "hooli"]

@@ -171,9 +171,16 @@ def _public_callables() -> list[tuple[str, object]]:
     import socialframe.operations as operations
     import socialframe.sandbox as sandbox
     import socialframe.widgets as widgets
+    from socialframe.sandbox import faults
 
     found: list[tuple[str, object]] = []
-    modules = [("sf", sf), ("widgets", widgets), ("sandbox", sandbox), ("operations", operations)]
+    modules = [
+        ("sf", sf),
+        ("widgets", widgets),
+        ("sandbox", sandbox),
+        ("operations", operations),
+        ("faults", faults),
+    ]
     for module_name, module in modules:
         for name in module.__all__:
             obj = getattr(module, name)

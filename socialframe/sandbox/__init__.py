@@ -111,6 +111,7 @@ from ._ads import (
     ads_total,
     parse_search,
     repeats,
+    running_ads,
 )
 from ._comments import (
     EXAMPLE_POSTS,
@@ -163,5 +164,6 @@ __all__ = [
     "parse_search",
     "posts_with",
     "repeats",
+    "running_ads",
     "total_pages",
 ]

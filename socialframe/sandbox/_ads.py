@@ -404,6 +404,24 @@ class _Page:
 
 
 @lru_cache(maxsize=32)
+def running_ads(query: str, *, seed: int = 0) -> frozenset[str]:
+    """The ads of a text search running at the reference date: those a sandbox made
+    with ``faults=True`` may pause (:func:`socialframe.sandbox.faults.ad_pause`).
+
+    Args:
+        query: The search's text (as given to ``search_ads``).
+        seed: The sandbox's seed.
+
+    Returns:
+        Their ``ad_archive_id`` values.
+
+    Example:
+        >>> len(running_ads("running shoes"))
+        85
+    """
+    return _running_at_reference(f"q:{query}", seed)
+
+
 def _running_at_reference(key: str, seed: int) -> frozenset[str]:
     """The ids of the search's ads running at the reference date (those may pause)."""
     return frozenset(

@@ -63,14 +63,40 @@ def _draw(*parts: object) -> int:
 def ad_dropped(seed: int, ad_id: str, day: int, *, by_page: bool = False) -> bool:
     """Whether a running ad is left out of the answers of ``day`` (after the reference)
     to searches by text (``by_page``: to searches by its advertiser's page id, which
-    page differently: drawn apart)."""
+    page differently: drawn apart).
+
+    Args:
+        seed: The sandbox's seed.
+        ad_id: The ad's ``ad_archive_id``.
+        day: Whole days after the reference date (only odd days drop ads).
+        by_page: For a search by the advertiser's ``ad_page_id``.
+
+    Returns:
+        True when that day's answers leave the ad out.
+
+    Example:
+        >>> ad_dropped(0, "4981752090746811", 1), ad_dropped(0, "4981752090746811", 2)
+        (True, False)
+    """
     kind = "drop-page" if by_page else "drop"
     return day > 0 and day % 2 == 1 and _draw(seed, kind, ad_id, day) % 100 < DROP_PERCENT
 
 
 def ad_pause(seed: int, ad_id: str) -> tuple[int, int] | None:
     """The days ``[first, last + 1)`` an ad running at the reference date is paused, if
-    it is one that pauses."""
+    it is one that pauses.
+
+    Args:
+        seed: The sandbox's seed.
+        ad_id: The ad's ``ad_archive_id`` (one of :func:`running_ads`).
+
+    Returns:
+        ``(first, end)`` in days after the reference date, or None: it never pauses.
+
+    Example:
+        >>> ad_pause(0, "1580717947210727")
+        (30, 45)
+    """
     draw = _draw(seed, "pause", ad_id)
     if draw % 100 >= PAUSE_PERCENT:
         return None
@@ -79,21 +105,65 @@ def ad_pause(seed: int, ad_id: str) -> tuple[int, int] | None:
 
 
 def ad_edit_day(seed: int, ad_id: str) -> int | None:
-    """The day an ad gets new copy, if it is one that does."""
+    """The day an ad gets new copy (:data:`EDITED_COPY` added to its text), if it is
+    one that does.
+
+    Args:
+        seed: The sandbox's seed.
+        ad_id: The ad's ``ad_archive_id``.
+
+    Returns:
+        Days after the reference date, or None: its copy never changes.
+
+    Example:
+        >>> ad_edit_day(0, "1620210363051354")
+        15
+    """
     draw = _draw(seed, "edit", ad_id)
     return None if draw % 100 >= EDIT_PERCENT else 1 + (draw // 100) % 56
 
 
 @lru_cache(maxsize=65536)
 def comment_edit_week(seed: int, permalink: str) -> int | None:
-    """The week a comment of the reference world is edited in, if it is."""
+    """The week a comment of the reference world is edited in (:data:`EDITED_COMMENT`
+    added to its text), if it is.
+
+    Args:
+        seed: The sandbox's seed.
+        permalink: The comment's ``permalink``, as the service sends it.
+
+    Returns:
+        Whole weeks after the reference date (1 to 8), or None: never edited.
+
+    Example:
+        >>> from socialframe.sandbox import EXAMPLE_POSTS, comments_body
+        >>> body = comments_body(EXAMPLE_POSTS[2345], "mostRecent")
+        >>> [comment_edit_week(0, c["permalink"]) for c in body["data"][:6]]
+        [None, None, None, None, None, None]
+    """
     draw = _draw(seed, "comment-edit", permalink)
     return None if draw % 100 >= COMMENT_EDIT_PERCENT else 1 + (draw // 100) % 8
 
 
 @lru_cache(maxsize=65536)
 def comment_deleted_week(seed: int, permalink: str) -> int | None:
-    """The week a comment of the reference world is deleted in, if it is."""
+    """The week a comment of the reference world is deleted in, if it is: from then
+    on it is gone from every page and from ``total``.
+
+    Args:
+        seed: The sandbox's seed.
+        permalink: The comment's ``permalink``, as the service sends it.
+
+    Returns:
+        Whole weeks after the reference date (1 to 8), or None: never deleted.
+
+    Example:
+        >>> from socialframe.sandbox import EXAMPLE_POSTS, comments_body
+        >>> body = comments_body(EXAMPLE_POSTS[2345], "mostRecent")
+        >>> weeks = [comment_deleted_week(0, c["permalink"]) for c in body["data"]]
+        >>> sorted(week for week in weeks if week is not None)
+        [1, 2]
+    """
     draw = _draw(seed, "comment-delete", permalink)
     return None if draw % 100 >= COMMENT_DELETE_PERCENT else 1 + (draw // 100) % 8
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 
 import socialframe as sf
 from socialframe._cache.warm import WarmRead
-from socialframe._models import Page
+from socialframe.operations import Page
 from socialframe.sandbox import ManualClock
 
 BASE = "https://api.example"

@@ -27,7 +27,7 @@ from socialframe._frames.identity import (
     derived_id,
     is_derived,
 )
-from socialframe._models import Page
+from socialframe.operations import Page
 
 POST = "7384427202391592960"
 T0 = 1760584641073  # 2025-10-16 03:17:21.073 UTC

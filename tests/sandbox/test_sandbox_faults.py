@@ -16,9 +16,9 @@ from socialframe.sandbox import (
     Sandbox,
     ads_body,
     comments_body,
+    faults,
     posts_with,
 )
-from socialframe.sandbox import _faults as faults
 
 DAY = timedelta(days=1)
 
@@ -122,9 +122,7 @@ def test_a_search_by_page_id_lists_the_advertisers_ads_of_text_searches() -> Non
 
 
 def test_a_paused_ad_shows_stopped_then_runs_again() -> None:
-    from socialframe.sandbox._ads import _running_at_reference
-
-    running = sorted(_running_at_reference("q:running shoes", 0))
+    running = sorted(faults.running_ads("running shoes"))
     paused = [aid for aid in running if faults.ad_pause(0, aid) is not None]
     assert paused
 

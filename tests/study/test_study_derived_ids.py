@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe._models import Page
+from socialframe.operations import Page
 from socialframe.sandbox import (
     EXAMPLE_POSTS,
     IDLESS_POSTS,

@@ -18,9 +18,7 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe.sandbox import REFERENCE, PinnedClock, Sandbox, ads_body, posts_with
-from socialframe.sandbox import _faults as faults
-from socialframe.sandbox._ads import _running_at_reference
+from socialframe.sandbox import REFERENCE, PinnedClock, Sandbox, ads_body, faults, posts_with
 
 WEEK = 7 * 86400
 #: A post of 82 comments that never grows: two of them deleted (weeks 6 and 7), two
@@ -221,7 +219,7 @@ def _running(query: str, day: int) -> dict[str, bool]:
         cursor = data["page_info"]["end_cursor"]
         if not data["page_info"]["has_next_page"] or cursor is None or not fresh:
             break
-    paused = _running_at_reference(f"q:{query}", 0)
+    paused = faults.running_ads(query)
     for aid, on in running.items():
         pause = faults.ad_pause(0, aid) if aid in paused else None
         if on and pause is not None and pause[0] <= day < pause[1]:

@@ -32,7 +32,7 @@ import pytest
 from test_cli import P82, P2345, SCRIPT, _env, cli
 
 import socialframe as sf
-from socialframe._cli.main import main
+from socialframe.__main__ import main
 from socialframe._cli.parser import build_parser
 from socialframe.sandbox import PinnedClock, Sandbox
 

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from socialframe._cli.main import main
+from socialframe.__main__ import main
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 from tests.mcp.conftest import KEY
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._errors import ConfigError, NetworkError
+from .backends import redis_backend
 from .connection import NOTHING_SENT, TeamURL, connect, shown, told
 from .serializer import MAX_STORED, PageFormat
 from .serializer import response as read_response
@@ -101,6 +102,7 @@ def _team_cache_class() -> type:
       not store (a 5xx, ``success: false``), where nothing was stored; ``cache clear``
       checks what is left and says why (:meth:`TeamCache.take_undeleted`).
     """
+    redis_backend()  # (the command line leaves it out until a team cache is opened)
     from requests_cache.backends.redis import RedisCache, RedisDict
 
     class TeamTable(RedisDict):

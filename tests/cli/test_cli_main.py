@@ -6,6 +6,7 @@ script, real sandbox, real signals."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import signal
@@ -237,3 +238,45 @@ def test_help_documents_the_signals() -> None:
     run = cli("comments", "--help")
     assert "143  stopped by SIGTERM (timeout, docker stop, systemd), as by Ctrl-C" in run.out
     assert "129  the terminal hung up (SIGHUP; not under nohup)" in run.out
+
+
+# -- the process's start ---------------------------------------------------------------------
+
+
+def test_the_command_line_leaves_out_the_cache_backends_it_never_uses(tmp_path: Path) -> None:
+    """requests-cache imports every backend whose library is installed (boto3 for
+    DynamoDB: about 0.3 s a start, and redis as much). A command on a disk cache imports
+    neither; one on a team cache imports Redis's (the team-cache tests run it); a process
+    of the user's own that runs ``main()`` keeps every backend."""
+    import importlib.util
+    import sys
+
+    if importlib.util.find_spec("boto3") is None or importlib.util.find_spec("redis") is None:
+        pytest.skip("needs boto3 and redis installed (the test extras): pip install -e '.[test]'")
+    env = {**os.environ, "SOCIALFRAME_CACHE_DIR": str(tmp_path / "cache")}
+    started = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "socialframe", "cache", "info"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert started.returncode == 0, started.stderr
+    imported = {line.split("|")[-1].strip() for line in started.stderr.splitlines()}
+    assert "requests_cache" in imported and "socialframe._cache.setting" in imported
+    assert not {"boto3", "botocore", "redis", "pymongo"} & imported, imported
+    # the same run from a process of the user's own: its requests-cache as it was
+    mine = (
+        "from socialframe.__main__ import main\n"
+        "assert main(['cache', 'info']) == 0\n"
+        "import requests_cache.backends as b\n"
+        "print(b.DynamoDbCache.__module__, b.RedisCache.__module__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", mine], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].split() == [
+        "requests_cache.backends.dynamodb",
+        "requests_cache.backends.redis",
+    ]

@@ -12,6 +12,7 @@ one of each id, with when it was first and last seen.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import tempfile
 from collections.abc import Callable
@@ -115,6 +116,20 @@ EMPTY: Final[dict[str, Callable[[], pd.DataFrame]]] = {
     "runs": lambda: _empty(RUN_DTYPES),
     "items": lambda: _empty({**ITEM_DTYPES, "watch": "string", "state": "string"}),
 }
+
+
+@functools.cache
+def _empty_table(kind: str) -> Any:
+    """:data:`EMPTY` of ``kind`` as an Arrow table, made once (it never changes).
+
+    DuckDB reads a registered pandas frame column by column at each statement that
+    names it (a view over it: every query), an Arrow table by its schema: a study's
+    answer took 0.32 s with the frames, 0.21 s with these (its views name one a kind).
+    Text of a category (``author_type``) is VARCHAR here, as in the study's files.
+    """
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(EMPTY[kind](), preserve_index=False)
 
 
 _Answer = TypeVar("_Answer")
@@ -359,7 +374,7 @@ def _views(
     for kind in ("runs", "comments", "ads", "changes", "items"):
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
-        con.register(empty, EMPTY[kind]())
+        con.register(empty, _empty_table(kind))
         files_own: list[Any] = []
         if snapshot.files[kind]:
             files = [_no_glob(str(root / located[f.relative][0])) for f in snapshot.files[kind]]

@@ -1,8 +1,13 @@
-"""The command line, as users run it: the real console script in a subprocess.
+"""The command line, as users run it: its arguments, environment, standard input and
+working folder in; its exit code, standard output and standard error out.
 
 Each run talks to a sandbox served by the test over real HTTP (its URL and key
 passed through the environment, as a user or a cron job sets them); its cache is
-the test's own folder. Every run's output is checked for the key.
+the test's own folder. Every run's output is checked for the key and a traceback.
+:func:`cli` runs ``main()`` in this process, as the console script would (a second of
+Python, pandas and the rest saved a run, over hundreds of runs); ``process=True``, the
+installed console script in a subprocess: for what only a process shows (its start,
+exit, signals, a terminal: also ``test_cli_main.py`` and the docs' shell examples).
 """
 
 from __future__ import annotations
@@ -12,16 +17,15 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import requests
+from commands import SCRIPT, cli
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
@@ -29,47 +33,6 @@ from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
 pytestmark = pytest.mark.slow  # real processes, servers or a browser: -m 'not slow' leaves them out
 
 P82, P50, P51, P2345 = (EXAMPLE_POSTS[n] for n in (82, 50, 51, 2345))
-SCRIPT = shutil.which("socialframe", path=str(Path(sys.executable).parent))
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def lines(self) -> list[str]:
-        return self.err.splitlines()
-
-
-def cli(
-    *args: str,
-    sandbox: Sandbox | None = None,
-    stdin: str | None = None,
-    cwd: Path | None = None,
-    env: dict[str, str] | None = None,
-) -> Run:
-    """Run the installed ``socialframe`` script; stderr and stdout must never hold the key."""
-    assert SCRIPT is not None, "the socialframe console script is not installed in this venv"
-    environ = dict(os.environ)
-    if sandbox is not None:
-        environ.update(SOCIALFRAME_BASE_URL=sandbox.url, SOCIALFRAME_API_KEY=sandbox.api_key)
-    environ.update(env or {})
-    done = subprocess.run(
-        [SCRIPT, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=cwd,
-        env=environ,
-        timeout=120,
-    )
-    if sandbox is not None:
-        assert sandbox.api_key not in done.stdout + done.stderr
-    assert "Traceback" not in done.stderr, done.stderr
-    return Run(done.returncode, done.stdout, done.stderr)
 
 
 def reference(sandbox: Sandbox, cache_dir: Path) -> sf.Client:
@@ -81,7 +44,7 @@ def reference(sandbox: Sandbox, cache_dir: Path) -> sf.Client:
 
 
 def test_comments_to_standard_output_as_csv(sandbox: Sandbox, clean_env: Path) -> None:
-    run = cli("comments", P82, sandbox=sandbox)
+    run = cli("comments", P82, sandbox=sandbox, process=True)  # (and the console script's)
     assert run.code == 0, run.err
     frame = pd.read_csv(io.StringIO(run.out), dtype=str, keep_default_na=False)
     with reference(sandbox, clean_env) as client:
@@ -99,7 +62,9 @@ def test_comments_to_standard_output_as_csv(sandbox: Sandbox, clean_env: Path) -
 
 def test_posts_from_standard_input(sandbox: Sandbox, tmp_path: Path) -> None:
     piped = f"{P82}\n\n# a comment line\nurn:li:activity:{P50}\n"
-    run = cli("comments", "-", "-o", str(tmp_path / "c.csv"), sandbox=sandbox, stdin=piped)
+    run = cli(
+        "comments", "-", "-o", str(tmp_path / "c.csv"), sandbox=sandbox, stdin=piped, process=True
+    )
     assert run.code == 0, run.err
     frame = pd.read_csv(tmp_path / "c.csv", dtype=str)
     assert frame.groupby("post", sort=False).size().to_dict() == {
@@ -197,7 +162,9 @@ def test_a_budget_stop_writes_the_partial_output_and_exits_3(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
     out = tmp_path / "big.csv"
-    run = cli("comments", P2345, "--max-cost", "0.03", "-o", str(out), sandbox=sandbox)
+    run = cli(
+        "comments", P2345, "--max-cost", "0.03", "-o", str(out), sandbox=sandbox, process=True
+    )
     assert run.code == 3
     assert sandbox.charges == 3
     assert len(pd.read_csv(out, dtype=str)) == 150  # three pages of 50
@@ -302,7 +269,9 @@ def test_the_key_from_another_variable(sandbox: Sandbox) -> None:
 def test_a_missing_or_refused_key_exits_4(sandbox: Sandbox) -> None:
     none = cli("ads", "coffee", sandbox=sandbox, env={"SOCIALFRAME_API_KEY": ""})
     assert none.code == 4 and "not set: SOCIALFRAME_API_KEY (your key);" in none.err
-    wrong = cli("ads", "coffee", sandbox=sandbox, env={"SOCIALFRAME_API_KEY": "sf-wrong"})
+    wrong = cli(
+        "ads", "coffee", sandbox=sandbox, env={"SOCIALFRAME_API_KEY": "sf-wrong"}, process=True
+    )
     assert wrong.code == 4 and wrong.out == ""
     assert wrong.lines[-1] == (
         "socialframe: error: AuthError: HTTP 401 (ads): Invalid API key;"
@@ -317,7 +286,7 @@ def test_a_service_failure_exits_5_with_the_rows_before_it(
     cli("comments", P82, sandbox=sandbox)  # P82 is cached now
     sandbox.inject(400)  # the next request: P50's first page
     out = tmp_path / "c.jsonl"
-    run = cli("comments", P82, P50, "--workers", "1", "-o", str(out), sandbox=sandbox)
+    run = cli("comments", P82, P50, "--workers", "1", "-o", str(out), sandbox=sandbox, process=True)
     assert run.code == 5
     assert run.lines[-1].startswith("socialframe: error: BadRequestError: HTTP 400 (comments): ")
     assert run.lines[-1].endswith(f"wrote the 82 comments fetched before it to {out} (partial).")
@@ -478,7 +447,7 @@ def test_cache_info_report_and_clear(sandbox: Sandbox, tmp_path: Path, clean_env
     paid = sandbox.charges
     cache_file = clean_env / "http_cache.sqlite"
 
-    info = cli("cache", "info")
+    info = cli("cache", "info", process=True)
     assert info.code == 0
     fields = dict(line.split(":", 1) for line in info.out.splitlines())
     assert fields["cache"].strip() == str(cache_file)

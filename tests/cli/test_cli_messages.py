@@ -117,9 +117,9 @@ ESCAPES = "hi \x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m \x9b5m\rover \u202eevil"
 
 def _one_comment(post: str, text: str) -> dict[str, object]:
     """The service's first page of ``post`` cut to one comment, holding ``text``."""
-    from socialframe.sandbox import _comments
+    from socialframe.sandbox import comments_body
 
-    body = _comments.comments_response({"urn": post, "sort": "mostRecent"})
+    body = comments_body(post, "mostRecent")
     body["data"] = body["data"][:1]
     body["data"][0]["text"] = text
     body["data"][0]["author"]["name"] = "Eve \x1b[5m"

@@ -14,8 +14,7 @@ import pytest
 from mcp import Client
 
 from socialframe._mcp.server import MOST_ROWS, Setup, build
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
-from socialframe.sandbox._comments import comments_body
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comments_body
 from tests.hostile import PAYLOADS
 from tests.mcp.conftest import KEY, connected
 

@@ -386,7 +386,6 @@ FAULT_CHILD = textwrap.dedent(
     import json, os, resource, signal, sys, tempfile
     import socialframe as sf
     import duckdb, pyarrow, pyarrow.parquet  # what a refresh loads, before any limit
-    from socialframe._study import dataset, queries, refresh, study, watch  # noqa: F401
     import importlib, pkgutil
     for module in pkgutil.walk_packages(sf.__path__, "socialframe."):
         if module.name != "socialframe.__main__":

@@ -7,6 +7,7 @@ machine's ``SOCIALFRAME_*`` settings nor write to its cache directory.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,3 +43,42 @@ def no_default_client() -> Iterator[None]:
     if _default._client is not None:
         _default._client.close()
         _default._client = None
+
+
+# -- how pytest -n shares the tests out ------------------------------------------------------
+#
+# Measured on a 2-core machine (the README's command, --durations=0 and /usr/bin/time -v):
+# two workers kept the CPU 75% busy (the tests wait on servers, processes, a browser and
+# retries' backoff), three 83%. A module's tests go to one worker (its servers and its
+# JupyterLab start once), the modules with a browser or slow tests first, so that no
+# worker is left alone with a browser test at the end.
+
+
+@pytest.hookimpl(optionalhook=True)  # (pytest-xdist's hooks: pytest -n)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker and a half a processor."""
+    cpus = os.cpu_count() or 1
+    return cpus + max(1, cpus // 2)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Whole modules to a worker (``--dist loadfile``) unless another ``--dist`` is asked."""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
+
+    return LoadFileScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules with a browser test first, then those with slow ones, each whole and
+    in its order (the longest jobs first: the workers end together)."""
+    rank: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        weight = (
+            0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("slow") else 2
+        )
+        rank[module] = min(rank.get(module, 2), weight)
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])

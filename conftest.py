@@ -49,9 +49,9 @@ def no_default_client() -> Iterator[None]:
 #
 # Measured on a 2-core machine (the README's command, --durations=0 and /usr/bin/time -v):
 # two workers kept the CPU 75% busy (the tests wait on servers, processes, a browser and
-# retries' backoff), three 83%. A module's tests go to one worker (its servers and its
-# JupyterLab start once), the modules with a browser or slow tests first, so that no
-# worker is left alone with a browser test at the end.
+# retries' backoff): 16:48. Three: 83%, 15:40. Three with a module's tests on one worker
+# (its servers and its JupyterLab start once) and the modules with a browser or slow
+# tests first (no worker left alone with a long module at the end): 87%, 14:24.
 
 
 @pytest.hookimpl(optionalhook=True)  # (pytest-xdist's hooks: pytest -n)

@@ -11,13 +11,17 @@ the command line and the MCP server) leaves out the three backends it never uses
 (:func:`leave_out_unused`) and imports Redis's when a team cache is opened
 (:func:`redis_backend`). A process of the user's own (a notebook, a script that imports
 socialframe, ``socialframe.__main__.main`` called from Python) is left as it is: its
-requests-cache has every backend it would have without socialframe.
+requests-cache has every backend it would have without socialframe. In socialframe's own
+process, ``requests_cache.RedisCache`` and ``BACKEND_CLASSES["redis"]`` stay
+requests-cache's placeholders even once Redis's backend is imported: socialframe takes
+its classes from the backend's own module, and never names a backend by a string.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+import threading
 from types import ModuleType
 from typing import Final
 
@@ -27,6 +31,7 @@ UNUSED: Final = (
     "requests_cache.backends.mongodb",
 )
 REDIS: Final = "requests_cache.backends.redis"
+_LOCK = threading.Lock()
 
 
 def leave_out_unused() -> None:
@@ -51,6 +56,7 @@ def redis_backend() -> ModuleType:
         >>> redis_backend().__name__
         'requests_cache.backends.redis'
     """
-    if REDIS in sys.modules and sys.modules[REDIS] is None:
-        sys.modules.pop(REDIS, None)
-    return importlib.import_module(REDIS)
+    with _LOCK:  # (two threads opening team caches at once: one import, one module)
+        if REDIS in sys.modules and sys.modules[REDIS] is None:
+            del sys.modules[REDIS]
+        return importlib.import_module(REDIS)

@@ -403,7 +403,6 @@ class _Page:
     slug: str
 
 
-@lru_cache(maxsize=32)
 def running_ads(query: str, *, seed: int = 0) -> frozenset[str]:
     """The ads of a text search running at the reference date: those a sandbox made
     with ``faults=True`` may pause (:func:`socialframe.sandbox.faults.ad_pause`).
@@ -422,6 +421,7 @@ def running_ads(query: str, *, seed: int = 0) -> frozenset[str]:
     return _running_at_reference(f"q:{query}", seed)
 
 
+@lru_cache(maxsize=32)
 def _running_at_reference(key: str, seed: int) -> frozenset[str]:
     """The ids of the search's ads running at the reference date (those may pause)."""
     return frozenset(

@@ -15,7 +15,7 @@ import errno
 import functools
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -209,10 +209,24 @@ class Reader:
         self.con.close()
 
 
-def connect(dataset: Dataset, snapshot: Snapshot | None = None) -> Reader:
+#: The tables each of the study's views reads (a view and those it is made of).
+NEEDS: Final = {
+    "runs": ("runs",),
+    "comments": ("runs", "comments"),
+    "ads": ("runs", "ads", "changes"),
+    "changes": ("runs", "changes"),
+}
+
+
+def connect(
+    dataset: Dataset, snapshot: Snapshot | None = None, *, views: tuple[str, ...] | None = None
+) -> Reader:
     """An in-memory DuckDB connection with the study's views (times in UTC), once every
     file the tables' logs name is checked whole (:mod:`.integrity`, on a folder); see
-    :class:`Reader`.
+    :class:`Reader`. ``views``: only those (:data:`NEEDS`: the views they are made of
+    come with them), for an answer that reads no other; every view when ``None``.
+    (DuckDB binds each view as it is made: an answer of one view of four made only
+    what it reads.) Every file of the study is checked either way.
 
     Raises:
         StudyError: a file is not as the study wrote it (named), or is reached
@@ -251,7 +265,8 @@ def connect(dataset: Dataset, snapshot: Snapshot | None = None) -> Reader:
     reader = Reader(con, dataset, root, checked)
     try:
         _confine(con, root)
-        _views(con, dataset, root, located, snapshot)
+        kinds = KINDS if views is None else {k for v in views for k in NEEDS[v]}
+        _views(con, dataset, root, located, snapshot, kinds)
     except BaseException as exc:
         con.close()
         if isinstance(exc, duckdb.Error):
@@ -370,9 +385,12 @@ def _views(
     root: Path,
     located: dict[str, tuple[str, str | None]],
     snapshot: Snapshot,
+    kinds: Collection[str],
 ) -> None:
     # runs first: every other view reads only the rows of the refreshes it names
     for kind in ("runs", "comments", "ads", "changes", "items"):
+        if kind not in kinds:
+            continue
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
         con.register(empty, _empty_table(kind))
@@ -424,6 +442,13 @@ def _views(
         con.execute(f"create view {name} as select *{replaced}{added} from _files_{name}")
         if kind == "runs":  # (a refresh's row is read once, however often it was written)
             con.execute("create view _runs_once as select distinct refresh from runs")
+    if "comments" in kinds:
+        _comment_views(con)
+    if "ads" in kinds and "changes" in kinds:
+        _ad_views(con)
+
+
+def _comment_views(con: duckdb.DuckDBPyConnection) -> None:
     # One comment, two names: sent once with its permalink (its id) and once without (the
     # id derived from it, its content_id), a comment is one. Its name in the study
     # (ident_) is its id where any sighting had one, else the derived id.
@@ -455,6 +480,9 @@ def _views(
         ) where rank_ = 1
         """
     )
+
+
+def _ad_views(con: duckdb.DuckDBPyConnection) -> None:
     # An ad, like a comment, is one whether it came with its ad_archive_id or without.
     con.execute(
         """

@@ -447,6 +447,7 @@ class Study:
             " item, first_seen, last_seen"
             " from comments order by created_at desc nulls last, comment_id",
             arrow=True,
+            views=("comments",),
         )
         return mark(queries.read_as(self._data, frame, queries.comment_dtypes()), "study.comments")
 
@@ -474,7 +475,8 @@ class Study:
             "select * exclude (refresh, item, watch, seen_at, first_seen, last_seen,"
             " state, stopped_seen),"
             " item, first_seen, last_seen, state, stopped_seen from ads"
-            " order by start_date desc nulls last, ad_archive_id"
+            " order by start_date desc nulls last, ad_archive_id",
+            views=("ads",),
         )
         return mark(queries.read_as(self._data, frame, queries.ad_dtypes()), "study.ads")
 
@@ -522,6 +524,7 @@ class Study:
             ' order by "at", kind, item, id, watch, change',
             args,
             arrow=True,
+            views=("changes",),
         )
         # the watch key (kept in the files) names the search: its filters, as watched
         texts = {
@@ -553,7 +556,8 @@ class Study:
         """
         frame = self._query(
             'select "at", paid_calls, cost_usd, new, changed, items, complete'
-            ' from runs order by "at", refresh'
+            ' from runs order by "at", refresh',
+            views=("runs",),
         )
         return mark(queries.read_as(self._data, frame, queries.RUN_DTYPES), "study.runs")
 
@@ -608,14 +612,17 @@ class Study:
         yours: bool = False,
         arrow: bool = False,
         timeout: float | None = None,
+        views: tuple[str, ...] | None = None,
     ) -> pd.DataFrame:
         """``query`` over the study's views; a file that cannot be read is a StudyError
         (and, for ``yours``, the user's SQL that DuckDB refuses a ValueError).
         ``arrow``: through Arrow (:meth:`queries.Reader.frame`: text stays Arrow's, for
-        a frame as large as the study), for a frame with no column of lists."""
+        a frame as large as the study), for a frame with no column of lists. ``views``:
+        the views the query reads, the only ones made (:data:`queries.NEEDS`); every
+        view for ``None`` (the user's SQL)."""
         import duckdb
 
-        con = queries.connect(self._data)
+        con = queries.connect(self._data, views=views)
         # (past its time the query is interrupted from this timer's thread: DuckDB's
         # interrupt is the one call a connection takes while it runs)
         timer = threading.Timer(timeout, con.con.interrupt) if timeout is not None else None

@@ -5,6 +5,7 @@ columns."""
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import quote
 
 import matplotlib
@@ -15,12 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 import socialframe as sf  # noqa: E402
-from socialframe._analysis import terms as _terms  # noqa: E402
-from socialframe._analysis.terms import term_counts
 from socialframe.sandbox import EXAMPLE_POSTS, example_ads  # noqa: E402
 
 P1 = "7000000000000000001"
@@ -196,7 +193,17 @@ def test_summary_of_one_post_and_of_none(comments: pd.DataFrame) -> None:
 
 
 def texts(*values: str | None) -> pd.DataFrame:
-    return pd.DataFrame({"text": pd.array(values, dtype="string")})
+    """A comments frame of one sandbox comment, once per text given (None: no text)."""
+    frame = _one_comment().iloc[[0] * len(values)].reset_index(drop=True)
+    frame["text"] = pd.array(values, dtype="string")
+    return frame
+
+
+@functools.cache
+def _one_comment() -> pd.DataFrame:
+    from socialframe.sandbox import example_comments
+
+    return example_comments().head(1)
 
 
 def counts(got: pd.DataFrame) -> list[tuple[str, int]]:
@@ -241,7 +248,7 @@ def test_terms_in_every_script() -> None:
 
 
 def texts_terms(frame: pd.DataFrame, **kwargs: object) -> pd.DataFrame:
-    return _terms.term_counts(frame, top=None, **kwargs)  # type: ignore[arg-type]
+    return frame.social.terms(top=None, **kwargs)  # type: ignore[arg-type]
 
 
 def test_terms_one_han_character_and_numbers() -> None:
@@ -266,7 +273,9 @@ def test_terms_stopwords_added_and_switched_off() -> None:
     assert dict(counts(everything))["the"] == 2 and dict(counts(everything))["und"] == 1
     only_mine = texts_terms(frame, stopwords=["the"], default_stopwords=False)
     assert "the" not in set(only_mine["term"]) and "and" in set(only_mine["term"])
-    assert {"the", "der", "le", "el", "und", "et", "y"} <= _terms.STOPWORDS
+    stop = texts("the der le el und et y")  # stop words of English, German, French, Spanish
+    assert texts_terms(stop).empty
+    assert len(texts_terms(stop, default_stopwords=False)) == 7
 
 
 def test_terms_hashtags() -> None:
@@ -652,58 +661,6 @@ def test_on_a_many_post_fetch(client: sf.Client) -> None:
 
 # -- properties -----------------------------------------------------------------------------
 
-URLS = st.builds(
-    lambda host, path: f"https://{host}.com/{path}",
-    st.text("abcxyz", min_size=1, max_size=8),
-    st.text("abcXYZ019-_/", max_size=10),
-)
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.text(max_size=60), st.text(max_size=60), URLS)
-def test_a_link_is_never_words(before: str, after: str, url: str) -> None:
-    # Spaces around the link: without them it would run on into the text around it.
-    text = f"{before} {url} {after}"
-    assert _terms.tokenize(text) == _terms.tokenize(f"{before} {after}")
-    assert url.split("://")[1].split("/")[0] in _terms.tokenize(text, "domain")
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.text(max_size=40) | st.none(), max_size=6))
-@pytest.mark.slow
-def test_counts_add_up_for_any_text(values: list[str | None]) -> None:
-    frame = texts(*values)
-    for kind in _terms.KINDS:
-        found = [t for v in values if v is not None for t in _terms.tokenize(v, kind)]
-        if kind == "word":
-            found = [t for t in found if t not in _terms.STOPWORDS]
-            assert all(t.strip() == t and t for t in found)
-        got = texts_terms(frame, kind=kind)
-        assert int(got["count"].sum()) == len(found)
-        assert got["count"].is_monotonic_decreasing
-
-
-@pytest.mark.parametrize(
-    ("text", "kind", "expected"),
-    [
-        # Persian spelling joins with a zero-width non-joiner: one word, one hashtag
-        ("می\u200cخواهم #می\u200cخواهم", "word", ["می\u200cخواهم"]),
-        ("می\u200cخواهم #می\u200cخواهم", "hashtag", ["#می\u200cخواهم"]),
-        # a katakana word is not glued to the particle after it; lone particles are grammar
-        ("データを データが データは ありがとう", "word", ["データ"] * 3 + ["ありがとう"]),
-        ("mail john.doe@example.com now", "word", ["mail", "now"]),  # an address is no words
-        ("İstanbul istanbul ISTANBUL", "word", ["istanbul"] * 3),  # Turkish İ: no stray dot
-        ("ﷺ", "word", ["صلى", "الله", "عليه", "وسلم"]),  # NFKC spells the ligature out
-        ("Wort\u00adteil zero\u200bwidth", "word", ["wortteil", "zero", "width"]),
-        ("don‘t", "word", ["don't"]),
-        ("https://example.com\u200b/x", "domain", ["example.com"]),
-    ],
-)
-def test_tokenize_hard_scripts_and_invisible_characters(
-    text: str, kind: str, expected: list[str]
-) -> None:
-    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
-
 
 def test_an_unknown_time_zone_is_a_clear_value_error(comments: pd.DataFrame) -> None:
     from socialframe.sandbox import example_ads
@@ -783,21 +740,6 @@ def test_plot_overlap_of_many_posts_shows_those_with_most_commenters() -> None:
         frame_.social.plot_overlap(max_posts=0)
 
 
-@pytest.mark.parametrize(
-    ("text", "kind", "expected"),
-    [
-        ("hello\u200c world hello", "word", ["hello", "world", "hello"]),  # a joiner at an end
-        ("کتاب\u200c کتاب", "word", ["کتاب", "کتاب"]),
-        ("#tag\u200c #tag", "hashtag", ["#tag", "#tag"]),
-        ("great\u200d👍", "word", ["great"]),
-    ],
-)
-def test_joiners_at_the_ends_of_words_are_not_part_of_them(
-    text: str, kind: str, expected: list[str]
-) -> None:
-    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
-
-
 @pytest.mark.parametrize("tz", ["", " ", None, 5])
 def test_a_time_zone_that_is_no_name_is_the_same_value_error(
     comments: pd.DataFrame, tz: object
@@ -806,19 +748,6 @@ def test_a_time_zone_that_is_no_name_is_the_same_value_error(
         comments.social.summary(tz=tz)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="IANA time zone"):
         comments.social.activity(tz=tz)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("text", "kind", "expected"),
-    [
-        ("すごーい かわいー", "word", ["すごーい", "かわいー"]),  # ー lengthens hiragana too
-        ("コーヒーを飲む", "word", ["コーヒー", "飲"]),
-        ("ー", "word", []),
-        ("#\u200cfoo #foo\u200c", "hashtag", ["#foo", "#foo"]),
-    ],
-)
-def test_long_vowels_and_joiners_after_the_hash(text: str, kind: str, expected: list[str]) -> None:
-    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("tz", ["Mars/Base", "", None, 5])
@@ -837,7 +766,7 @@ def test_markup_is_left_out_of_the_terms_unless_asked_for() -> None:
     with_markup = set(comments.social.terms(top=None, markup=True)["term"])
     assert {"script", "alert"} <= with_markup
 
-    frame = pd.DataFrame({"text": ["see <a href='https://x.example/p'>this</a> #tag<br>ok"]})
-    assert term_counts(frame, "domain")["term"].tolist() == []  # a tag's link is markup
-    words = term_counts(frame, default_stopwords=False)["term"].tolist()
+    frame = texts("see <a href='https://x.example/p'>this</a> #tag<br>ok")
+    assert frame.social.terms("domain")["term"].tolist() == []  # a tag's link is markup
+    words = frame.social.terms(default_stopwords=False)["term"].tolist()
     assert sorted(words) == ["ok", "see", "this"]

@@ -5,6 +5,9 @@
   every kind, in a subprocess bounded by a generous timeout (no speed assert), and
   must give the right counts.
 - Links and addresses are found as by the plain rules they were rewritten from.
+- Its tokens (``tokenize``) in hard scripts and around invisible characters, and counts
+  that add up to its tokens for any text. (What ``df.social.terms()`` counts on a comments
+  frame is tests/analysis/test_comments.py's.)
 """
 
 from __future__ import annotations
@@ -222,3 +225,86 @@ def test_the_sandbox_comments_as_by_the_plain_rules(comments_2345: pd.DataFrame)
 def test_addresses_and_link_ends_by_example(text: str, kind: str, expected: list[str]) -> None:
     assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
     assert_as_plain(text)
+
+
+# -- tokens, and counts that add up (moved from test_comments.py) ------------------------
+
+URLS = st.builds(
+    lambda host, path: f"https://{host}.com/{path}",
+    st.text("abcxyz", min_size=1, max_size=8),
+    st.text("abcXYZ019-_/", max_size=10),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=60), URLS)
+def test_a_link_is_never_words(before: str, after: str, url: str) -> None:
+    # Spaces around the link: without them it would run on into the text around it.
+    text = f"{before} {url} {after}"
+    assert _terms.tokenize(text) == _terms.tokenize(f"{before} {after}")
+    assert url.split("://")[1].split("/")[0] in _terms.tokenize(text, "domain")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(max_size=40) | st.none(), max_size=6))
+@pytest.mark.slow
+def test_counts_add_up_for_any_text(values: list[str | None]) -> None:
+    frame = pd.DataFrame({"text": pd.array(values, dtype="string")})
+    for kind in _terms.KINDS:
+        found = [t for v in values if v is not None for t in _terms.tokenize(v, kind)]
+        if kind == "word":
+            found = [t for t in found if t not in _terms.STOPWORDS]
+            assert all(t.strip() == t and t for t in found)
+        got = _terms.term_counts(frame, kind, top=None)
+        assert int(got["count"].sum()) == len(found)
+        assert got["count"].is_monotonic_decreasing
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        # Persian spelling joins with a zero-width non-joiner: one word, one hashtag
+        ("می\u200cخواهم #می\u200cخواهم", "word", ["می\u200cخواهم"]),
+        ("می\u200cخواهم #می\u200cخواهم", "hashtag", ["#می\u200cخواهم"]),
+        # a katakana word is not glued to the particle after it; lone particles are grammar
+        ("データを データが データは ありがとう", "word", ["データ"] * 3 + ["ありがとう"]),
+        ("mail john.doe@example.com now", "word", ["mail", "now"]),  # an address is no words
+        ("İstanbul istanbul ISTANBUL", "word", ["istanbul"] * 3),  # Turkish İ: no stray dot
+        ("ﷺ", "word", ["صلى", "الله", "عليه", "وسلم"]),  # NFKC spells the ligature out
+        ("Wort\u00adteil zero\u200bwidth", "word", ["wortteil", "zero", "width"]),
+        ("don‘t", "word", ["don't"]),
+        ("https://example.com\u200b/x", "domain", ["example.com"]),
+    ],
+)
+def test_tokenize_hard_scripts_and_invisible_characters(
+    text: str, kind: str, expected: list[str]
+) -> None:
+    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        ("hello\u200c world hello", "word", ["hello", "world", "hello"]),  # a joiner at an end
+        ("کتاب\u200c کتاب", "word", ["کتاب", "کتاب"]),
+        ("#tag\u200c #tag", "hashtag", ["#tag", "#tag"]),
+        ("great\u200d👍", "word", ["great"]),
+    ],
+)
+def test_joiners_at_the_ends_of_words_are_not_part_of_them(
+    text: str, kind: str, expected: list[str]
+) -> None:
+    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        ("すごーい かわいー", "word", ["すごーい", "かわいー"]),  # ー lengthens hiragana too
+        ("コーヒーを飲む", "word", ["コーヒー", "飲"]),
+        ("ー", "word", []),
+        ("#\u200cfoo #foo\u200c", "hashtag", ["#foo", "#foo"]),
+    ],
+)
+def test_long_vowels_and_joiners_after_the_hash(text: str, kind: str, expected: list[str]) -> None:
+    assert _terms.tokenize(text, kind) == expected  # type: ignore[arg-type]

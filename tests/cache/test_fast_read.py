@@ -6,6 +6,8 @@ requests-cache's own rules: a page it stores is one requests-cache reads, and
 the other way round; expired pages are fetched again online and served
 offline; ``Vary`` is honoured. And proxies from the environment still apply,
 though they are now resolved when the client is built rather than per call.
+(The warm read's own parts, its remembered key and its lean read of the store, are
+tests/cache/test_warm_read.py's.)
 """
 
 from __future__ import annotations
@@ -24,8 +26,7 @@ import pytest
 import requests
 
 import socialframe as sf
-from socialframe._cache.warm import WarmRead, stored
-from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 P82 = EXAMPLE_POSTS[82]
 
@@ -317,37 +318,6 @@ def test_cache_control_on_the_session_goes_to_requests_cache(
     assert sandbox.charges == 4
 
 
-def test_a_remembered_key_is_requests_caches_and_follows_verify(
-    sandbox: Sandbox, cache_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The fast path computes each page's key once; the remembered key is requests-cache's
-    own, and a changed ``session.verify`` (part of the key) is a different one."""
-    for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):  # the session's verify decides
-        monkeypatch.delenv(name, raising=False)
-    with sandbox.client(cache=cache_path, progress=False) as c:
-        first = c.post_comments(P82)
-    with sandbox.client(cache=cache_path, progress=False, offline=True) as c:
-        sent = full_path(c)
-        again = c.post_comments(P82)  # keys computed now
-        twice = c.post_comments(P82)  # and remembered
-        assert sent == [] and sandbox.charges == 2
-        pd.testing.assert_frame_equal(again, first)
-        pd.testing.assert_frame_equal(twice, first)
-        warm = WarmRead(c.session, auth_header="Authorization", offline=True, clock=ManualClock())
-        page_url = f"{sandbox.url}/get-profile-posts-comments"
-        params = {"urn": P82, "sort": "mostRelevant", "page": "1"}
-        request = requests.Request("GET", page_url, params=params).prepare()
-        backend: Any = c.session.cache  # type: ignore[attr-defined]
-        assert warm.key(page_url, params, True) == backend.create_key(request, verify=True)
-        assert warm.key(page_url, params, True) == warm.key(page_url, dict(params), True)
-        assert warm.key(page_url, params, False) == backend.create_key(request, verify=False)
-        assert warm.key(page_url, params, False) != warm.key(page_url, params, True)
-        c.session.verify = False  # part of the key: these pages were not stored under it
-        with pytest.raises(sf.NotCachedError):
-            c.post_comments(P82)
-        assert len(sent) == 1  # the warm read declined it; requests-cache had no page either
-
-
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -401,55 +371,6 @@ def test_requests_caches_own_lookups_still_work(tmp_path: Path) -> None:
         "GET", url, data=body, headers={"Content-Type": "text/plain"}
     ).prepare()
     assert cache_key(as_json) != cache_key(as_text)
-
-
-# -- the lean read: requests-cache's plain dict of a page, not a whole CachedResponse ----------
-
-
-def test_the_lean_read_sees_what_requests_cache_reads(sandbox: Sandbox, cache_path: Path) -> None:
-    def lower(headers: Any) -> dict[str, Any]:
-        return {str(name).lower(): value for name, value in headers.items()}
-
-    with sandbox.client(cache=cache_path, expire_after=3600, progress=False) as c:
-        c.post_comments(P82)
-        c.search_ads("running shoes", max_ads=30)
-        store: Any = c.session.cache  # type: ignore[attr-defined]
-        keys = list(store.responses.keys())
-        assert len(keys) == 4
-        for key in keys:
-            lean = stored(store, key)
-            full = store.get_response(key)  # requests-cache's own read: a CachedResponse
-            assert lean == (
-                full.status_code,
-                full.expires,
-                lower(full.headers),
-                lower(full.request.headers),
-                full.content,
-                full.encoding,
-            )
-            assert lean is not None and lean.expires is not None and not lean.expired
-            assert lean.sent and lean.sent["authorization"] == "REDACTED"  # never the key
-        assert stored(store, "0123abcd") is None  # a miss
-
-
-def test_a_store_read_another_way_goes_through_requests_cache(
-    sandbox: Sandbox, cache_path: Path
-) -> None:
-    """A key that is no hex digest is a parameter of the query, never SQL; a value that is
-    not a page: the lean read says so (LookupError) and requests-cache's read counts it."""
-    with sandbox.client(cache=cache_path, progress=False) as c:
-        c.post_comments(P82)
-        store: Any = c.session.cache  # type: ignore[attr-defined]
-        key = next(iter(store.responses.keys()))
-        assert store.page("x' OR '1'='1") is None  # (as SQL text it would match every row)
-        assert stored(store, "not hex; DROP TABLE responses") is None
-        assert stored(store, key) is not None
-        with sqlite3.connect(cache_path) as con:
-            con.execute("UPDATE responses SET value=? WHERE key=?", (b"junk", key))
-        with pytest.raises(LookupError):
-            store.page(key)
-        assert stored(store, key) is None  # read by requests-cache: a miss, counted
-        assert store.failures.take_unreadable() == 1
 
 
 def test_warm_frames_are_the_cold_frames(sandbox: Sandbox, cache_path: Path) -> None:

@@ -4,8 +4,6 @@ mistyped command, choice or option gets the closest known one."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import os
 import subprocess
 from pathlib import Path
@@ -13,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_cli import P82, P2345, SCRIPT, _env, cli
 
-from socialframe._cli.parser import build_parser, parse_args
+from socialframe._cli import parser as _parser  # its tree of commands and options, read whole
 from socialframe.sandbox import Sandbox
 
 
@@ -28,7 +26,7 @@ def _commands(
     return found
 
 
-COMMANDS = _commands(build_parser())
+COMMANDS = _commands(_parser.build_parser())
 FLAGS = (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)
 
 
@@ -55,13 +53,11 @@ def test_every_option_says_what_it_does_and_its_default(
 
 
 def _refused(argv: list[str]) -> str:
-    said = io.StringIO()
-    with contextlib.redirect_stderr(said), pytest.raises(SystemExit) as stop:
-        parse_args(argv)
-    assert stop.value.code == 2
-    lines = said.getvalue().splitlines()
-    assert len(lines) == 1
-    return lines[0]
+    """The one line the command line says when it refuses ``argv`` (exit code 2)."""
+    run = cli(*argv)
+    assert run.code == 2 and run.out == ""
+    assert len(run.lines) == 1, run.err
+    return run.lines[0]
 
 
 @pytest.mark.parametrize(

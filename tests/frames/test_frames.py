@@ -14,14 +14,69 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
+import socialframe._frames as _frames  # the builders' own parts: the schema read by name
 from socialframe import AD_COLUMNS, COMMENT_COLUMNS
-from socialframe._frames import ads as ads_module
-from socialframe._frames import comments as comments_module
-from socialframe._frames.values import typed_frame
-from socialframe._schema import AD_DTYPES, COMMENT_DTYPES  # the contract's dtypes, as written
 from socialframe.sandbox import ManualClock
 
 POST = "7384427202391592960"
+
+#: The frames' dtypes as docs/frames.md says them (text ``string``, flags ``boolean``, counts
+#: ``Int64``, times ``datetime64[us, UTC]``, lists as lists), written out: a change fails here.
+COMMENT_DTYPES = {
+    "post_urn": "string",
+    "comment_id": "string",
+    "id_derived": "boolean",
+    "parent_comment_id": "string",
+    "is_reply": "boolean",
+    "created_at": "datetime64[us, UTC]",
+    "text": "string",
+    "is_pinned": "boolean",
+    "is_edited": "boolean",
+    "thread_urn": "string",
+    "permalink": "string",
+    "author_type": "category",
+    "author_name": "string",
+    "author_id": "string",
+    "author_urn": "string",
+    "author_username": "string",
+    "author_url": "string",
+    "author_title": "string",
+    "author_company_id": "string",
+    "author_followers": "Int64",
+    "page": "Int64",
+    "fetched_at": "datetime64[us, UTC]",
+}
+AD_DTYPES = {
+    "ad_archive_id": "string",
+    "id_derived": "boolean",
+    "collation_id": "string",
+    "collation_count": "Int64",
+    "page_id": "string",
+    "page_name": "string",
+    "is_active": "boolean",
+    "start_date": "datetime64[us, UTC]",
+    "end_date": "datetime64[us, UTC]",
+    "publisher_platforms": "object",
+    "countries": "object",
+    "display_format": "string",
+    "body_text": "string",
+    "title": "string",
+    "caption": "string",
+    "link_url": "string",
+    "cta_text": "string",
+    "cta_type": "string",
+    "page_like_count": "Int64",
+    "page_profile_uri": "string",
+    "image_urls": "object",
+    "video_urls": "object",
+    "currency": "string",
+    "spend": "Float64",
+    "impressions_text": "string",
+    "total_active_time": "timedelta64[s]",
+    "query": "string",
+    "result_page": "Int64",
+    "fetched_at": "datetime64[us, UTC]",
+}
 
 
 def permalink(comment_id: int, reply_id: int | None = None, post: str = POST) -> str:
@@ -528,7 +583,7 @@ def test_reordering_the_schema_reorders_columns_and_never_mislabels_them(
     from socialframe.sandbox import example_ads, example_comments
 
     expected = example_comments() if kind == "comments" else example_ads()
-    module = comments_module if kind == "comments" else ads_module
+    module = _frames.comments if kind == "comments" else _frames.ads
     name = "COMMENT_COLUMNS" if kind == "comments" else "AD_COLUMNS"
     shuffled = tuple(reversed(getattr(module, name)))
     monkeypatch.setattr(module, name, shuffled)
@@ -544,7 +599,7 @@ def test_reordering_the_schema_reorders_columns_and_never_mislabels_them(
 
 def test_a_builder_that_forgets_a_column_fails_loudly() -> None:
     with pytest.raises(AssertionError, match="missing"):
-        typed_frame({"post_urn": ["x"]}, COMMENT_COLUMNS, COMMENT_DTYPES)
+        _frames.values.typed_frame({"post_urn": ["x"]}, COMMENT_COLUMNS, COMMENT_DTYPES)
 
 
 # -- raw bodies ---------------------------------------------------------------------------

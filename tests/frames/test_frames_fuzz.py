@@ -19,11 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-from socialframe import AD_COLUMNS, COMMENT_COLUMNS
 
 # Fast paths beside the plain rules they must equal (the property tests at the end).
-from socialframe._frames.comments import _created, _created_ms, _ids, ids_from_permalink
-from socialframe._frames.values import NAT, Unfit
+import socialframe._frames as _frames  # the comment builder's fast paths against its plain ones
+from socialframe import AD_COLUMNS, COMMENT_COLUMNS
 from socialframe.sandbox import EXAMPLE_POSTS, ads_body, comments_body
 
 # The contract's dtypes, as the empty frames carry them (tests/frames/test_frames.py holds
@@ -384,15 +383,15 @@ _LINKS = (
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_LINKS, max_size=6))
 def test_permalink_ids_in_one_match_equal_the_general_parser(links: list[str | None]) -> None:
-    expected = [ids_from_permalink(link) for link in links]
-    posts, comments, parents = _ids(links)
+    expected = [_frames.comments.ids_from_permalink(link) for link in links]
+    posts, comments, parents = _frames.comments._ids(links)
     assert posts == [i.post_urn for i in expected]
     assert comments == [i.comment_id for i in expected]
     assert parents == [i.parent_comment_id for i in expected]
 
 
 def test_permalink_ids_of_the_usual_spellings() -> None:
-    assert _ids([_USUAL_LINK, _USUAL_LINK + _REPLY, None]) == (
+    assert _frames.comments._ids([_USUAL_LINK, _USUAL_LINK + _REPLY, None]) == (
         ["urn:li:activity:1", "urn:li:activity:1", None],
         ["2", "3", None],
         [None, "2", None],
@@ -414,10 +413,10 @@ def test_permalink_ids_of_the_usual_spellings() -> None:
 )
 def test_created_times_in_numpy_equal_the_row_by_row_rule(rows: list[tuple[Any, Any]]) -> None:
     raw, ids = [r[0] for r in rows], [r[1] for r in rows]
-    fast_unfit, slow_unfit = Unfit(), Unfit()
-    fast = _created(raw, ids, fast_unfit)
-    slow = [_created_ms(ms, i, slow_unfit) for ms, i in zip(raw, ids, strict=True)]
-    got = [None if v is None or v == NAT else int(v) for v in fast]
+    fast_unfit, slow_unfit = _frames.values.Unfit(), _frames.values.Unfit()
+    fast = _frames.comments._created(raw, ids, fast_unfit)
+    slow = [_frames.comments._created_ms(ms, i, slow_unfit) for ms, i in zip(raw, ids, strict=True)]
+    got = [None if v is None or v == _frames.values.NAT else int(v) for v in fast]
     assert got == slow
     assert fast_unfit.counts == slow_unfit.counts and fast_unfit.total == slow_unfit.total
 
@@ -431,13 +430,15 @@ def test_permalinks_after_a_known_prefix_are_checked_like_the_first() -> None:
         [_USUAL_LINK + _REPLY, hidden, _USUAL_LINK],
         [_USUAL_LINK, _USUAL_LINK + "&replyUrn=x" + _REPLY],
     ):
-        expected = [ids_from_permalink(link) for link in links]
-        assert _ids(links) == (
+        expected = [_frames.comments.ids_from_permalink(link) for link in links]
+        assert _frames.comments._ids(links) == (
             [i.post_urn for i in expected],
             [i.comment_id for i in expected],
             [i.parent_comment_id for i in expected],
         )
-    assert ids_from_permalink(hidden).parent_comment_id is None  # what the case is about
+    assert (
+        _frames.comments.ids_from_permalink(hidden).parent_comment_id is None
+    )  # what the case is about
 
 
 def test_a_raw_author_that_is_not_json_names_its_page() -> None:

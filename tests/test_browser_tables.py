@@ -32,7 +32,7 @@ import pandas as pd
 import pytest
 import test_browser as harness
 
-from socialframe._display import tables
+import socialframe as sf
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -153,10 +153,24 @@ def _settled(page: Any) -> dict[str, Any]:
 
 def _shown_rows(frame: pd.DataFrame, names: list[str]) -> list[list[str]]:
     """The plain text of each row's cells of ``names``, as the table's search sees it."""
-    shown, _ = tables.cells(frame)
+    shown = sf.show(frame).df  # the cells the table is sent
     keys = {html.unescape(key): key for key in shown.columns}
     chosen = shown[[keys[name] for name in names]]
-    return [[tables.split(cell).plain for cell in row] for row in chosen.itertuples(index=False)]
+    return [[_plain(cell) for cell in row] for row in chosen.itertuples(index=False)]
+
+
+#: Line breaks and tabs, as they travel in a cell.
+_BREAKS = {"\x1e": "\n", "\x1d": "\t", "\x1c": "\r"}
+
+
+def _plain(cell: str) -> str:
+    """What a search sees of a cell as it travels (``display <US> sort <US> plain...``,
+    each part escaped): its plain part, or its one part, as the table's render function
+    hands it over, decoded."""
+    for travel, back in _BREAKS.items():
+        cell = cell.replace(travel, back)
+    parts = cell.split("\x1f")
+    return html.unescape(parts[2] if len(parts) >= 3 else parts[0])
 
 
 def _search_terms() -> list[str]:

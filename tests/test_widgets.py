@@ -22,26 +22,32 @@ import matplotlib
 
 matplotlib.use("Agg")  # before anything imports pyplot: tests never open a window
 
+from urllib.parse import urlsplit
+
 import ipywidgets
 import pandas as pd
 import pytest
 from samples import png_of
 
 import socialframe as sf
-from socialframe._display.html import (
-    TABLE_HEIGHT,
-    activity_png,
-    ads_table_html,
-    comments_table_html,
-)
-from socialframe._display.plots import activity_span
-from socialframe._display.tables import AD_LIBRARY, SEP, host
 from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe.widgets import ad_search, explore_comments
 
 SCRIPT = '<script>alert("x")</script>'
 SCRIPT_ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: An ad's public page, by its id (where a table's ad links to).
+AD_LIBRARY = "https://www.facebook.com/ads/library/?id="
+#: Between a table cell's parts as it travels to the page (its display part first).
+SEP = "\x1f"
+#: The height of a widget's table box.
+TABLE_HEIGHT = "420px"
+
+
+def host(url: str) -> str:
+    """A link's label in a table: its site, ``www.`` left out."""
+    name = urlsplit(url).hostname
+    return name.removeprefix("www.") if name else url
 
 
 # -- exceptions in widget callbacks fail the test ------------------------------------------------
@@ -677,13 +683,19 @@ def test_the_table_is_newest_first(comments: pd.DataFrame) -> None:
 
 
 def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) -> None:
-    explorer = explore_comments(comments, tz="Europe/Berlin")
-    explorer.start.value = explorer.end.value = "2025-12-20"
-    one_day = explorer.filtered
-    drawn = png_of(explorer.chart.outputs[0])
-    span = activity_span(comments, "1D", tz="Europe/Berlin")
-    assert drawn == activity_png(one_day, "1D", tz="Europe/Berlin", span=span)
-    assert drawn != activity_png(one_day, "1D", tz="Europe/Berlin")  # its own range: one day
+    def chart(frame: pd.DataFrame) -> bytes:
+        explorer = explore_comments(frame, tz="Europe/Berlin")
+        explorer.start.value = explorer.end.value = "2025-12-20"
+        return png_of(explorer.chart.outputs[0])
+
+    drawn = chart(comments)
+    local = comments["created_at"].dt.tz_convert("Europe/Berlin")
+    one_day = comments[local.dt.strftime("%Y-%m-%d") == "2025-12-20"]
+    ends = comments.loc[[local.idxmin(), local.idxmax()]]  # the first and the last day's
+    assert not (local[ends.index].dt.strftime("%Y-%m-%d") == "2025-12-20").any()
+    # the same comments match; the frame spans the same days: the same chart
+    assert drawn == chart(pd.concat([ends, one_day]))
+    assert drawn != chart(one_day)  # a frame of that day alone: its own range, one day
 
 
 def test_saved_output_is_a_summary_and_the_table_not_a_repr(
@@ -693,9 +705,13 @@ def test_saved_output_is_a_summary_and_the_table_not_a_repr(
     explorer.author_types.value = ("organization",)
     bundle = explorer._repr_mimebundle_()
     assert bundle["text/plain"] == "CommentExplorer: 337 of 2,345 comments match"
+    # the table of the rows that match: as an explorer of those rows alone saves it
+    alone = explore_comments(explorer.filtered)._repr_mimebundle_()["text/html"]
+    said = "<p><b>CommentExplorer</b>: <b>337</b> of 337 comments match</p>"
+    assert alone.startswith(said + "<table")
     assert bundle["text/html"] == (
         "<p><b>CommentExplorer</b>: <b>337</b> of 2,345 comments match</p>"
-        + comments_table_html(explorer.filtered)
+        + alone.removeprefix(said)
     )
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == explorer.model_id
 
@@ -710,7 +726,12 @@ def test_saved_output_is_a_summary_and_the_table_not_a_repr(
     assert bundle["text/plain"] == (
         f"AdSearch: {n} ads · this search paid 2 calls ($0.02) · 0 from cache (free)"
     )
-    assert ads_table_html(search.results) in bundle["text/html"]
+    # the results' table: a row per ad, in order, each led by its id
+    [table] = re.findall(r"<table class='socialframe-table'>.*?</table>", bundle["text/html"], re.S)
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", table)
+    assert heads[:2] == ["ad", "advertiser"] and "start (UTC)" in heads
+    rows = re.findall(r"<tr><td[^>]*>(?:<a [^>]*>)?([^<]*)<", table.split("<tbody>")[1])
+    assert rows == search.results["ad_archive_id"].tolist()
     assert search.ledger.value in bundle["text/html"]
     assert "AdSearch(" not in bundle["text/plain"]
 

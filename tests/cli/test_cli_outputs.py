@@ -33,7 +33,6 @@ from test_cli import P82, P2345, SCRIPT, _env, cli
 
 import socialframe as sf
 from socialframe.__main__ import main
-from socialframe._cli.parser import build_parser
 from socialframe.sandbox import PinnedClock, Sandbox
 
 pytestmark = pytest.mark.slow  # hundreds of runs and a real console script
@@ -98,10 +97,28 @@ def _names_a_place(action: argparse.Action) -> bool:
     return bool(_PATH_METAVARS.search(metavar) or typed or _PATH_DESTS.search(action.dest))
 
 
-def test_every_option_that_names_a_place_is_known_and_every_output_is_attacked() -> None:
+def _the_parser(monkeypatch: pytest.MonkeyPatch) -> argparse.ArgumentParser:
+    """The command line's own parser: the one ``main()`` reads its arguments with."""
+    seen: list[argparse.ArgumentParser] = []
+    parse = argparse.ArgumentParser.parse_known_args
+
+    def spy(self: argparse.ArgumentParser, *args: object, **kwargs: object) -> object:
+        seen.append(self)
+        return parse(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(argparse.ArgumentParser, "parse_known_args", spy)
+        run = cli("--version")
+    assert run.code == 0 and seen, run.err
+    return seen[0]  # (the first: the command's; its subcommands' parsers come after)
+
+
+def test_every_option_that_names_a_place_is_known_and_every_output_is_attacked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     found = {
         (command, action.dest)
-        for command, action in _walk(build_parser())
+        for command, action in _walk(_the_parser(monkeypatch))
         if _names_a_place(action)
     }
     assert found - set(PLACES) == set(), "options naming a place on disk, not covered here"

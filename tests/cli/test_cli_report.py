@@ -18,10 +18,14 @@ import pytest
 from test_cli import cli
 
 from socialframe.__main__ import main
-from socialframe._display.export import write
-from socialframe._display.html import png
-from socialframe._display.reading import READS, read_frame
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
+
+#: What ``socialframe report`` says it reads, at the end of every message of a file it
+#: cannot read.
+READS = (
+    "socialframe report reads what -o writes: CSV (plain or --excel), JSON lines, Parquet"
+    " and .xlsx, in UTF-8, from a file or from standard input (-)"
+)
 
 POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]
 
@@ -56,6 +60,9 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     return files
 
 
+# (how each format reads back, row for row: tests/display/test_reading.py)
+
+
 def _fetched(written: dict[str, bytes], tmp_path: Path, name: str) -> Path:
     """A copy of the file ``socialframe comments -o NAME`` wrote, in the test's folder."""
     out = tmp_path / name
@@ -84,21 +91,6 @@ def test_standard_input_and_ads(sandbox: Sandbox, tmp_path: Path) -> None:
     run = cli("report", "-", "-o", str(page), stdin=ads.out)
     assert run.code == 0, run.err
     assert "ads to" in run.lines[-1] and "<h1>Ads report</h1>" in page.read_text(encoding="utf-8")
-
-
-def test_csv_and_parquet_read_back_as_the_same_frame(
-    written: dict[str, bytes], tmp_path: Path
-) -> None:
-    csv = read_frame(_fetched(written, tmp_path, "plain.csv"))
-    parquet = read_frame(_fetched(written, tmp_path, "rows.parquet"))
-    assert csv.attrs["socialframe"] == "comments"
-    assert csv.dtypes.equals(parquet.dtypes)
-    # (a CSV cannot tell an empty text from none: both read as none)
-    pd.testing.assert_frame_equal(
-        csv.assign(text=csv["text"].fillna("")), parquet.assign(text=parquet["text"].fillna(""))
-    )
-    assert str(csv["created_at"].dtype) == "datetime64[us, UTC]"
-    assert csv["author_followers"].dtype == "Int64" and csv["is_reply"].dtype == "boolean"
 
 
 @pytest.mark.parametrize(
@@ -153,45 +145,6 @@ def test_a_list_too_deep_for_json_is_one_short_error(sandbox: Sandbox, tmp_path:
     run = cli("report", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "r.html"))
     assert run.code == 2 and "'image_urls'" in run.err, run.err
     assert "bug" not in run.err and len(run.err) < 400, run.err
-
-
-def test_ads_read_back_alike_from_csv_and_parquet_extra_columns_included(
-    sandbox: Sandbox, tmp_path: Path
-) -> None:
-    # the contract columns were typed again, the extra ones left as the CSV's text:
-    # snapshot_cards a JSON string, contains_sensitive_content the word "False"
-    for name in ("a.csv", "a.parquet"):
-        run = cli(
-            "ads", "coffee", "--max-pages", "1", "--cache", str(tmp_path / "c"),
-            "-o", str(tmp_path / name), sandbox=sandbox,
-        )  # fmt: skip
-        assert run.code == 0, run.err
-    csv, parquet = read_frame(tmp_path / "a.csv"), read_frame(tmp_path / "a.parquet")
-    for column in ("snapshot_cards", "snapshot_page_categories", "categories"):
-        assert csv[column].tolist() == parquet[column].tolist(), column
-        assert isinstance(csv[column].dropna().iloc[0], list), column
-    flags = "contains_sensitive_content"
-    assert csv[flags].dtype == parquet[flags].dtype == "boolean"
-    assert csv[flags].tolist() == parquet[flags].tolist()
-
-
-def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_text(
-    tmp_path: Path,
-) -> None:
-    # --excel writes "@Anna…" as "'@Anna…" so that Excel shows it as text; it read back
-    # with the quote, and the report quoted every mention and "-5 stars" so
-    from socialframe.sandbox import example_comments
-
-    comments = example_comments()
-    said = ["@Anna thanks!", "=1+1", "-5 stars", "+1", "'quoted' already", "\tTabbed"]
-    comments.loc[: len(said) - 1, "text"] = said
-    comments.loc[0, "author_name"] = "@handle"
-    write(comments, tmp_path / "x.csv", excel=True)
-    write(comments, tmp_path / "p.csv")
-    excel, plain = read_frame(tmp_path / "x.csv"), read_frame(tmp_path / "p.csv")
-    assert excel["text"].head(len(said)).tolist() == said
-    assert excel.loc[0, "author_name"] == "@handle"
-    pd.testing.assert_frame_equal(excel, plain)
 
 
 def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(
@@ -313,26 +266,6 @@ def test_every_format_the_command_line_writes_becomes_the_report(
     assert "133 (" in page.read_text(encoding="utf-8")
 
 
-def test_every_format_reads_back_as_the_same_frame(
-    written: dict[str, bytes], tmp_path: Path
-) -> None:
-    frames = {name: read_frame(_fetched(written, tmp_path, name)) for name in WRITTEN}
-    exact = frames.pop("rows.parquet")
-    for name, frame in frames.items():
-        assert frame.dtypes.equals(exact.dtypes), name
-        wanted = exact
-        if name.endswith(".xlsx"):  # (a workbook holds a time to the nearest millisecond)
-            times = frame.select_dtypes("datetimetz").columns
-            wanted = exact.assign(**{c: exact[c].dt.round("ms") for c in times})
-        # (a CSV and a workbook cannot tell an empty text from none: both read as none)
-        blank = {c: frame[c].fillna("") for c in ("text", "author_title") if c in frame}
-        pd.testing.assert_frame_equal(
-            frame.assign(**blank),
-            wanted.assign(**{c: wanted[c].fillna("") for c in blank}),
-            obj=name,
-        )
-
-
 #: Pandas' and Python's parser messages, which a reader of the command line never gets.
 PARSERS = (
     "Error tokenizing",
@@ -349,7 +282,13 @@ PARSERS = (
 
 
 def _png() -> bytes:
-    return png(lambda ax: ax.plot([0, 1]), size=(1, 1), dpi=20)
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(1, 1))
+    figure.subplots().plot([0, 1])
+    into = io.BytesIO()
+    figure.savefig(into, format="png", dpi=20)
+    return into.getvalue()
 
 
 BAD = {

@@ -13,13 +13,7 @@ import pandas as pd
 import pytest
 from samples import body_rows, tiny
 
-from socialframe._display.html import (
-    activity_png,
-    ads_table_html,
-    comments_table_html,
-    fallback,
-    search_cost_label,
-)
+from socialframe._display import html
 
 SCRIPT = '<script>alert("x")</script>'
 SCRIPT_ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
@@ -36,7 +30,7 @@ def test_comment_table_escapes_user_text() -> None:
         text=[SCRIPT, "<img src=x onerror=alert(1)>", "line 1\nline 2 & 😀"],
         author_name=["<b>Eve</b>", "O'Brien", "Zoë"],
     )
-    out = comments_table_html(df)
+    out = html.comments_table_html(df)
     assert f">{SCRIPT_ESCAPED}</td>" in out
     assert ">&lt;img src=x onerror=alert(1)&gt;</td>" in out
     assert ">line 1\nline 2 &amp; 😀</td>" in out  # newline kept, shown by white-space:pre-wrap
@@ -51,7 +45,7 @@ def test_comment_table_links_only_http_urls() -> None:
         author_url=["javascript:alert(1)", "https://example.com/?q='x'&y=<z>", None],
         permalink=["data:text/html,hi", None, "http://example.com/c"],
     )
-    out = comments_table_html(df)
+    out = html.comments_table_html(df)
     assert "javascript:" not in out and "data:text" not in out
     assert "href='https://example.com/?q=&#x27;x&#x27;&amp;y=&lt;z&gt;'" in out
     assert out.count("<a href=") == 2  # the https author and the http permalink
@@ -60,15 +54,15 @@ def test_comment_table_links_only_http_urls() -> None:
 
 def test_comment_table_cells_and_truncation(comments: pd.DataFrame) -> None:
     orgs = comments[comments["author_type"] == "organization"].head(3)
-    out = comments_table_html(orgs, tz="Asia/Tokyo")
+    out = html.comments_table_html(orgs, tz="Asia/Tokyo")
     row = orgs.iloc[0]
     assert "time (Asia/Tokyo)</th>" in out
     assert f">{row['created_at'].tz_convert('Asia/Tokyo'):%Y-%m-%d %H:%M}</td>" in out
     assert f">{row['author_followers']:,}</td>" in out
-    full = comments_table_html(comments, max_rows=25)
+    full = html.comments_table_html(comments, max_rows=25)
     assert body_rows(full) == 25
     assert full.endswith("<p><em>Showing the first 25 of 2,345 comments.</em></p>")
-    assert comments_table_html(comments.iloc[:0]) == "<p><em>No comments to show.</em></p>"
+    assert html.comments_table_html(comments.iloc[:0]) == "<p><em>No comments to show.</em></p>"
 
 
 def test_ads_table_escapes_and_formats() -> None:
@@ -86,14 +80,14 @@ def test_ads_table_escapes_and_formats() -> None:
             "link_url": ["https://example.com/a?b=1&c=2", None],
         }
     )
-    out = ads_table_html(ads)
+    out = html.ads_table_html(ads)
     assert f">{SCRIPT_ESCAPED}</td>" in out and "<script" not in out
     assert ">&lt;Brand&gt;</a>" in out and ">Shop &amp; Co</td>" in out
     assert ">yes</td>" in out and ">2025-09-02</td>" in out and ">2026-01-01</td>" in out
     assert ">FACEBOOK, INSTAGRAM</td>" in out
     assert "href='https://example.com/a?b=1&amp;c=2'" in out and "javascript" not in out
     assert body_rows(out) == 2
-    assert ads_table_html(ads.iloc[:0]) == "<p><em>No ads to show.</em></p>"
+    assert html.ads_table_html(ads.iloc[:0]) == "<p><em>No ads to show.</em></p>"
 
 
 @pytest.mark.parametrize(
@@ -106,25 +100,25 @@ def test_ads_table_escapes_and_formats() -> None:
     ],
 )
 def test_search_cost_label(pages: int, label: str) -> None:
-    assert search_cost_label(pages) == label
+    assert html.search_cost_label(pages) == label
 
 
 @pytest.mark.parametrize("pages", [0, -1, True, 1.0, None])
 def test_search_cost_label_rejects(pages: Any) -> None:
     with pytest.raises(ValueError, match="pages"):
-        search_cost_label(pages)
+        html.search_cost_label(pages)
 
 
 def test_activity_png_draws_without_pyplot(comments: pd.DataFrame) -> None:
     import matplotlib.pyplot as plt
 
-    assert activity_png(comments).startswith(PNG_SIGNATURE)
-    assert activity_png(comments.iloc[:0], "1h", tz="Europe/Berlin").startswith(PNG_SIGNATURE)
+    assert html.activity_png(comments).startswith(PNG_SIGNATURE)
+    assert html.activity_png(comments.iloc[:0], "1h", tz="Europe/Berlin").startswith(PNG_SIGNATURE)
     assert plt.get_fignums() == []  # nothing left open in pyplot's registry
 
 
 def test_comment_table_is_in_time_order_undated_last() -> None:
-    out = comments_table_html(
+    out = html.comments_table_html(
         tiny(
             created_at=pd.to_datetime(["2025-12-02 10:00", None, "2025-12-01 09:00"], utc=True),
             text=["second", "undated", "first"],
@@ -150,7 +144,7 @@ def test_ads_table_keeps_dates_on_one_line_and_the_link_near_the_front() -> None
             "link_url": ["https://www.example.com/a-very/long/path?utm_source=facebook"],
         }
     )
-    out = ads_table_html(ads)
+    out = html.ads_table_html(ads)
     headers = re.findall(r"<th[^>]*>([^<]*)</th>", out)
     assert headers == [
         "ad",
@@ -174,7 +168,7 @@ def test_ads_table_keeps_dates_on_one_line_and_the_link_near_the_front() -> None
 
 
 def test_fallback_is_one_line_and_the_parts() -> None:
-    text, rich = fallback("AdSearch", "<b>3</b> ads &amp; more<br>next", "<table></table>")
+    text, rich = html.fallback("AdSearch", "<b>3</b> ads &amp; more<br>next", "<table></table>")
     assert text == "AdSearch: 3 ads & more next"
     assert rich == "<p><b>AdSearch</b>: <b>3</b> ads &amp; more<br>next</p><table></table>"
 
@@ -186,5 +180,5 @@ def test_a_link_the_url_parser_refuses_is_its_own_label_in_the_fallback_table() 
 
     ads = example_ads().head(2).copy()
     ads["link_url"] = ["http://[::1", "https://www.x.example/a"]
-    page = ads_table_html(ads)
+    page = html.ads_table_html(ads)
     assert ">http://[::1</a>" in page and ">x.example</a>" in page

@@ -9,20 +9,25 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from socialframe._display.notebook import frame_html
-from socialframe._schema import mark
+from socialframe._display import notebook
 from socialframe.sandbox import example_ads, example_comments
+
+
+def ours(made: pd.DataFrame, **columns: list[object]) -> pd.DataFrame:
+    """A frame socialframe made (``made``: pandas keeps its mark) holding ``columns`` alone."""
+    rows = len(next(iter(columns.values())))
+    return made.head(rows)[[]].assign(**columns)
 
 
 def test_a_frame_not_ours_shows_as_pandas_shows_it() -> None:
     frame = pd.DataFrame({"reply_after": pd.to_timedelta(["20:14:59"])})
-    assert frame_html(frame) == frame._repr_html_()
+    assert notebook.frame_html(frame) == frame._repr_html_()
 
 
 def test_ours_shows_with_our_rules_and_keeps_its_data() -> None:
     comments = example_comments()
     before = comments.copy()
-    page = frame_html(comments)
+    page = notebook.frame_html(comments)
     assert page is not None
     assert "<span title='urn:li:activity:" in page and ">…592960</span>" in page  # short post
     assert f"82 rows × {len(comments.columns)} columns" in page  # (22: id_derived too)
@@ -31,26 +36,23 @@ def test_ours_shows_with_our_rules_and_keeps_its_data() -> None:
 
 
 def test_text_is_escaped_and_shows_its_line_breaks() -> None:
-    frame = mark(pd.DataFrame({"text": ["<script>x</script>\nsecond line " + "y" * 400]}), "t")
-    page = frame_html(frame)
+    frame = ours(example_comments(), text=["<script>x</script>\nsecond line " + "y" * 400])
+    page = notebook.frame_html(frame)
     assert page is not None and "<script>" not in page
     assert "&lt;script&gt;x&lt;/script&gt;\nsecond line" in page
     assert "white-space:pre-wrap" in page and page.count("y") < 300  # long text cut
 
 
 def test_durations_days_and_a_repeated_urn() -> None:
-    summary = mark(
-        pd.DataFrame(
-            {
-                "post": ["7384427202391592965"],
-                "post_urn": ["urn:li:activity:7384427202391592965"],
-                "median_reply": pd.to_timedelta(["20:14:59"]),
-                "start_date": pd.to_datetime(["2025-11-20 16:00"], utc=True),
-            }
-        ),
-        "comments.summary",
+    summary = ours(
+        example_comments().social.summary(),
+        post=["7384427202391592965"],
+        post_urn=["urn:li:activity:7384427202391592965"],
+        median_reply=pd.to_timedelta(["20:14:59"]),
+        start_date=pd.to_datetime(["2025-11-20 16:00"], utc=True),
     )
-    page = frame_html(summary)
+    assert summary.attrs["socialframe"] == "comments.summary"
+    page = notebook.frame_html(summary)
     assert page is not None and "20h 14m" in page and ">2025-11-20<" in page
     assert "post_urn" not in page  # post says the same
 
@@ -58,7 +60,7 @@ def test_durations_days_and_a_repeated_urn() -> None:
 def test_rows_and_columns_are_cut_as_pandas_cuts_them() -> None:
     ads = example_ads()
     with pd.option_context("display.max_rows", 10, "display.min_rows", 4, "display.max_columns", 6):
-        page = frame_html(ads)
+        page = notebook.frame_html(ads)
         assert page is not None
         body = page.split("<tbody>")[1]
         assert body.count("<tr>") == 5  # 2 + the cut + 2
@@ -109,9 +111,9 @@ def test_the_column_cut_sits_where_the_columns_were_cut_when_post_urn_is_left_ou
     # side by side (post, page, …, fetched_at), and a column shown was missing
     comments = example_comments()
     comments.insert(0, "post", comments["post_urn"].str.extract(r"(\d+)$", expand=False))
-    comments = mark(comments, "comments")
+    assert comments.attrs["socialframe"] == "comments"  # (still ours)
     with pd.option_context("display.max_columns", 4):
-        page = frame_html(comments)
+        page = notebook.frame_html(comments)
     assert page is not None
     head = page.split("<thead>")[1].split("</tr>")[0]
     names = re.findall(r"<th[^>]*>(.*?)</th>", head)
@@ -129,8 +131,8 @@ def test_overlap_matrix_labels_posts_as_summary_does() -> None:
     sandbox = Sandbox(clock=ManualClock())
     with sandbox.client(in_process=True, cache=False, progress=False) as client:
         comments = client.post_comments([EXAMPLE_POSTS[n] for n in (82, 50, 51)])
-    summary = frame_html(comments.social.summary())
-    matrix = frame_html(comments.social.overlap_matrix())
+    summary = notebook.frame_html(comments.social.summary())
+    matrix = notebook.frame_html(comments.social.overlap_matrix())
     assert summary is not None and matrix is not None
     labels = re.findall(r"<td[^>]*><span title='\d+'>(…\d+)</span></td>", summary)
     assert labels == ["…592960", "…592963", "…592964"]
@@ -139,3 +141,12 @@ def test_overlap_matrix_labels_posts_as_summary_does() -> None:
     assert "urn:li:activity:7384427202391592960</th>" not in head
     rows = re.findall(r"<tr><th>([^<]*)</th>", matrix.split("<tbody>")[1])
     assert rows == labels  # and the rows
+
+
+def test_a_link_the_url_parser_refuses_is_shown_not_a_failure() -> None:
+    # urlsplit raises on an unclosed IPv6 bracket: one such link from the service took
+    # the notebook's display down (a display that fails shows pandas' own table)
+    frame = ours(example_ads(), link_url=["http://[::1/<b>", "https://www.example.com/x"])
+    assert frame.attrs["socialframe"] == "ads"
+    page = notebook._formatter(frame)
+    assert page is not None and "class='dataframe socialframe'" in page  # ours, not pandas'

@@ -14,7 +14,6 @@ import pytest  # noqa: E402
 
 import socialframe as sf  # noqa: E402
 from socialframe._display import plots
-from socialframe._display.plots import activity_span, plot_activity
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox  # noqa: E402
 
 
@@ -142,16 +141,16 @@ def test_a_span_fixes_the_time_range(frames: tuple[pd.DataFrame, pd.DataFrame]) 
     import matplotlib.dates as mdates
 
     comments, _ = frames
-    span = activity_span(comments, "1D", tz="Europe/Berlin")
+    span = plots.activity_span(comments, "1D", tz="Europe/Berlin")
     assert span is not None
     local = comments["created_at"].dt.tz_convert("Europe/Berlin")
     first, last = local.min().normalize(), local.max().normalize()
     assert span == (first, last + pd.Timedelta(days=1))  # the first day's start, the last's end
     one_day = comments[comments["created_at"].dt.tz_convert("Europe/Berlin").dt.day == 20]
     fig, ax = plt.subplots()
-    plot_activity(one_day, "1D", tz="Europe/Berlin", ax=ax, span=span)
+    plots.plot_activity(one_day, "1D", tz="Europe/Berlin", ax=ax, span=span)
     assert ax.get_xlim() == pytest.approx(tuple(mdates.date2num(t) for t in span))
-    assert activity_span(comments.iloc[:0]) is None
+    assert plots.activity_span(comments.iloc[:0]) is None
 
 
 def test_dollar_signs_in_names_are_shown_as_written(tmp_path: Path) -> None:

@@ -1,37 +1,82 @@
-"""Reading back what export writes: the format told by the first bytes, whatever the
-text of the service holds."""
+"""Reading back what socialframe writes (``df.social.to_csv``, the command line's ``-o``):
+the format told by the first bytes, whatever the text of the service holds; every
+format back as the same frame."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from commands import cli
 
-from socialframe._display import export, reading
-from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
+from socialframe._display import reading
+from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comments_body, example_comments
 
 #: Control characters a hostile service may send in a text (no tab, no line break).
 CONTROLS = "".join(map(chr, [*range(1, 9), 11, *range(14, 32)])) * 200
 
+POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]
+
+#: The outputs of ``socialframe comments -o``: file name, and the options that write it.
+WRITTEN = {
+    "plain.csv": [],
+    "excel.csv": ["--excel"],
+    "rows.jsonl": [],
+    "rows.parquet": [],
+    "book.xlsx": [],
+}
+
 
 @pytest.fixture(scope="module")
-def comments() -> pd.DataFrame:
-    with Sandbox(clock=PinnedClock()) as sandbox, sandbox.client(cache=False) as client:
-        return client.post_comments(EXAMPLE_POSTS[82])
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox(seed=0, clock=PinnedClock()) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def written(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """What ``socialframe comments POSTS -o NAME`` wrote, for every format, run once per
+    module: the tests copy the bytes. One cache serves every run (the first pays), so
+    every file holds the same ``fetched_at``."""
+    folder = tmp_path_factory.mktemp("written")
+    files = {}
+    for name, extra in WRITTEN.items():
+        run = cli(
+            "comments", *POSTS, "--cache", str(folder / "c"), "-o", str(folder / name),
+            *extra, sandbox=sandbox,
+        )  # fmt: skip
+        assert run.code == 0, run.err
+        files[name] = (folder / name).read_bytes()
+    return files
+
+
+def _fetched(written: dict[str, bytes], tmp_path: Path, name: str) -> Path:
+    """A copy of the file ``socialframe comments -o NAME`` wrote, in the test's folder."""
+    out = tmp_path / name
+    out.write_bytes(written[name])
+    return out
 
 
 @pytest.mark.parametrize("name", ["c.csv", "excel.csv", "c.jsonl", "c.parquet", "c.xlsx"])
 def test_a_first_row_of_control_characters_is_still_a_file_of_ours(
-    comments: pd.DataFrame, tmp_path: Path, name: str
+    sandbox: Sandbox, tmp_path: Path, name: str
 ) -> None:
     # (the sniffing of binary data reads only the first line: a header, or a JSON object)
-    hostile = comments.copy()
-    hostile.loc[hostile.index[0], "text"] = CONTROLS
-    path = export.write(hostile, tmp_path / name, excel=name == "excel.csv")
-    assert path is not None
+    post = EXAMPLE_POSTS[50]  # one page of 50 comments, the first one's text hostile
+    page = copy.deepcopy(comments_body(post, "mostRelevant"))
+    page["data"][0]["text"] = CONTROLS
+    sandbox.inject(page)
+    path = tmp_path / name
+    run = cli(
+        "comments", post, "--cache", str(tmp_path / "cache"), "-o", str(path),
+        *(["--excel"] if name == "excel.csv" else []), sandbox=sandbox,
+    )  # fmt: skip
+    assert run.code == 0, run.err
     back = reading.read_frame(path)
-    assert len(back) == len(comments)
+    assert len(back) == 50
     if name != "c.xlsx":  # (in a workbook they are U+FFFD: see export.write)
         assert back["text"].iloc[0] == CONTROLS
 
@@ -43,3 +88,81 @@ def test_utf16_without_its_mark_is_told_from_binary_data() -> None:
         reading.read_frame(io.BytesIO("post_urn,text\nx,y\n".encode("utf-16-le")))
     with pytest.raises(ValueError, match="is binary data, not text"):
         reading.read_frame(io.BytesIO(bytes(range(128)) * 8))
+
+
+# -- the command line's files, read back (as ``socialframe report`` reads them) ----------------
+
+
+def test_csv_and_parquet_read_back_as_the_same_frame(
+    written: dict[str, bytes], tmp_path: Path
+) -> None:
+    csv = reading.read_frame(_fetched(written, tmp_path, "plain.csv"))
+    parquet = reading.read_frame(_fetched(written, tmp_path, "rows.parquet"))
+    assert csv.attrs["socialframe"] == "comments"
+    assert csv.dtypes.equals(parquet.dtypes)
+    # (a CSV cannot tell an empty text from none: both read as none)
+    pd.testing.assert_frame_equal(
+        csv.assign(text=csv["text"].fillna("")), parquet.assign(text=parquet["text"].fillna(""))
+    )
+    assert str(csv["created_at"].dtype) == "datetime64[us, UTC]"
+    assert csv["author_followers"].dtype == "Int64" and csv["is_reply"].dtype == "boolean"
+
+
+def test_ads_read_back_alike_from_csv_and_parquet_extra_columns_included(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # the contract columns were typed again, the extra ones left as the CSV's text:
+    # snapshot_cards a JSON string, contains_sensitive_content the word "False"
+    for name in ("a.csv", "a.parquet"):
+        run = cli(
+            "ads", "coffee", "--max-pages", "1", "--cache", str(tmp_path / "c"),
+            "-o", str(tmp_path / name), sandbox=sandbox,
+        )  # fmt: skip
+        assert run.code == 0, run.err
+    csv, parquet = (
+        reading.read_frame(tmp_path / "a.csv"),
+        reading.read_frame(tmp_path / "a.parquet"),
+    )
+    for column in ("snapshot_cards", "snapshot_page_categories", "categories"):
+        assert csv[column].tolist() == parquet[column].tolist(), column
+        assert isinstance(csv[column].dropna().iloc[0], list), column
+    flags = "contains_sensitive_content"
+    assert csv[flags].dtype == parquet[flags].dtype == "boolean"
+    assert csv[flags].tolist() == parquet[flags].tolist()
+
+
+def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_text(
+    tmp_path: Path,
+) -> None:
+    # --excel writes "@Anna…" as "'@Anna…" so that Excel shows it as text; it read back
+    # with the quote, and the report quoted every mention and "-5 stars" so
+    comments = example_comments()
+    said = ["@Anna thanks!", "=1+1", "-5 stars", "+1", "'quoted' already", "\tTabbed"]
+    comments.loc[: len(said) - 1, "text"] = said
+    comments.loc[0, "author_name"] = "@handle"
+    comments.social.to_csv(tmp_path / "x.csv", excel=True)
+    comments.social.to_csv(tmp_path / "p.csv")
+    excel, plain = reading.read_frame(tmp_path / "x.csv"), reading.read_frame(tmp_path / "p.csv")
+    assert excel["text"].head(len(said)).tolist() == said
+    assert excel.loc[0, "author_name"] == "@handle"
+    pd.testing.assert_frame_equal(excel, plain)
+
+
+def test_every_format_reads_back_as_the_same_frame(
+    written: dict[str, bytes], tmp_path: Path
+) -> None:
+    frames = {name: reading.read_frame(_fetched(written, tmp_path, name)) for name in WRITTEN}
+    exact = frames.pop("rows.parquet")
+    for name, frame in frames.items():
+        assert frame.dtypes.equals(exact.dtypes), name
+        wanted = exact
+        if name.endswith(".xlsx"):  # (a workbook holds a time to the nearest millisecond)
+            times = frame.select_dtypes("datetimetz").columns
+            wanted = exact.assign(**{c: exact[c].dt.round("ms") for c in times})
+        # (a CSV and a workbook cannot tell an empty text from none: both read as none)
+        blank = {c: frame[c].fillna("") for c in ("text", "author_title") if c in frame}
+        pd.testing.assert_frame_equal(
+            frame.assign(**blank),
+            wanted.assign(**{c: wanted[c].fillna("") for c in blank}),
+            obj=name,
+        )

@@ -33,7 +33,6 @@ from test_browser import chromium_or_skip
 
 import socialframe as sf
 from socialframe._display import sections as _sections
-from socialframe._display.report import write_report
 from socialframe.sandbox import EXAMPLE_POSTS
 
 # tests/test_browser.py's fixtures, shared: its Chromium (launched with the
@@ -710,11 +709,16 @@ def test_share_of_voice_over_years_of_running_ads_is_monthly(tmp_path: Path) -> 
 def test_the_report_needs_no_accessor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The display layer sits below df.social: a report is written with the accessor gone
     (before, its sections called df.social: a circle import-linter could not see)."""
+    from commands import cli
+
     from socialframe.sandbox import example_ads, example_comments
 
-    comments, ads = example_comments(), example_ads()
+    for frame, kind in ((example_comments(), "comments"), (example_ads(), "ads")):
+        frame.social.to_csv(tmp_path / f"{kind}.csv")
     monkeypatch.delattr(pd.DataFrame, "social")
 
-    for frame, kind in ((comments, "comments"), (ads, "ads")):
-        page = write_report(frame, tmp_path / f"{kind}.html", kind=kind).read_text("utf-8")
+    for kind in ("comments", "ads"):  # socialframe report: the frame read, then the page
+        run = cli("report", str(tmp_path / f"{kind}.csv"), "-o", str(tmp_path / f"{kind}.html"))
+        assert run.code == 0, run.err
+        page = (tmp_path / f"{kind}.html").read_text("utf-8")
         assert page.count("<h2>") >= 4, kind

@@ -15,18 +15,32 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from socialframe._accessor import AdsAccessor, CommentsAccessor
-from socialframe._display import tables, values
+import socialframe as sf
+from socialframe._display import values
 from socialframe._display.html import ads_table_html
 from socialframe._display.notebook import frame_html
 from socialframe._display.report import header, table_html
-from socialframe._schema import AD_DAYS, share_columns
 from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
 
 DAY = re.compile(r"\d{4}-\d\d-\d\d")
 MINUTE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
 DURATION = re.compile(r"-?\d+[dhms]( \d+[hms])?")
 NUMBER = re.compile(r"-?\d{1,3}(,\d{3})*(\.(\d+))?(%?)|-?inf|nan")
+
+#: The columns of an ad's days (its run, and an advertiser's or a campaign's): days.
+AD_DAYS = frozenset({"start_date", "end_date", "first_start", "last_end"})
+
+
+def share_columns(frame: pd.DataFrame) -> frozenset[object]:
+    """The columns of ``frame`` holding shares, as the displays are told them: fractions
+    (floats) named ``share`` or ``*_share``, or every one of share_of_voice(share=True)."""
+    every = frame.attrs.get("socialframe") == "ads.share_of_voice.shares"
+    return frozenset(
+        name
+        for name, dtype in frame.dtypes.items()
+        if pd.api.types.is_float_dtype(dtype)
+        and (every or (isinstance(name, str) and (name == "share" or name.endswith("_share"))))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +95,11 @@ def _frame_methods(accessor: type) -> set[str]:
 
 def test_every_analysis_frame_is_checked() -> None:
     """A new analysis method is a frame these rules must be checked on."""
-    assert _frame_methods(CommentsAccessor) == set(COMMENT_CALLS)
-    assert _frame_methods(AdsAccessor) == set(AD_CALLS)
+    # (df.social of a frame holding the columns of comments, of ads)
+    assert _frame_methods(type(pd.DataFrame(columns=sf.COMMENT_COLUMNS).social)) == set(
+        COMMENT_CALLS
+    )
+    assert _frame_methods(type(pd.DataFrame(columns=sf.AD_COLUMNS).social)) == set(AD_CALLS)
 
 
 def every_frame(data: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -148,10 +165,10 @@ def in_a_notebook(frame: pd.DataFrame) -> dict[str, list[str]]:
 
 def in_a_table(frame: pd.DataFrame) -> dict[str, list[str]]:
     """Each column as an interactive table shows it (its cells' display part)."""
-    shown, _ = tables.cells(frame)
+    shown = sf.show(frame).df  # the cells sent to the page: display <US> sort <US> ...
     return {
         html.unescape(re.sub(r"<[^>]+>", "", str(name))): [
-            html.unescape(re.sub(r"<[^>]+>", "", tables.split(c).display)) if c else ""
+            html.unescape(re.sub(r"<[^>]+>", "", str(c).split("\x1f")[0])) if c else ""
             for c in shown[name]
         ]
         for name in shown.columns

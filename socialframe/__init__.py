@@ -17,6 +17,7 @@ from ._api import configure, post_comments, search_ads
 from ._client import Client
 from ._clock import Clock
 from ._display.notebook import register as _register
+from ._display.reading import read_frame
 from ._display.tables import show
 from ._errors import (
     APIError,
@@ -83,6 +84,7 @@ __all__ = [
     "comments_frame",
     "configure",
     "post_comments",
+    "read_frame",
     "search_ads",
     "show",
 ]

@@ -26,8 +26,9 @@ import pandas as pd
 from .export import _INSIDE_MARKED, _QUOTED_FORMULA, INSIDE_MARK, _is_id
 
 READS: Final = (
-    "socialframe report reads what -o writes: CSV (plain or --excel), JSON lines, Parquet"
-    " and .xlsx, in UTF-8, from a file or from standard input (-)"
+    "socialframe reads back what it writes (-o, df.social.to_csv): CSV (plain or for"
+    " spreadsheets), JSON lines, Parquet and .xlsx, in UTF-8, from a file or a stream"
+    " (standard input: -)"
 )
 """What :func:`read_frame` reads, in words (every message of a file it cannot read)."""
 
@@ -42,7 +43,7 @@ _MAGIC: Final = {
     b"\x89PNG": "a PNG image",
     b"\xff\xd8\xff": "a JPEG image",
     b"GIF8": "a GIF image",
-    b"SQLite format 3\x00": "an SQLite database (a cache? the report is of a file that -o wrote)",
+    b"SQLite format 3\x00": "an SQLite database (a cache? read a file that -o wrote)",
 }
 #: Byte-order marks of text that is not UTF-8.
 _BOMS: Final = (
@@ -94,7 +95,15 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
         OSError: it cannot be read.
 
     Example:
-        >>> read_frame(io.BytesIO("a,b".encode("utf-16")))  # doctest: +ELLIPSIS
+        >>> import tempfile
+        >>> import socialframe as sf
+        >>> from socialframe.sandbox import EXAMPLE_POSTS, comments_body
+        >>> frame = sf.comments_frame([comments_body(EXAMPLE_POSTS[82], "mostRecent")])
+        >>> path = frame.social.to_csv(Path(tempfile.mkdtemp()) / "comments.csv", excel=True)
+        >>> back = sf.read_frame(path)
+        >>> back.dtypes.equals(frame.dtypes), len(back) == len(frame)
+        (True, True)
+        >>> sf.read_frame(io.BytesIO("a,b".encode("utf-16")))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         ValueError: the file is UTF-16 text, and socialframe reads UTF-8: save it as UTF-8 ...
@@ -121,8 +130,8 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
     else:
         raise ValueError(
             f"{name} is not a comments or ads frame of socialframe (its columns:"
-            f" {', '.join(map(str, list(frame.columns)[:8]))}…): the report is of a file"
-            " that socialframe comments or socialframe ads wrote"
+            f" {', '.join(map(str, list(frame.columns)[:8]))}…): read a file that"
+            " socialframe comments or ads -o, or df.social.to_csv, wrote"
         )
     for column in frame.columns:
         if column in types:

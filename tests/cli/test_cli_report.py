@@ -23,8 +23,9 @@ from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
 #: What ``socialframe report`` says it reads, at the end of every message of a file it
 #: cannot read.
 READS = (
-    "socialframe report reads what -o writes: CSV (plain or --excel), JSON lines, Parquet"
-    " and .xlsx, in UTF-8, from a file or from standard input (-)"
+    "socialframe reads back what it writes (-o, df.social.to_csv): CSV (plain or for"
+    " spreadsheets), JSON lines, Parquet and .xlsx, in UTF-8, from a file or a stream"
+    " (standard input: -)"
 )
 
 POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from socialframe._display import export, reading
+import socialframe as sf
+from socialframe._display import export
 from socialframe.sandbox import EXAMPLE_POSTS, IDLESS_POSTS, PinnedClock, Sandbox
 
 
@@ -83,7 +84,7 @@ def test_derived_ids_are_exported_as_the_text_they_are(tmp_path: Path) -> None:
     shown = {r["comment_id"]: r["id_derived"] for r in rows}
     for cid in derived["comment_id"]:  # text as it is: ="..." is for ids of digits only
         assert shown[cid] == "True"
-    assert reading.read_frame(excel)["comment_id"].tolist() == comments["comment_id"].tolist()
+    assert sf.read_frame(excel)["comment_id"].tolist() == comments["comment_id"].tolist()
 
 
 def _as_lists(value: object) -> object:
@@ -191,7 +192,7 @@ def _read_back(frame: pd.DataFrame, folder: Path) -> None:
     ):
         path = folder / name
         export.write(frame, path, excel=excel)
-        back = reading.read_frame(path)
+        back = sf.read_frame(path)
         assert len(back) == len(frame), name
         for column in texts:
             keep = _missing if exact else _blank
@@ -315,7 +316,7 @@ def test_standard_output_carries_the_same_rows(capsysbinary: pytest.CaptureFixtu
     for excel in (False, True):
         export.write(frame, None, excel=excel)
         out = capsysbinary.readouterr().out
-        back = reading.read_frame(io.BytesIO(out))
+        back = sf.read_frame(io.BytesIO(out))
         assert len(back) == 2
         for column in _text_columns(frame):
             assert [_blank(v) for v in back[column]] == [_blank(v) for v in frame[column]]
@@ -345,4 +346,4 @@ def test_excel_ids_of_digits_alone_become_a_formula_and_read_back(
     assert path is not None
     rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
     assert rows[0]["author_id"] == written
-    assert reading.read_frame(path)["author_id"].tolist() == [value]
+    assert sf.read_frame(path)["author_id"].tolist() == [value]

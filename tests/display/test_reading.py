@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from commands import cli
 
-from socialframe._display import reading
+import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comments_body, example_comments
 
 #: Control characters a hostile service may send in a text (no tab, no line break).
@@ -75,7 +75,7 @@ def test_a_first_row_of_control_characters_is_still_a_file_of_ours(
         *(["--excel"] if name == "excel.csv" else []), sandbox=sandbox,
     )  # fmt: skip
     assert run.code == 0, run.err
-    back = reading.read_frame(path)
+    back = sf.read_frame(path)
     assert len(back) == 50
     if name != "c.xlsx":  # (in a workbook they are U+FFFD: see export.write)
         assert back["text"].iloc[0] == CONTROLS
@@ -85,9 +85,9 @@ def test_utf16_without_its_mark_is_told_from_binary_data() -> None:
     import io
 
     with pytest.raises(ValueError, match="is UTF-16 text, and socialframe reads UTF-8"):
-        reading.read_frame(io.BytesIO("post_urn,text\nx,y\n".encode("utf-16-le")))
+        sf.read_frame(io.BytesIO("post_urn,text\nx,y\n".encode("utf-16-le")))
     with pytest.raises(ValueError, match="is binary data, not text"):
-        reading.read_frame(io.BytesIO(bytes(range(128)) * 8))
+        sf.read_frame(io.BytesIO(bytes(range(128)) * 8))
 
 
 # -- the command line's files, read back (as ``socialframe report`` reads them) ----------------
@@ -96,8 +96,8 @@ def test_utf16_without_its_mark_is_told_from_binary_data() -> None:
 def test_csv_and_parquet_read_back_as_the_same_frame(
     written: dict[str, bytes], tmp_path: Path
 ) -> None:
-    csv = reading.read_frame(_fetched(written, tmp_path, "plain.csv"))
-    parquet = reading.read_frame(_fetched(written, tmp_path, "rows.parquet"))
+    csv = sf.read_frame(_fetched(written, tmp_path, "plain.csv"))
+    parquet = sf.read_frame(_fetched(written, tmp_path, "rows.parquet"))
     assert csv.attrs["socialframe"] == "comments"
     assert csv.dtypes.equals(parquet.dtypes)
     # (a CSV cannot tell an empty text from none: both read as none)
@@ -120,8 +120,8 @@ def test_ads_read_back_alike_from_csv_and_parquet_extra_columns_included(
         )  # fmt: skip
         assert run.code == 0, run.err
     csv, parquet = (
-        reading.read_frame(tmp_path / "a.csv"),
-        reading.read_frame(tmp_path / "a.parquet"),
+        sf.read_frame(tmp_path / "a.csv"),
+        sf.read_frame(tmp_path / "a.parquet"),
     )
     for column in ("snapshot_cards", "snapshot_page_categories", "categories"):
         assert csv[column].tolist() == parquet[column].tolist(), column
@@ -142,7 +142,7 @@ def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_te
     comments.loc[0, "author_name"] = "@handle"
     comments.social.to_csv(tmp_path / "x.csv", excel=True)
     comments.social.to_csv(tmp_path / "p.csv")
-    excel, plain = reading.read_frame(tmp_path / "x.csv"), reading.read_frame(tmp_path / "p.csv")
+    excel, plain = sf.read_frame(tmp_path / "x.csv"), sf.read_frame(tmp_path / "p.csv")
     assert excel["text"].head(len(said)).tolist() == said
     assert excel.loc[0, "author_name"] == "@handle"
     pd.testing.assert_frame_equal(excel, plain)
@@ -151,7 +151,7 @@ def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_te
 def test_every_format_reads_back_as_the_same_frame(
     written: dict[str, bytes], tmp_path: Path
 ) -> None:
-    frames = {name: reading.read_frame(_fetched(written, tmp_path, name)) for name in WRITTEN}
+    frames = {name: sf.read_frame(_fetched(written, tmp_path, name)) for name in WRITTEN}
     exact = frames.pop("rows.parquet")
     for name, frame in frames.items():
         assert frame.dtypes.equals(exact.dtypes), name

@@ -130,6 +130,10 @@ def parse_rate(rate_limit: object) -> tuple[int, int] | None:
     Example:
         >>> parse_rate("300/min"), parse_rate(2), parse_rate(0.5), parse_rate(None)
         ((300, 60000), (2, 1000), (1, 2000), None)
+        >>> parse_rate(5), parse_rate(2.5), parse_rate("10/2s"), parse_rate("5 / s")
+        ((5, 1000), (1, 400), (10, 2000), (5, 1000))
+        >>> parse_rate("1000/hour")
+        (1000, 3600000)
     """
     if rate_limit is None:
         return None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import socialframe
-from socialframe._words import a, article, count, noun, plural
+from socialframe import _words as words
 from socialframe.sandbox import example_ads, example_comments
 
 
@@ -33,9 +33,9 @@ from socialframe.sandbox import example_ads, example_comments
     ],
 )
 def test_plurals(one: str, many: str) -> None:
-    assert plural(one) == many
-    assert noun(1, one) == one and noun(0, one) == many and noun(2, one) == many
-    assert count(1, one) == f"1 {one}" and count(1234, one) == f"1,234 {many}"
+    assert words.plural(one) == many
+    assert words.noun(1, one) == one and words.noun(0, one) == many and words.noun(2, one) == many
+    assert words.count(1, one) == f"1 {one}" and words.count(1234, one) == f"1,234 {many}"
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def test_plurals(one: str, many: str) -> None:
     ],
 )
 def test_articles(word: str, first: str) -> None:
-    assert article(word) == first and a(word) == f"{first} {word}"
+    assert words.article(word) == first and words.a(word) == f"{first} {word}"
 
 
 #: Plurals made by hand: a noun + "s", "(s)", "(es)", "'s' * (n != 1)", "repl{'y' ...}".

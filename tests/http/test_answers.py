@@ -13,8 +13,7 @@ import pytest
 import requests
 
 import socialframe as sf
-from socialframe._http import answers
-from socialframe._http.transport import BrokenBody
+from socialframe._http import answers, transport
 from socialframe.sandbox import ManualClock
 
 KEY = "sk-answers-0123456789"
@@ -139,6 +138,6 @@ def test_a_paid_page_is_a_200_object_that_is_not_success_false() -> None:
 def test_a_call_without_a_whole_answer_is_counted_by_what_came() -> None:
     assert answers.charged(requests.ConnectionError("refused")) == "failed"  # never sent
     assert answers.charged(requests.ReadTimeout("late")) == "unsure"  # sent: maybe charged
-    assert answers.charged(BrokenBody("cut", 200, b'{"success": true, "da')) == "paid"
-    assert answers.charged(BrokenBody("cut", 200, b'{"success": false')) == "failed"
-    assert answers.charged(BrokenBody("cut", 200, b'{"succ')) == "unsure"
+    assert answers.charged(transport.BrokenBody("cut", 200, b'{"success": true, "da')) == "paid"
+    assert answers.charged(transport.BrokenBody("cut", 200, b'{"success": false')) == "failed"
+    assert answers.charged(transport.BrokenBody("cut", 200, b'{"succ')) == "unsure"

@@ -1,6 +1,8 @@
 """The client's pace, over real HTTP: its rate limit and the one cooldown after a 429.
 
 Shared by all workers of a client; only requests that go out wait (cache hits do not).
+How a rate limit reads (``"300/min"``, ``2.5``, ...): the examples of
+``socialframe._checks.parse_rate``, run as doctests.
 """
 
 from __future__ import annotations
@@ -11,27 +13,10 @@ from pathlib import Path
 import pytest
 
 import socialframe as sf
-from socialframe._checks import parse_rate
 from socialframe.sandbox import PinnedClock, Sandbox
 
 # single-page posts (1 comment: int(id) % 8 == 2 in the sandbox)
 POSTS = [str(7_384_427_202_391_592_960 + 2 + 8 * k) for k in range(16)]
-
-
-@pytest.mark.parametrize(
-    ("given", "rate"),
-    [
-        (5, (5, 1000)),
-        (2.5, (1, 400)),
-        ("300/min", (300, 60000)),
-        ("10/2s", (10, 2000)),
-        ("1000/hour", (1000, 3600000)),
-        ("5 / s", (5, 1000)),
-        (None, None),
-    ],
-)
-def test_rate_limits_read(given: object, rate: object) -> None:
-    assert parse_rate(given) == rate
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import requests
 import tenacity
 
 import socialframe as sf
-from socialframe._http.retry import MAX_BACKOFF, MAX_RETRY_AFTER, RetryPolicy, Wait, retryable
+from socialframe._http import retry
 from socialframe.sandbox import ManualClock
 
 PAGE = {"success": True, "data": [], "totalPage": 1}
@@ -70,8 +70,8 @@ def test_the_backoff_doubles_from_backoff_with_up_to_as_much_jitter() -> None:
     ("error", "again"),
     [
         (sf.RateLimitError(429, "", retry_after=None), True),
-        (sf.RateLimitError(429, "", retry_after=MAX_RETRY_AFTER), True),
-        (sf.RateLimitError(429, "", retry_after=MAX_RETRY_AFTER + 1), False),
+        (sf.RateLimitError(429, "", retry_after=retry.MAX_RETRY_AFTER), True),
+        (sf.RateLimitError(429, "", retry_after=retry.MAX_RETRY_AFTER + 1), False),
         (sf.ServerError(503, ""), True),
         (sf.ServerError(200, "success: false"), True),
         (sf.NetworkError("refused", retryable=True), True),
@@ -84,7 +84,7 @@ def test_the_backoff_doubles_from_backoff_with_up_to_as_much_jitter() -> None:
     ],
 )
 def test_which_failures_are_tried_again(error: BaseException, again: bool) -> None:
-    assert retryable(error) is again
+    assert retry.retryable(error) is again
 
 
 def test_a_wait_is_never_shorter_than_a_retry_after_and_the_backoff_is_capped() -> None:
@@ -94,11 +94,11 @@ def test_a_wait_is_never_shorter_than_a_retry_after_and_the_backoff_is_capped() 
         retry_state.set_exception((type(error), error, None))
         return retry_state
 
-    assert Wait(0.01)(state(1, sf.RateLimitError(429, "", retry_after=7.0))) == 7.0
-    assert Wait(1.0)(state(30, sf.ServerError(503, ""))) <= MAX_BACKOFF + 1.0
+    assert retry.Wait(0.01)(state(1, sf.RateLimitError(429, "", retry_after=7.0))) == 7.0
+    assert retry.Wait(1.0)(state(30, sf.ServerError(503, ""))) <= retry.MAX_BACKOFF + 1.0
 
 
 def test_the_deadlines_follow_the_timeout() -> None:
-    policy = RetryPolicy(max_retries=2, backoff=1.0, timeout=10.0)
+    policy = retry.RetryPolicy(max_retries=2, backoff=1.0, timeout=10.0)
     assert policy.page_wait == 20.0  # another process's fetch: a try and a retry
-    assert policy.budget_wait == 20.0 + MAX_RETRY_AFTER  # and a cooldown between them
+    assert policy.budget_wait == 20.0 + retry.MAX_RETRY_AFTER  # and a cooldown between them

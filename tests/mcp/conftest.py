@@ -23,8 +23,7 @@ except ImportError:  # (under CI a missing SDK fails the run; elsewhere the test
 
 from mcp import Client  # noqa: E402
 
-from socialframe._mcp.run import setup  # noqa: E402
-from socialframe._mcp.server import Setup, build  # noqa: E402
+from socialframe._mcp import run, server  # noqa: E402
 from socialframe.sandbox import PinnedClock, Sandbox  # noqa: E402
 
 #: A key no test could mistake: it must never come back in anything the server says.
@@ -33,18 +32,18 @@ KEY = "sf-sandbox-KEYMUSTNOTLEAK-7c1e55aa"
 
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(seed=0, clock=PinnedClock(), api_key=KEY) as server:
-        yield server
+    with Sandbox(seed=0, clock=PinnedClock(), api_key=KEY) as made:
+        yield made
 
 
 @pytest.fixture
-def make(sandbox: Sandbox, tmp_path: Path) -> Iterator[Callable[..., Setup]]:
+def make(sandbox: Sandbox, tmp_path: Path) -> Iterator[Callable[..., server.Setup]]:
     """Build a server's setup over the sandbox (a fresh cache per test)."""
-    made: list[Setup] = []
+    made: list[server.Setup] = []
 
-    def build_setup(**options: Any) -> Setup:
+    def build_setup(**options: Any) -> server.Setup:
         options.setdefault("max_cost", 1.00)
-        chosen = setup(
+        chosen = run.setup(
             api_key=sandbox.api_key,
             base_url=sandbox.url,
             cache=tmp_path / "cache.sqlite",
@@ -60,13 +59,13 @@ def make(sandbox: Sandbox, tmp_path: Path) -> Iterator[Callable[..., Setup]]:
 
 
 def connected(
-    chosen: Setup, scenario: Callable[[Client], Awaitable[Any]], **client_options: Any
+    chosen: server.Setup, scenario: Callable[[Client], Awaitable[Any]], **client_options: Any
 ) -> Any:
     """Run ``scenario`` with the SDK's client connected in memory to the server."""
-    server = build(chosen)
+    built = server.build(chosen)
 
     async def main() -> Any:
-        async with Client(server, **client_options) as client:
+        async with Client(built, **client_options) as client:
             return await scenario(client)
 
     return anyio.run(main)

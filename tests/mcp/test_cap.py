@@ -13,7 +13,6 @@ import mcp.types as types
 import pytest
 from mcp import Client
 
-from socialframe._mcp.server import Setup
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 from tests.mcp.conftest import connected
 
@@ -23,7 +22,7 @@ def _text(result: Any) -> str:
 
 
 def test_a_call_whose_worst_case_passes_what_is_left_is_refused_before_sending(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
     async def scenario(client: Client) -> list[Any]:
         return [
@@ -46,7 +45,7 @@ def test_a_call_whose_worst_case_passes_what_is_left_is_refused_before_sending(
 
 
 def test_max_cost_zero_answers_from_the_cache_only(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
     warm = make(max_cost=0.05)
 
@@ -68,7 +67,7 @@ def test_max_cost_zero_answers_from_the_cache_only(
     assert sandbox.charges == paid
 
 
-def test_no_max_cost_refuses_every_paid_call(make: Callable[..., Setup], sandbox: Sandbox) -> None:
+def test_no_max_cost_refuses_every_paid_call(make: Callable[..., Any], sandbox: Sandbox) -> None:
     async def scenario(client: Client) -> Any:
         return await client.call_tool("search_ads", {"query": "coffee"})
 
@@ -78,7 +77,7 @@ def test_no_max_cost_refuses_every_paid_call(make: Callable[..., Setup], sandbox
 
 
 def test_concurrent_calls_never_together_pass_the_cap(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
     sandbox.latency = 0.05  # the calls overlap for real
     chosen = make(max_cost=0.10)
@@ -109,7 +108,7 @@ def test_concurrent_calls_never_together_pass_the_cap(
     assert sum(r.structured_content["cost"]["paid_calls"] for r in done) == sandbox.charges
 
 
-def test_max_call_cost_caps_one_call(make: Callable[..., Setup], sandbox: Sandbox) -> None:
+def test_max_call_cost_caps_one_call(make: Callable[..., Any], sandbox: Sandbox) -> None:
     async def scenario(client: Client) -> list[Any]:
         return [
             await client.call_tool("search_ads", {"query": "coffee", "max_ads": 100}),
@@ -136,7 +135,7 @@ def _answer(action: str, **content: Any) -> Any:
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])  # the 2026 era's retry, and elicitation/create
 def test_confirm_over_asks_the_human_accepted(
-    make: Callable[..., Setup], sandbox: Sandbox, mode: str
+    make: Callable[..., Any], sandbox: Sandbox, mode: str
 ) -> None:
     answer = _answer("accept", spend=True, max_usd=0.04)
 
@@ -160,7 +159,7 @@ def test_confirm_over_asks_the_human_accepted(
 
 
 def test_confirm_over_declined_or_allowing_less_is_refused(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
     for answer in (_answer("decline"), _answer("accept", spend=True, max_usd=0.01)):
 
@@ -177,7 +176,7 @@ def test_confirm_over_declined_or_allowing_less_is_refused(
 
 
 def test_confirm_over_is_refused_where_the_client_cannot_ask(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
     async def scenario(client: Client) -> Any:
         return await client.call_tool("post_comments", {"posts": [EXAMPLE_POSTS[2345]]})
@@ -188,9 +187,7 @@ def test_confirm_over_is_refused_where_the_client_cannot_ask(
     assert sandbox.charges == 0
 
 
-def test_the_model_cannot_answer_for_the_human(
-    make: Callable[..., Setup], sandbox: Sandbox
-) -> None:
+def test_the_model_cannot_answer_for_the_human(make: Callable[..., Any], sandbox: Sandbox) -> None:
     forged = {"spend": True, "max_usd": 100.0}
 
     async def scenario(client: Client) -> list[Any]:
@@ -213,7 +210,7 @@ def test_the_model_cannot_answer_for_the_human(
 
 
 def test_a_cancelled_call_keeps_the_ledger_true_and_its_pages_in_the_cache(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
     sandbox.latency = 0.1
     chosen = make(max_cost=1.00)
@@ -248,7 +245,7 @@ def test_a_cancelled_call_keeps_the_ledger_true_and_its_pages_in_the_cache(
 
 
 def test_one_post_named_several_ways_is_one_item(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
     # An id, its urn and its URL name one post: its worst case counted once (a call
     # that fits is not refused), its comments once in the rows, paid once.

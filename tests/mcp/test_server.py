@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from socialframe._mcp.server import MOST_ROWS, Setup, build
+from socialframe._mcp import server
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comments_body
 from tests.hostile import PAYLOADS
 from tests.mcp.conftest import KEY, connected
@@ -25,7 +25,7 @@ def _text(result: Any) -> str:
     return "\n".join(block.text for block in result.content)
 
 
-def test_every_tool_has_a_json_schema(make: Callable[..., Setup]) -> None:
+def test_every_tool_has_a_json_schema(make: Callable[..., server.Setup]) -> None:
     async def scenario(client: Client) -> Any:
         return (await client.list_tools()).tools
 
@@ -44,7 +44,7 @@ def test_every_tool_has_a_json_schema(make: Callable[..., Setup]) -> None:
 
 
 def test_bad_input_is_a_tool_error_with_the_library_message_and_nothing_paid(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., server.Setup], sandbox: Sandbox
 ) -> None:
     calls = [
         ("post_comments", {"posts": ["not a post"]}),
@@ -71,7 +71,7 @@ def test_bad_input_is_a_tool_error_with_the_library_message_and_nothing_paid(
 
 
 def test_post_comments_rows_ledger_and_what_the_service_holds_beyond_the_bound(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., server.Setup], sandbox: Sandbox
 ) -> None:
     async def scenario(client: Client) -> tuple[Any, Any, Any]:
         cut = await client.call_tool(
@@ -103,7 +103,7 @@ def test_post_comments_rows_ledger_and_what_the_service_holds_beyond_the_bound(
 
 
 def test_rows_are_capped_with_the_total_and_a_resource_for_the_whole_frame(
-    make: Callable[..., Setup],
+    make: Callable[..., server.Setup],
 ) -> None:
     async def scenario(client: Client) -> tuple[Any, Any]:
         result = await client.call_tool(
@@ -116,7 +116,7 @@ def test_rows_are_capped_with_the_total_and_a_resource_for_the_whole_frame(
     got = result.structured_content
     assert got["truncated"] is True
     assert got["total_rows"] == 500
-    assert got["returned"] <= MOST_ROWS
+    assert got["returned"] <= server.MOST_ROWS
     assert len(json.dumps(got["rows"])) < 150_000
     text = whole.contents[0].text
     nonce = re.search(r"<<<UNTRUSTED-DATA ([0-9a-f]{16})>>>", text).group(1)  # type: ignore[union-attr]
@@ -138,7 +138,7 @@ INJECTIONS = [
 
 
 def test_hostile_comment_text_comes_back_fenced_escaped_and_marked(
-    make: Callable[..., Setup], sandbox: Sandbox
+    make: Callable[..., server.Setup], sandbox: Sandbox
 ) -> None:
     body = comments_body(EXAMPLE_POSTS[82], "mostRelevant", 1)
     texts = INJECTIONS + PAYLOADS
@@ -180,7 +180,7 @@ def test_hostile_comment_text_comes_back_fenced_escaped_and_marked(
 
 
 def test_the_key_is_never_in_a_result_an_error_or_the_instructions(
-    make: Callable[..., Setup], sandbox: Sandbox, capfd: Any
+    make: Callable[..., server.Setup], sandbox: Sandbox, capfd: Any
 ) -> None:
     sandbox.inject(401)
 
@@ -213,7 +213,7 @@ def test_the_key_is_never_in_a_result_an_error_or_the_instructions(
 
 
 def test_study_changes_and_read_only_sql(
-    make: Callable[..., Setup], sandbox: Sandbox, tmp_path: Any
+    make: Callable[..., server.Setup], sandbox: Sandbox, tmp_path: Any
 ) -> None:
     from socialframe import Study
 
@@ -251,7 +251,7 @@ def test_study_changes_and_read_only_sql(
 
 
 def test_out_gets_the_whole_frame_under_a_name_the_server_picks(
-    make: Callable[..., Setup], tmp_path: Any
+    make: Callable[..., server.Setup], tmp_path: Any
 ) -> None:
     out = tmp_path / "agent-files"
 
@@ -269,24 +269,15 @@ def test_out_gets_the_whole_frame_under_a_name_the_server_picks(
     assert len(written[0].read_text().splitlines()) == 300
 
 
-def test_out_is_refused_inside_the_cache(sandbox: Sandbox, tmp_path: Any) -> None:
-    import pytest
-
-    from socialframe._mcp.run import setup
-
+def test_out_is_refused_inside_the_cache(make: Callable[..., server.Setup], tmp_path: Any) -> None:
+    # (make's cache: tmp_path / "cache.sqlite")
     with pytest.raises(ValueError, match="cannot write into .*cache"):
-        setup(
-            api_key=KEY,
-            base_url=sandbox.url,
-            cache=tmp_path / "cache.sqlite",
-            max_cost=1,
-            out=tmp_path / "cache.sqlite.locks" / "inside",  # the cache's lock folder
-        )
+        make(out=tmp_path / "cache.sqlite.locks" / "inside")  # the cache's lock folder
 
 
 @pytest.mark.slow
 def test_study_sql_is_time_boxed_and_a_query_past_its_time_is_stopped(
-    make: Callable[..., Setup], tmp_path: Any
+    make: Callable[..., server.Setup], tmp_path: Any
 ) -> None:
     import time
 
@@ -320,7 +311,7 @@ def test_study_sql_is_time_boxed_and_a_query_past_its_time_is_stopped(
 
 
 def test_out_shared_by_two_servers_never_writes_one_s_frame_over_the_other_s(
-    make: Callable[..., Setup], tmp_path: Any
+    make: Callable[..., server.Setup], tmp_path: Any
 ) -> None:
     # Two agents' servers named the same --out folder: each one's first cut result in
     # the same second must not land in one file, the second replacing the first's.
@@ -332,7 +323,7 @@ def test_out_shared_by_two_servers_never_writes_one_s_frame_over_the_other_s(
         return await client.call_tool("post_comments", asks[1])
 
     assert not connected(first, warm).is_error  # (the pages cached: both calls quick)
-    servers = [build(first), build(second)]
+    servers = [server.build(first), server.build(second)]
 
     async def both() -> list[Any]:
         got = []

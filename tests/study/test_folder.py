@@ -10,18 +10,35 @@ import os
 import re
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
+from requests.adapters import HTTPAdapter
 
 import socialframe as sf
-from socialframe._study import refresh as walks
 from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
+
+
+class _Before(HTTPAdapter):
+    """Sends over HTTP as requests does; once armed (``act``), does ``act`` before the
+    next request goes out: as a refresh's walk pays, after the study was checked and
+    read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.act: Callable[[], object] | None = None
+
+    def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        act, self.act = self.act, None
+        if act is not None:
+            act()
+        return super().send(request, *args, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -243,33 +260,32 @@ def test_a_link_planted_while_a_refresh_runs_redirects_nothing(
     service: Sandbox,
     tmp_path: Path,
     outside: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Checked before paying, and written through folders held open: a link swapped in
     while the walks run is refused when the refresh writes, nothing lands outside, and
     the pages paid for are the next refresh's, from the HTTP cache."""
 
     path = _copy(refreshed, tmp_path)
-    walk = walks.walk_post
 
-    def planting(*args: object, **kwargs: object) -> walks.Walked:
-        if not (path / "comments").is_symlink():
-            shutil.move(path / "comments", outside / "comments")
-            (path / "comments").symlink_to(outside / "comments", target_is_directory=True)
-        return walk(*args, **kwargs)  # type: ignore[arg-type]
+    def planting() -> None:
+        shutil.move(path / "comments", outside / "comments")
+        (path / "comments").symlink_to(outside / "comments", target_is_directory=True)
 
-    monkeypatch.setattr(walks, "walk_post", planting)
+    sent = _Before()
+    sent.act = planting  # as the walk pays: after the study was checked
     before_runs = sf.Study(path).runs()
     held = snapshot(path / "comments")
     before = snapshot(outside)
-    with service.client(cache=tmp_path / "c", progress=False, clock=service.clock) as client:
+    with service.client(
+        cache=tmp_path / "c", progress=False, clock=service.clock, transport=sent
+    ) as client:
         with pytest.raises(sf.StudyError, match=_is_a_link(path / "comments")):
             sf.Study(path).refresh(client)
         paid = service.charges
     moved = snapshot(outside / "comments")  # the study's own folder, as it was: no more
     assert list(moved.values()) == list(held.values())
     assert {k: v for k, v in snapshot(outside).items() if k not in moved} == before
-    monkeypatch.setattr(walks, "walk_post", walk)
+    assert sent.act is None  # (planted)
     (path / "comments").unlink()
     shutil.move(outside / "comments", path / "comments")
     study = sf.Study(path)

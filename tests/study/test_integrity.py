@@ -17,14 +17,30 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from requests.adapters import HTTPAdapter
 
 import socialframe as sf
-from socialframe._study import refresh as walks
 from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
 KINDS = ("comments", "ads", "changes", "runs", "items")
 ANSWERS = ("comments", "ads", "changes", "runs", "sql")
+
+
+class _Before(HTTPAdapter):
+    """Sends over HTTP as requests does; once armed (``act``), does ``act`` before the
+    next request goes out: as a refresh's walk pays, after the study was checked and
+    read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.act: Callable[[], object] | None = None
+
+    def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        act, self.act = self.act, None
+        if act is not None:
+            act()
+        return super().send(request, *args, **kwargs)
 
 
 def _answers(study: sf.Study) -> dict[str, pd.DataFrame]:
@@ -410,7 +426,7 @@ SWAPS = {
 
 @pytest.mark.parametrize("swap", SWAPS)
 def test_a_file_changed_while_a_refresh_pays_is_never_read_as_the_studys(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+    tmp_path: Path, swap: str
 ) -> None:
     """Before: the files were checked before the walks and read again by their paths after
     them (the texts the new rows are compared with): a sound file of the same columns
@@ -426,23 +442,19 @@ def test_a_file_changed_while_a_refresh_pays_is_never_read_as_the_studys(
     study.add_posts([P50])
     with (
         Sandbox(seed=0, clock=clock) as sandbox,
-        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+        sandbox.client(
+            cache=tmp_path / "c", progress=False, clock=clock, transport=(sent := _Before())
+        ) as client,
     ):
         study.refresh(client)
         comments = _file(tmp_path / "s", "comments")
         kept = comments.read_bytes()
         forged = _forged(comments, tmp_path / "forged.parquet")
-        walk = walks.walk_post
-
-        def swapped(*args: Any, **kwargs: Any) -> Any:
-            SWAPS[swap](comments, forged, outside)  # as the walk pays: after the check
-            return walk(*args, **kwargs)
-
         clock.advance(3600)
-        with monkeypatch.context() as patched:
-            patched.setattr(walks, "walk_post", swapped)
-            with pytest.raises(sf.StudyError) as raised:
-                study.refresh(client)
+        # as the walk pays: after the check
+        sent.act = lambda: SWAPS[swap](comments, forged, outside)
+        with pytest.raises(sf.StudyError) as raised:
+            study.refresh(client)
         assert str(comments.parent) in str(raised.value), raised.value
         paid = sandbox.charges
         _put_back(comments, kept, outside)
@@ -644,22 +656,7 @@ def test_a_hand_edited_state_is_refused_before_anything_is_paid(
         assert sandbox.charges == 0
 
 
-def _swap_before_the_walk(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
-    """Damage ``target`` as the refresh's walk starts: after the study was checked and
-    read, before the rows are compared with it."""
-
-    walk = walks.walk_post
-
-    def swapped(*args: object, **kwargs: object) -> walks.Walked:
-        target.write_bytes(b"PAR1 swapped while the refresh ran")
-        return walk(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(walks, "walk_post", swapped)
-
-
-def test_a_file_damaged_while_a_refresh_runs_is_one_study_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_file_damaged_while_a_refresh_runs_is_one_study_error(tmp_path: Path) -> None:
     """Before: DuckDB's own InvalidInputException (with its query) once the walks had
     paid; now one StudyError, and the pages it paid for are the next refresh's, free."""
     clock = PinnedClock()
@@ -667,16 +664,19 @@ def test_a_file_damaged_while_a_refresh_runs_is_one_study_error(
     study.add_posts([P82])
     with (
         Sandbox(seed=0, clock=clock) as sandbox,
-        sandbox.client(cache=tmp_path / "c", progress=False, clock=clock) as client,
+        sandbox.client(
+            cache=tmp_path / "c", progress=False, clock=clock, transport=(sent := _Before())
+        ) as client,
     ):
         study.refresh(client)
         comments = _files(tmp_path / "s")["comments"]
         kept = comments.read_bytes()
         clock.advance(3600)
-        with monkeypatch.context() as patched:
-            _swap_before_the_walk(patched, comments)
-            with pytest.raises(sf.StudyError, match="cannot be read") as raised:
-                study.refresh(client)
+        # damaged as the walk starts: after the study was checked and read, before the
+        # rows are compared with it
+        sent.act = lambda: comments.write_bytes(b"PAR1 swapped while the refresh ran")
+        with pytest.raises(sf.StudyError, match="cannot be read") as raised:
+            study.refresh(client)
         error = raised.value
         assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)
         paid = sandbox.charges

@@ -1,6 +1,9 @@
 """The lease a refresh holds on its study (``_study/lease.py``): two processes with
 separate HTTP caches refreshing one study in a bucket (moto's S3 server on loopback) at
-once, a holder that stays, and a holder killed with ``kill -9``."""
+once, a holder that stays, and a holder killed with ``kill -9``.
+
+The refreshes of processes of their own that need the lease's times shortened run this
+file as a script (:func:`main`)."""
 
 from __future__ import annotations
 
@@ -11,16 +14,19 @@ import subprocess
 import sys
 import textwrap
 import time
+from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
-from servers import S3
 
 import socialframe as sf
 from socialframe._study import lease
-from socialframe._study.dataset import Dataset
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
+
+if TYPE_CHECKING:
+    from servers import S3
 
 P82, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[2345]
 
@@ -52,6 +58,74 @@ def _env(s3: S3) -> dict[str, str]:
         "AWS_REGION": "us-east-1",
         "AWS_ALLOW_HTTP": "true",
     }
+
+
+def main(argv: list[str]) -> None:
+    """A refresh of study ``argv[1]`` in this process (this file run as a script):
+
+    - ``hold STUDY CACHE``: takes the study's lease as any refresh does, prints ``held``
+      at its first call to the service (it has the lease then), and holds it until it is
+      killed (the service never answers);
+    - ``take STUDY``: a refresh that waits 0.5 s for the lease (not 10), printing the
+      error it ends with, or ``took it``;
+    - ``short-lease STUDY URL KEY CACHE``: a refresh whose lease lasts 2 s (a process
+      stopped for longer loses it), printing JSON: its error (or null) and what it paid.
+    """
+    mode, study = argv[0], sf.Study(argv[1])
+    if mode == "hold":
+
+        def never(request: object) -> tuple[int, bytes]:
+            print("held", flush=True)
+            time.sleep(600)
+            return 500, b""
+
+        with sf.Client(
+            "k-0123456789",
+            base_url="https://api.example",
+            transport=never,
+            cache=argv[2],
+            progress=False,
+        ) as client:
+            study.refresh(client)
+    elif mode == "take":
+        lease.WAIT = 0.5
+        with sf.Client("k", base_url="http://127.0.0.1:9", progress=False, cache=False) as c:
+            try:
+                study.refresh(c)
+                print("took it")
+            except sf.StudyError as exc:
+                print(exc)
+    elif mode == "short-lease":
+        lease.TTL = timedelta(seconds=2)
+        url, key, cache = argv[2:5]
+        with sf.Client(key, base_url=url, cache=cache, progress=False) as c:
+            try:
+                study.refresh(c)
+                said = {"error": None}
+            except sf.StudyError as exc:
+                said = {"error": str(exc)}
+            said["paid"] = c.ledger.paid_calls
+        print(json.dumps(said), flush=True)
+
+
+def _holder(study: Path, cache: Path) -> subprocess.Popen[str]:
+    """A process holding ``study``'s lease (as a refresh under way), once it says so."""
+    holder = subprocess.Popen(
+        [sys.executable, __file__, "hold", str(study), str(cache)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def _gone(child: subprocess.Popen[str]) -> None:
+    if child.poll() is None:
+        os.kill(child.pid, signal.SIGCONT)
+        child.kill()
+    child.wait()
+    if child.stdout is not None:
+        child.stdout.close()
 
 
 def _child(uri: str, server: Sandbox, cache: Path, s3: S3) -> subprocess.Popen[str]:
@@ -97,21 +171,9 @@ def test_a_second_refresh_stops_saying_who_holds_the_lease_and_until_when(
 ) -> None:
     study = sf.Study(tmp_path / "s")
     study.add_posts([P82])
-    holder = subprocess.Popen(  # another process holds the study's lease, and lives
-        [
-            sys.executable,
-            "-c",
-            "import sys, time; from socialframe._study.dataset import Dataset\n"
-            "with Dataset(sys.argv[1]).writing():\n"
-            "    print('held', flush=True); time.sleep(60)",
-            str(study.path),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = _holder(study.path, tmp_path / "held")  # another process's refresh, alive
     monkeypatch.setattr(lease, "WAIT", 0.5)
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with (
             Sandbox(seed=0, clock=PinnedClock()) as server,
             server.client(cache=tmp_path / "cache", progress=False) as client,
@@ -125,10 +187,7 @@ def test_a_second_refresh_stops_saying_who_holds_the_lease_and_until_when(
         assert f"(pid {holder.pid})" in said and "until 20" in said, said
         assert str(study.path) in said
     finally:
-        holder.kill()
-        holder.wait()
-        assert holder.stdout is not None
-        holder.stdout.close()
+        _gone(holder)
     # once it is gone (killed on this machine: its lease holds nothing) the study is there
     with (
         Sandbox(seed=0, clock=PinnedClock()) as server,
@@ -174,27 +233,6 @@ def test_kill_9_mid_refresh_in_a_bucket_leaves_the_study_as_it_was(s3: S3, tmp_p
     assert len(study.runs()) == 2 and len(study.comments()) == 82 + 2345
 
 
-#: A refresh whose lease lasts 2 s (a process stopped for longer loses it).
-SHORT_LEASE = textwrap.dedent(
-    """
-    import json, sys
-    from datetime import timedelta
-    import socialframe as sf
-    from socialframe._study import lease
-    lease.TTL = timedelta(seconds=2)
-    study = sf.Study(sys.argv[1])
-    with sf.Client(sys.argv[3], base_url=sys.argv[2], cache=sys.argv[4], progress=False) as c:
-        try:
-            study.refresh(c)
-            said = {"error": None}
-        except sf.StudyError as exc:
-            said = {"error": str(exc)}
-        said["paid"] = c.ledger.paid_calls
-    print(json.dumps(said), flush=True)
-    """
-)
-
-
 @pytest.mark.slow
 def test_a_refresh_that_lost_its_lease_pays_for_nothing_more(tmp_path: Path) -> None:
     """A refresh stopped (SIGSTOP, a suspended VM) for longer than its lease, which
@@ -206,25 +244,25 @@ def test_a_refresh_that_lost_its_lease_pays_for_nothing_more(tmp_path: Path) -> 
     study.add_posts([P2345])  # 47 pages
     with Sandbox(seed=0, latency=0.05, clock=PinnedClock()) as slow:
         child = subprocess.Popen(
-            [sys.executable, "-c", SHORT_LEASE, str(study.path), slow.url, slow.api_key]
+            [sys.executable, __file__, "short-lease", str(study.path), slow.url, slow.api_key]
             + [str(tmp_path / "cache")],
             stdout=subprocess.PIPE,
             text=True,
         )
+        holder = None
         try:
             deadline = time.monotonic() + 60
             while slow.charges < 5 and time.monotonic() < deadline:
                 time.sleep(0.01)
             os.kill(child.pid, signal.SIGSTOP)
             stopped_at = slow.charges
-            with Dataset(study.path).writing():  # another takes it once it expired
-                os.kill(child.pid, signal.SIGCONT)
-                out, _ = child.communicate(timeout=120)
+            holder = _holder(study.path, tmp_path / "held")  # another takes it once it expired
+            os.kill(child.pid, signal.SIGCONT)
+            out, _ = child.communicate(timeout=120)
         finally:
-            if child.poll() is None:
-                os.kill(child.pid, signal.SIGCONT)
-                child.kill()
-                child.wait()
+            _gone(child)
+            if holder is not None:
+                _gone(holder)
         said = json.loads(out.strip().splitlines()[-1])
         assert "lost its lease" in str(said["error"]), said
         assert slow.charges - stopped_at <= 1, (stopped_at, slow.charges)  # (one in flight)
@@ -248,30 +286,20 @@ def test_a_holder_in_another_pid_namespace_of_the_same_host_is_not_taken_for_gon
 
     study = sf.Study(tmp_path / "s")
     study.add_posts([P82])
-    taker = textwrap.dedent(
-        """
-        import sys
-        import socialframe as sf
-        from socialframe._study import lease
-        lease.WAIT = 0.5
-        with sf.Client("k", base_url="http://127.0.0.1:9", progress=False, cache=False) as c:
-            try:
-                sf.Study(sys.argv[1]).refresh(c)
-                print("took it")
-            except sf.StudyError as exc:
-                print(exc)
-        """
-    )
-    with Dataset(study.path).writing():  # this process holds it, alive
+    holder = _holder(study.path, tmp_path / "held")  # a process of this host holds it, alive
+    try:
         done = subprocess.run(
-            ["unshare", "-p", "-f", "--mount-proc", sys.executable, "-c", taker, str(study.path)],
+            ["unshare", "-p", "-f", "--mount-proc", sys.executable, __file__, "take"]
+            + [str(study.path)],
             capture_output=True,
             text=True,
             timeout=120,
             check=False,
         )
+    finally:
+        _gone(holder)
     assert "is being refreshed by" in done.stdout, done.stdout + done.stderr[-2000:]
-    assert f"(pid {os.getpid()})" in done.stdout
+    assert f"(pid {holder.pid})" in done.stdout
 
 
 def _planted(study: Path, name: str, until: str, *, released: bool) -> None:
@@ -315,3 +343,7 @@ def test_planted_lease_objects_never_lock_the_study_for_good(
         with pytest.raises(sf.StudyError, match="remove its _lease folder to free it"):
             study.refresh(client)
         assert server.charges == 0
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -20,9 +20,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+from delta import write_refresh
 
 import socialframe as sf
-from socialframe._study.dataset import Dataset, refresh_id
 from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, PinnedClock, Sandbox
 
 P82, P50, P2345 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50], EXAMPLE_POSTS[2345]
@@ -894,7 +894,7 @@ def test_rows_written_without_the_columns_added_since_still_read(tmp_path: Path)
     an error."""
     from socialframe.sandbox import example_comments
 
-    data = Dataset(tmp_path / "s")
+    sf.Study(tmp_path / "s").add_posts([P82])  # (its tables)
     rows = (
         example_comments()
         .head(3)
@@ -904,11 +904,11 @@ def test_rows_written_without_the_columns_added_since_still_read(tmp_path: Path)
     run = pd.DataFrame(
         [{"at": at, "paid_calls": 0, "cost_usd": 0.0, "new": 3, "changed": 0, "items": 1}]
     ).assign(complete=True)
-    with data.writing():
-        rid = refresh_id(at.to_pydatetime())
-        data.commit_refresh(
-            rid, {"comments": rows[[*sf.COMMENT_COLUMNS, "item", "seen_at"]], "runs": run}
-        )
+    write_refresh(
+        tmp_path / "s",
+        at,
+        {"comments": rows[[*sf.COMMENT_COLUMNS, "item", "seen_at"]], "runs": run},
+    )
     comments = sf.Study(tmp_path / "s").comments()
     assert len(comments) == 3 and list(comments.columns[-3:]) == ["item", "first_seen", "last_seen"]
 

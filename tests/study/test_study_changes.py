@@ -14,10 +14,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from delta import write_refresh
 
 import socialframe as sf
-from socialframe._study.dataset import Dataset, refresh_id
-from socialframe._study.run import _ads_for_storage
 from socialframe.sandbox import PinnedClock, Sandbox
 
 Ad = dict[str, Any]
@@ -325,13 +324,11 @@ def test_a_study_written_before_changes_had_their_proof_still_reads(tmp_path: Pa
     read with those null, and their ``stopped`` still stops the ad."""
     from socialframe.sandbox import example_ads
 
-    data = Dataset(tmp_path / "s")
+    sf.Study(tmp_path / "s").add_ads("coffee")  # (its tables)
     at = pd.Timestamp("2026-01-01", tz="UTC")
     ads = example_ads().head(2)
 
-    rows = _ads_for_storage(ads).assign(
-        item=pd.array(["coffee"] * 2, "string"), seen_at=at.as_unit("us")
-    )
+    rows = _stored(ads).assign(item=pd.array(["coffee"] * 2, "string"), seen_at=at.as_unit("us"))
     old = pd.DataFrame(
         {
             "at": [at.as_unit("us")],
@@ -344,9 +341,7 @@ def test_a_study_written_before_changes_had_their_proof_still_reads(tmp_path: Pa
     run = pd.DataFrame(
         [{"at": at.as_unit("us"), "paid_calls": 1, "cost_usd": 0.01, "new": 2, "changed": 1}]
     ).assign(items=1, complete=True)
-    with data.writing():
-        rid = refresh_id(at.to_pydatetime())
-        data.commit_refresh(rid, {"ads": rows, "changes": old, "runs": run})
+    write_refresh(tmp_path / "s", at, {"ads": rows, "changes": old, "runs": run})
     study = sf.Study(tmp_path / "s")
     changes = study.changes()
     assert changes.columns.tolist() == [
@@ -426,15 +421,13 @@ def test_an_older_studys_ad_seen_running_after_its_stop_reads_as_running(tmp_pat
     (``is_active`` true). It still reads so, and the next refresh says nothing of it."""
     from socialframe.sandbox import example_ads
 
-    data = Dataset(tmp_path / "s")
+    sf.Study(tmp_path / "s").add_ads("coffee")  # (its tables)
     ads = example_ads().head(2).assign(is_active=True)
     aid = ads["ad_archive_id"].iloc[0]
     times = [pd.Timestamp(f"2026-01-0{day}", tz="UTC").as_unit("us") for day in (1, 2, 3)]
 
     def seen(at: pd.Timestamp, rows: pd.DataFrame) -> pd.DataFrame:
-        return _ads_for_storage(rows).assign(
-            item=pd.array(["coffee"] * len(rows), "string"), seen_at=at
-        )
+        return _stored(rows).assign(item=pd.array(["coffee"] * len(rows), "string"), seen_at=at)
 
     def old_change(at: pd.Timestamp, what: str) -> pd.DataFrame:
         return pd.DataFrame(
@@ -452,17 +445,25 @@ def test_an_older_studys_ad_seen_running_after_its_stop_reads_as_running(tmp_pat
         {"ads": seen(times[1], ads.tail(1)), "changes": old_change(times[1], "stopped")},
         {"ads": seen(times[2], ads)},
     ]
-    with data.writing():
-        for at, kinds in zip(times, written, strict=True):
-            run = pd.DataFrame(
-                [{"at": at, "paid_calls": 1, "cost_usd": 0.01, "new": 0, "changed": 0}]
-            ).assign(items=1, complete=True)
-            data.commit_refresh(refresh_id(at.to_pydatetime()), {**kinds, "runs": run})
+    for at, kinds in zip(times, written, strict=True):
+        run = pd.DataFrame(
+            [{"at": at, "paid_calls": 1, "cost_usd": 0.01, "new": 0, "changed": 0}]
+        ).assign(items=1, complete=True)
+        write_refresh(tmp_path / "s", at, {**kinds, "runs": run})
     ad = sf.Study(tmp_path / "s").ads().set_index("ad_archive_id").loc[aid]
     # Before: "stopped" (is_active false), though seen running since its stop
     assert ad["state"] == "running" and ad["is_active"] and pd.isna(ad["stopped_seen"])
     changes = sf.Study(tmp_path / "s").changes()
     assert changes["change"].tolist() == ["new", "stopped"]  # its old changes as they were
+
+
+def _stored(ads: pd.DataFrame) -> pd.DataFrame:
+    """Ads as a study's ``ads`` table holds them: the contract's columns, and every other
+    field in one JSON text column, ``extra``."""
+    extra = ads.drop(columns=list(sf.AD_COLUMNS)).to_dict("records")
+    return ads[list(sf.AD_COLUMNS)].assign(
+        extra=pd.array([json.dumps(r, default=str, sort_keys=True) for r in extra], "string")
+    )
 
 
 class _Unsaid(Service):

@@ -130,8 +130,8 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
     else:
         raise ValueError(
             f"{name} is not a comments or ads frame of socialframe (its columns:"
-            f" {', '.join(map(str, list(frame.columns)[:8]))}…): read a file that"
-            " socialframe comments or ads -o, or df.social.to_csv, wrote"
+            f" {', '.join(_cut(_printable(str(c)), 40) for c in list(frame.columns)[:8])}…):"
+            " read a file that socialframe comments or ads -o, or df.social.to_csv, wrote"
         )
     for column in frame.columns:
         if column in types:
@@ -405,6 +405,12 @@ def _first_bad(column: pd.Series, dtype: Any) -> object:
         except (KeyError, ValueError, TypeError, OverflowError, RecursionError):
             return value
     return None
+
+
+def _printable(text: str) -> str:
+    """``text`` as a message may hold it (a file's header, named in an error): what is
+    not printable (escapes, control and direction marks) as ``repr`` writes it."""
+    return text if text.isprintable() else repr(text)[1:-1]
 
 
 def _cut(text: str, most: int = 160) -> str:

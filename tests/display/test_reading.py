@@ -166,3 +166,15 @@ def test_every_format_reads_back_as_the_same_frame(
             wanted.assign(**{c: wanted[c].fillna("") for c in blank}),
             obj=name,
         )
+
+
+def test_a_hostile_header_is_named_in_the_error_as_text_not_obeyed() -> None:
+    """sf.read_frame's errors reach a terminal or a notebook as they are: a header that
+    would clear the screen or turn the text backwards is written out, not sent."""
+    import io
+
+    with pytest.raises(ValueError) as raised:
+        sf.read_frame(io.BytesIO("name\x1b[2J\u202e,score\nx,1\n".encode()))
+    said = str(raised.value)
+    assert said.isprintable(), said
+    assert "its columns: name\\x1b[2J\\u202e, score…" in said

@@ -105,6 +105,7 @@ class Kind(Protocol):
 
     kind: str  # as the manifest names it ("post", "ads")
     dataset: str  # where its rows are kept ("comments", "ads")
+    views: tuple[str, ...]  # the study's views it reads (queries.NEEDS: "comments", ...)
 
     def know(self, con: Reader) -> None:
         """Read what the study holds of these items, before anything is paid."""

@@ -117,10 +117,11 @@ class Refresh:
 
         # What the study holds is read before anything is paid for: a study whose files
         # cannot be read is refused as it is.
-        con = queries.connect(self.data)
+        kinds = self._watched_kinds()
+        con = queries.connect(self.data, views=tuple(v for kind in kinds for v in kind.views))
         try:
             try:
-                for kind in self.kinds.values():
+                for kind in kinds:
                     kind.know(con)
             except duckdb.Error as exc:
                 raise queries.unreadable(self.data, exc) from None
@@ -155,7 +156,7 @@ class Refresh:
         import duckdb
 
         try:
-            for kind in self.kinds.values():
+            for kind in self._watched_kinds():
                 kind.learn(con, results, whole=whole)
             return
         except duckdb.Error as exc:
@@ -167,6 +168,13 @@ class Refresh:
             " the client's HTTP cache (if it keeps one), for the next refresh once the"
             " files are put back"
         )
+
+    def _watched_kinds(self) -> list[refresh.Kind]:
+        """The kinds of the items this refresh watches: only they are read from the files
+        (a study of posts alone asks nothing of its ads; a kind with no item compares
+        nothing, and its finish has nothing left to prove)."""
+        watched = {w["kind"] for w in self.manifest.watched}
+        return [kind for name, kind in self.kinds.items() if name in watched]
 
     def walk_start(self, state: dict[str, Any]) -> datetime:
         """Where an item's walk starts: its pages count from the start of this refresh,

@@ -55,7 +55,7 @@ class Posts:
 
     kind = "post"
     dataset = "comments"
-    views = ("comments", "changes")  # (a comment proven deleted: its change)
+    views: tuple[str, ...] = ("comments", "changes")  # (a comment proven deleted: its change)
 
     def __init__(self, run: Run) -> None:
         self.run = run

@@ -370,7 +370,7 @@ class Searches:
 
     kind = "ads"
     dataset = "ads"
-    views = ("ads",)  # (with its life, from the changes)
+    views: tuple[str, ...] = ("ads",)  # (with its life, from the changes)
 
     def __init__(self, run: refresh.Run) -> None:
         self.run = run

@@ -123,3 +123,36 @@ def _in_this_process(
 def _flushed(stream: io.TextIOWrapper) -> io.TextIOWrapper:
     stream.flush()
     return stream
+
+
+#: The outputs of ``socialframe comments -o``: file name, and the options that write it.
+WRITTEN: dict[str, list[str]] = {
+    "plain.csv": [],
+    "excel.csv": ["--excel"],
+    "rows.jsonl": [],
+    "rows.parquet": [],
+    "book.xlsx": [],
+}
+
+
+def every_format(sandbox: Sandbox, folder: Path, posts: list[str]) -> dict[str, bytes]:
+    """What ``socialframe comments POSTS -o NAME`` wrote, for every format of
+    :data:`WRITTEN`. One cache serves every run (the first pays), so every file holds the
+    same ``fetched_at``."""
+    files = {}
+    for name, extra in WRITTEN.items():
+        run = cli(
+            "comments", *posts, "--cache", str(folder / "c"), "-o", str(folder / name),
+            *extra, sandbox=sandbox,
+        )  # fmt: skip
+        assert run.code == 0, run.err
+        files[name] = (folder / name).read_bytes()
+    return files
+
+
+def copy_of(written: dict[str, bytes], folder: Path, name: str) -> Path:
+    """A copy of the file ``socialframe comments -o NAME`` wrote (:func:`every_format`),
+    in ``folder``."""
+    out = folder / name
+    out.write_bytes(written[name])
+    return out

@@ -24,25 +24,12 @@ from typing import Any
 import pandas as pd
 import pytest
 import requests
+from wire import full_path
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
 
 P82 = EXAMPLE_POSTS[82]
-
-
-def full_path(client: sf.Client) -> list[str]:
-    """Records the URL of each call that goes through requests and requests-cache (the
-    client's public ``session``): a page the warm read answered never does."""
-    sent: list[str] = []
-    original = client.session.send
-
-    def counting(request: Any, **kwargs: Any) -> Any:
-        sent.append(str(request.url))
-        return original(request, **kwargs)
-
-    client.session.send = counting  # type: ignore[method-assign]
-    return sent
 
 
 def plain_session(path: Path, client: sf.Client) -> Any:

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 import requests
 from hypothesis import HealthCheck, example, given, settings
+from wire import full_path
 
 import socialframe as sf
 from socialframe._cache import warm
@@ -143,20 +144,6 @@ def test_the_warm_read_answers_as_requests_cache_does(
 # -- the warm read's key, and its lean read of the store, on a real cache --------------------
 
 P82 = EXAMPLE_POSTS[82]
-
-
-def full_path(client: sf.Client) -> list[str]:
-    """Records the URL of each call that goes through requests and requests-cache (the
-    client's public ``session``): a page the warm read answered never does."""
-    sent: list[str] = []
-    original = client.session.send
-
-    def counting(request: Any, **kwargs: Any) -> Any:
-        sent.append(str(request.url))
-        return original(request, **kwargs)
-
-    client.session.send = counting  # type: ignore[method-assign]
-    return sent
 
 
 def test_a_remembered_key_is_requests_caches_and_follows_verify(

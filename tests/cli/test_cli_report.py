@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_cli import cli
+from commands import WRITTEN, cli, copy_of, every_format
 
 from socialframe.__main__ import main
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox
@@ -30,52 +30,24 @@ READS = (
 
 POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]
 
-#: The outputs of ``socialframe comments -o``: file name, and the options that write it.
-WRITTEN = {
-    "plain.csv": [],
-    "excel.csv": ["--excel"],
-    "rows.jsonl": [],
-    "rows.parquet": [],
-    "book.xlsx": [],
-}
-
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """What ``socialframe comments POSTS -o NAME`` wrote, for every format, run once per
     module (a process each: tens of runs per test file before): the tests copy the bytes.
-
-    One cache serves every run (the first pays), so every file holds the same
-    ``fetched_at``, as when each test fetched its formats through a cache of its own.
     """
-    folder = tmp_path_factory.mktemp("written")
-    files = {}
     with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
-        for name, extra in WRITTEN.items():
-            run = cli(
-                "comments", *POSTS, "--cache", str(folder / "c"), "-o", str(folder / name),
-                *extra, sandbox=sandbox,
-            )  # fmt: skip
-            assert run.code == 0, run.err
-            files[name] = (folder / name).read_bytes()
-    return files
+        return every_format(sandbox, tmp_path_factory.mktemp("written"), POSTS)
 
 
 # (how each format reads back, row for row: tests/display/test_reading.py)
-
-
-def _fetched(written: dict[str, bytes], tmp_path: Path, name: str) -> Path:
-    """A copy of the file ``socialframe comments -o NAME`` wrote, in the test's folder."""
-    out = tmp_path / name
-    out.write_bytes(written[name])
-    return out
 
 
 @pytest.mark.parametrize("name", ["plain.csv", "rows.parquet", "excel.csv"])
 def test_a_file_of_comments_becomes_the_report(
     written: dict[str, bytes], tmp_path: Path, name: str
 ) -> None:
-    source = _fetched(written, tmp_path, name)
+    source = copy_of(written, tmp_path, name)
     page = tmp_path / "report.html"
     run = cli("report", str(source), "-o", str(page), "--title", "Two posts", "--tz", "Asia/Tokyo")
     assert run.code == 0, run.err
@@ -127,7 +99,7 @@ def test_what_cannot_become_a_report_is_said_before_anything_is_written(
 def test_a_hostile_comments_file_is_one_short_error(
     written: dict[str, bytes], tmp_path: Path, column: str, value: str, says: str
 ) -> None:
-    frame = pd.read_csv(_fetched(written, tmp_path, "plain.csv"), dtype=str, keep_default_na=False)
+    frame = pd.read_csv(copy_of(written, tmp_path, "plain.csv"), dtype=str, keep_default_na=False)
     frame.loc[0, column] = value
     frame.to_csv(tmp_path / "bad.csv", index=False)
     run = cli("report", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "r.html"))
@@ -257,7 +229,7 @@ def _stdin(stream: io.TextIOWrapper) -> Iterator[None]:
 def test_every_format_the_command_line_writes_becomes_the_report(
     written: dict[str, bytes], tmp_path: Path, name: str, piped: bool
 ) -> None:
-    source = _fetched(written, tmp_path, name)
+    source = copy_of(written, tmp_path, name)
     page = tmp_path / "report.html"
     done = _report_of(source.read_bytes() if piped else source, page)
     assert done.returncode == 0, done.stderr
@@ -370,8 +342,7 @@ def test_what_is_no_file_of_ours_is_said_in_words(
     else:  # a report given back to the report
         page = tmp_path / "first.html"
         assert (
-            _report_of(_fetched(written, tmp_path, "plain.csv"), page, process=False).returncode
-            == 0
+            _report_of(copy_of(written, tmp_path, "plain.csv"), page, process=False).returncode == 0
         )
         data = page.read_bytes()
     source = tmp_path / "given.csv"

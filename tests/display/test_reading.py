@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from commands import cli
+from commands import WRITTEN, cli, copy_of, every_format
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comments_body, example_comments
@@ -19,15 +19,6 @@ from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, comments_bo
 CONTROLS = "".join(map(chr, [*range(1, 9), 11, *range(14, 32)])) * 200
 
 POSTS = [EXAMPLE_POSTS[82], EXAMPLE_POSTS[51]]
-
-#: The outputs of ``socialframe comments -o``: file name, and the options that write it.
-WRITTEN = {
-    "plain.csv": [],
-    "excel.csv": ["--excel"],
-    "rows.jsonl": [],
-    "rows.parquet": [],
-    "book.xlsx": [],
-}
 
 
 @pytest.fixture(scope="module")
@@ -39,25 +30,8 @@ def sandbox() -> Iterator[Sandbox]:
 @pytest.fixture(scope="module")
 def written(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """What ``socialframe comments POSTS -o NAME`` wrote, for every format, run once per
-    module: the tests copy the bytes. One cache serves every run (the first pays), so
-    every file holds the same ``fetched_at``."""
-    folder = tmp_path_factory.mktemp("written")
-    files = {}
-    for name, extra in WRITTEN.items():
-        run = cli(
-            "comments", *POSTS, "--cache", str(folder / "c"), "-o", str(folder / name),
-            *extra, sandbox=sandbox,
-        )  # fmt: skip
-        assert run.code == 0, run.err
-        files[name] = (folder / name).read_bytes()
-    return files
-
-
-def _fetched(written: dict[str, bytes], tmp_path: Path, name: str) -> Path:
-    """A copy of the file ``socialframe comments -o NAME`` wrote, in the test's folder."""
-    out = tmp_path / name
-    out.write_bytes(written[name])
-    return out
+    module: the tests copy the bytes."""
+    return every_format(sandbox, tmp_path_factory.mktemp("written"), POSTS)
 
 
 @pytest.mark.parametrize("name", ["c.csv", "excel.csv", "c.jsonl", "c.parquet", "c.xlsx"])
@@ -96,8 +70,8 @@ def test_utf16_without_its_mark_is_told_from_binary_data() -> None:
 def test_csv_and_parquet_read_back_as_the_same_frame(
     written: dict[str, bytes], tmp_path: Path
 ) -> None:
-    csv = sf.read_frame(_fetched(written, tmp_path, "plain.csv"))
-    parquet = sf.read_frame(_fetched(written, tmp_path, "rows.parquet"))
+    csv = sf.read_frame(copy_of(written, tmp_path, "plain.csv"))
+    parquet = sf.read_frame(copy_of(written, tmp_path, "rows.parquet"))
     assert csv.attrs["socialframe"] == "comments"
     assert csv.dtypes.equals(parquet.dtypes)
     # (a CSV cannot tell an empty text from none: both read as none)
@@ -151,7 +125,7 @@ def test_excel_csv_reads_back_text_as_written_not_with_the_quote_that_kept_it_te
 def test_every_format_reads_back_as_the_same_frame(
     written: dict[str, bytes], tmp_path: Path
 ) -> None:
-    frames = {name: sf.read_frame(_fetched(written, tmp_path, name)) for name in WRITTEN}
+    frames = {name: sf.read_frame(copy_of(written, tmp_path, name)) for name in WRITTEN}
     exact = frames.pop("rows.parquet")
     for name, frame in frames.items():
         assert frame.dtypes.equals(exact.dtypes), name

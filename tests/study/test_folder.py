@@ -10,35 +10,18 @@ import os
 import re
 import shutil
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
-from requests.adapters import HTTPAdapter
+from wire import Before
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
-
-
-class _Before(HTTPAdapter):
-    """Sends over HTTP as requests does; once armed (``act``), does ``act`` before the
-    next request goes out: as a refresh's walk pays, after the study was checked and
-    read."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.act: Callable[[], object] | None = None
-
-    def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
-        act, self.act = self.act, None
-        if act is not None:
-            act()
-        return super().send(request, *args, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -271,7 +254,7 @@ def test_a_link_planted_while_a_refresh_runs_redirects_nothing(
         shutil.move(path / "comments", outside / "comments")
         (path / "comments").symlink_to(outside / "comments", target_is_directory=True)
 
-    sent = _Before()
+    sent = Before()
     sent.act = planting  # as the walk pays: after the study was checked
     before_runs = sf.Study(path).runs()
     held = snapshot(path / "comments")

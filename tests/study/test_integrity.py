@@ -11,13 +11,12 @@ import shutil
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from requests.adapters import HTTPAdapter
+from wire import Before
 
 import socialframe as sf
 from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
@@ -25,22 +24,6 @@ from socialframe.sandbox import EXAMPLE_POSTS, REFERENCE, PinnedClock, Sandbox
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
 KINDS = ("comments", "ads", "changes", "runs", "items")
 ANSWERS = ("comments", "ads", "changes", "runs", "sql")
-
-
-class _Before(HTTPAdapter):
-    """Sends over HTTP as requests does; once armed (``act``), does ``act`` before the
-    next request goes out: as a refresh's walk pays, after the study was checked and
-    read."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.act: Callable[[], object] | None = None
-
-    def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
-        act, self.act = self.act, None
-        if act is not None:
-            act()
-        return super().send(request, *args, **kwargs)
 
 
 def _answers(study: sf.Study) -> dict[str, pd.DataFrame]:
@@ -443,7 +426,7 @@ def test_a_file_changed_while_a_refresh_pays_is_never_read_as_the_studys(
     with (
         Sandbox(seed=0, clock=clock) as sandbox,
         sandbox.client(
-            cache=tmp_path / "c", progress=False, clock=clock, transport=(sent := _Before())
+            cache=tmp_path / "c", progress=False, clock=clock, transport=(sent := Before())
         ) as client,
     ):
         study.refresh(client)
@@ -665,7 +648,7 @@ def test_a_file_damaged_while_a_refresh_runs_is_one_study_error(tmp_path: Path) 
     with (
         Sandbox(seed=0, clock=clock) as sandbox,
         sandbox.client(
-            cache=tmp_path / "c", progress=False, clock=clock, transport=(sent := _Before())
+            cache=tmp_path / "c", progress=False, clock=clock, transport=(sent := Before())
         ) as client,
     ):
         study.refresh(client)

@@ -120,24 +120,24 @@ def test_a_list_too_deep_for_json_is_one_short_error(sandbox: Sandbox, tmp_path:
     assert "bug" not in run.err and len(run.err) < 400, run.err
 
 
-def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_comments_holding_a_bare_cr_pipe_into_the_report_row_for_row(tmp_path: Path) -> None:
     """``socialframe comments POST | socialframe report -``: the plain CSV left a bare CR
-    unquoted, pandas read 84 rows for 82 and the report failed. Two of the sandbox's texts
+    unquoted, pandas read 84 rows for 82 and the report failed. Two of the service's texts
     hold a bare CR here, served over HTTP to the real console scripts, joined by a pipe."""
+    import copy
     import os
     import subprocess
 
     from test_cli import SCRIPT
 
-    from socialframe.sandbox import PinnedClock, _comments
+    from socialframe.sandbox import comments_body
 
-    breaks = list(_comments.COMMENT_QUIRKS)
-    breaks[0], breaks[10] = "line one\rline two", "ends in a CR\r"  # (no comma, no quote)
-    monkeypatch.setattr(_comments, "COMMENT_QUIRKS", tuple(breaks))
+    first = copy.deepcopy(comments_body(POSTS[0], "mostRelevant"))  # (the command's order)
+    first["data"][0]["text"] = "line one\rline two"  # (no comma, no quote)
+    first["data"][10]["text"] = "ends in a CR\r"
     page = tmp_path / "report.html"
-    with Sandbox(seed=2727, clock=PinnedClock()) as sandbox:  # (a seed no other test draws)
+    with Sandbox(seed=0, clock=PinnedClock()) as sandbox:
+        sandbox.inject(first)  # (the first page the command asks for; the cache keeps it)
         env = dict(
             os.environ,
             SOCIALFRAME_BASE_URL=sandbox.url,

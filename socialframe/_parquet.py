@@ -15,11 +15,26 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Rows decoded at once where a read is bounded (:func:`table`'s ``most``).
+BATCH_ROWS = 64
 
-def table(data: bytes) -> Any:
+
+class TooLarge(ValueError):
+    """A Parquet file that would take more memory once read than it may."""
+
+
+def table(data: bytes, most: int | None = None) -> Any:
     """The pyarrow Table held by the Parquet file ``data``.
 
+    Args:
+        data: The file's bytes.
+        most: The most bytes it may take once read, if bounded (a small file can hold a
+            great deal: the same long text on every row is stored once, and compresses
+            well): its columns' sizes before compression are checked first, then the
+            rows are read :data:`BATCH_ROWS` at a time, counted as they come.
+
     Raises:
+        TooLarge: it would take more than ``most``.
         pyarrow.ArrowException, OSError or ValueError: ``data`` is not a Parquet file.
 
     Example:
@@ -34,4 +49,21 @@ def table(data: bytes) -> Any:
 
     owned = pa.allocate_buffer(len(data))
     pa.FixedSizeBufferWriter(owned).write(data)
-    return pq.ParquetFile(pa.BufferReader(owned)).read()
+    file = pq.ParquetFile(pa.BufferReader(owned))
+    if most is None:
+        return file.read()
+    meta = file.metadata
+    stored = sum(
+        meta.row_group(g).column(c).total_uncompressed_size
+        for g in range(meta.num_row_groups)
+        for c in range(meta.num_columns)
+    )
+    if stored > most:
+        raise TooLarge(f"{stored} bytes before compression, more than {most}")
+    batches, held = [], 0
+    for batch in file.iter_batches(batch_size=BATCH_ROWS):
+        held += batch.nbytes
+        if held > most:
+            raise TooLarge(f"more than {most} bytes once read")
+        batches.append(batch)
+    return pa.Table.from_batches(batches, schema=file.schema_arrow)

@@ -137,7 +137,7 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
         if column in types:
             frame[column] = _typed(frame[column], types[column], str(column))
         elif _is_id(str(column)):
-            frame[column] = frame[column].map(_id, na_action="ignore").astype("string")
+            frame[column] = _typed(frame[column], pd.StringDtype(), str(column))
         elif found == "jsonl":  # (JSON says what is text, a number, a flag, a list)
             if frame[column].map(lambda v: _blank(v) or isinstance(v, str)).all():
                 frame[column] = frame[column].astype("string")
@@ -154,6 +154,26 @@ def _named(given: object) -> str:
     if given in (None, "<stdin>", 0) or not isinstance(given, str):
         return "standard input" if given in ("<stdin>", 0) else "the file"
     return given
+
+
+#: A compressed file (Parquet, a workbook) may take this many times its size once read,
+#: and at least :data:`LEAST_BOUND` bytes: past that it is refused before it is read (a
+#: file of kilobytes can unpack to gigabytes: a notebook or a report would die of it).
+RATIO_BOUND: Final = 100
+LEAST_BOUND: Final = 256 * 2**20
+
+
+def _most(data: bytes) -> int:
+    """The most bytes a compressed file of ``data`` may take once read."""
+    return max(LEAST_BOUND, RATIO_BOUND * len(data))
+
+
+def _too_large(name: str, data: bytes) -> ValueError:
+    return ValueError(
+        f"{name} would take more than {_most(data) // 2**20:,} MiB once unpacked, over"
+        f" {RATIO_BOUND} times its size: not a file socialframe wrote (it writes text that"
+        " unpacks to a few times its size)"
+    )
 
 
 def _unreadable(name: str, what: str) -> ValueError:
@@ -246,9 +266,11 @@ def _parquet(data: bytes, name: str) -> pd.DataFrame:
     try:
         from .. import _parquet  # (never pd.read_parquet: see _parquet)
 
-        frame = _parquet.table(data).to_pandas()
+        frame = _parquet.table(data, most=_most(data)).to_pandas()
     except ImportError:
         raise ValueError(f"reading {name} (Parquet) needs pyarrow: pip install pyarrow") from None
+    except _parquet.TooLarge:
+        raise _too_large(name, data) from None
     except Exception:  # (pyarrow's many errors, which name no file)
         raise _unreadable(name, "is a damaged Parquet file: write it again") from None
     for column in frame.columns:
@@ -264,10 +286,13 @@ def _xlsx(data: bytes, name: str) -> pd.DataFrame:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             book = "xl/workbook.xml" in archive.namelist()
+            unpacked = sum(entry.file_size for entry in archive.infolist())
     except (zipfile.BadZipFile, OSError, ValueError):
         raise _unreadable(name, "is a ZIP archive cut short or damaged") from None
     if not book:
         raise _unreadable(name, "is a ZIP archive, not an Excel workbook")
+    if unpacked > _most(data):
+        raise _too_large(name, data)
     if importlib.util.find_spec("openpyxl") is None:  # (pandas' reader of .xlsx)
         raise ValueError(f"reading {name} (an Excel workbook) needs openpyxl: pip install openpyxl")
     try:
@@ -331,8 +356,21 @@ def _blank_or_text(value: object) -> bool:
 
 
 def _id(value: object) -> str:
-    """An id as text (a workbook may hold one of few digits as a number)."""
-    if isinstance(value, float) and value.is_integer():
+    """An id as text (a workbook or JSON may hold one of few digits as a number).
+
+    Raises:
+        ValueError: a number that cannot be an id's digits: a fraction, or past 2**53,
+            where a float no longer holds every whole number (a 19-digit id a
+            spreadsheet turned into a number is another id by then).
+    """
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        if not number.is_integer() or abs(number) >= 2**53:
+            raise ValueError(value)
+        return str(int(number))
+    if isinstance(value, int | np.integer):
         return str(int(value))
     return str(value)
 
@@ -384,10 +422,10 @@ def _typed(column: pd.Series, dtype: Any, name: str) -> pd.Series:
     try:
         with warnings.catch_warnings():  # (numpy's casts warn first, then fail: said below)
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _as(column, dtype)
+            return _as(column, dtype, ident=_is_id(name))
     except (KeyError, ValueError, TypeError, OverflowError, RecursionError):
         # (OverflowError: a count of 1e400; RecursionError: a list nested 100,000 deep)
-        bad = _first_bad(column, dtype)
+        bad = _first_bad(column, dtype, ident=_is_id(name))
         said = "a value" if bad is None else _cut(repr(bad), 60)
         raise ValueError(
             f"column {name!r} holds {said} where {_wanted(dtype)} was expected: not a file"
@@ -395,13 +433,13 @@ def _typed(column: pd.Series, dtype: Any, name: str) -> pd.Series:
         ) from None
 
 
-def _first_bad(column: pd.Series, dtype: Any) -> object:
+def _first_bad(column: pd.Series, dtype: Any, *, ident: bool = False) -> object:
     """The first value of ``column`` that is not of ``dtype`` (None if none alone is)."""
     for value in column:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                _as(pd.Series([value], dtype=column.dtype), dtype)
+                _as(pd.Series([value], dtype=column.dtype), dtype, ident=ident)
         except (KeyError, ValueError, TypeError, OverflowError, RecursionError):
             return value
     return None
@@ -417,8 +455,9 @@ def _cut(text: str, most: int = 160) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
-def _as(column: pd.Series, dtype: Any) -> pd.Series:
-    """``column`` as ``dtype`` (see :func:`_typed`, which says what fails)."""
+def _as(column: pd.Series, dtype: Any, *, ident: bool = False) -> pd.Series:
+    """``column`` as ``dtype`` (see :func:`_typed`, which says what fails); ``ident``: a
+    column of ids (:func:`_id`)."""
     if str(dtype) == "object":  # lists, written as JSON text
         return column.map(lambda v: json.loads(v) if isinstance(v, str) else v).astype(object)
     if isinstance(dtype, pd.DatetimeTZDtype):
@@ -433,7 +472,8 @@ def _as(column: pd.Series, dtype: Any) -> pd.Series:
         kept = column.map(lambda v: None if _blank(v) else flags[str(v).strip().lower()])
         return kept.astype(dtype)
     if isinstance(dtype, pd.StringDtype):
-        return column.map(lambda v: v if _blank(v) else str(v)).astype(dtype)
+        text_of = _id if ident else str
+        return column.map(lambda v: v if _blank(v) else text_of(v)).astype(dtype)
     if pd.api.types.is_numeric_dtype(dtype) and text:
         return pd.to_numeric(column.map(lambda v: None if _blank(v) else v)).astype(dtype)
     return column.astype(dtype)

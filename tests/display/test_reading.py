@@ -157,3 +157,72 @@ def test_a_hostile_header_is_named_in_the_error_as_text_not_obeyed() -> None:
     said = str(raised.value)
     assert said.isprintable(), said
     assert "its columns: name\\x1b[2J\\u202e, score…" in said
+
+
+@pytest.mark.parametrize("kind", ["same text on every row", "one text that compresses"])
+def test_a_small_parquet_file_that_unpacks_to_gigabytes_is_refused_before_it_is_read(
+    tmp_path: Path, kind: str
+) -> None:
+    """A file of kilobytes that would take gigabytes once read (a 200 kB text on each of
+    2,000 rows, stored once; or one text of 400 MB of one letter) is one ValueError,
+    before the memory it would take is taken. (Before: 1.36 GB for a 15 kB file.)"""
+    import resource
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = sf.comments_frame([comments_body(EXAMPLE_POSTS[50], "mostRecent")])
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if kind == "same text on every row":
+        rows = pa.concat_tables([table] * 40)  # 2,000 rows
+        text = pa.array(["x" * 200_000] * len(rows), pa.large_string())
+    else:
+        rows = table.slice(0, 1)
+        text = pa.array(["x" * 400_000_000], pa.large_string())
+    bomb = rows.set_column(rows.schema.get_field_index("text"), "text", text)
+    path = tmp_path / "c.parquet"
+    pq.write_table(bomb, path, compression="zstd")
+    del bomb, text
+    assert path.stat().st_size < 2_000_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ValueError, match="would take more than 256 MiB once unpacked"):
+        sf.read_frame(path)
+    grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KiB
+    assert grew < 300 * 1024, grew
+
+
+def test_a_small_workbook_that_unpacks_to_gigabytes_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """The same of a workbook: its parts unpack to more than 100 times the file."""
+    import zipfile
+
+    path = tmp_path / "c.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as book:
+        book.writestr("xl/workbook.xml", "<workbook/>")
+        book.writestr("xl/worksheets/sheet1.xml", "<c>" + "x" * 300_000_000 + "</c>")
+    assert path.stat().st_size < 1_000_000
+    with pytest.raises(ValueError, match="would take more than 256 MiB once unpacked"):
+        sf.read_frame(path)
+
+
+def test_an_id_held_as_a_number_is_its_digits_or_refused(tmp_path: Path) -> None:
+    """A program (or a spreadsheet) may turn an id into a number: one a float holds whole
+    reads back as its digits (not ``6525524947.0``); one past 2**53, whose digits the
+    float already lost (7412261285235363324 read as ...362816: an id that is not the
+    comment's), is refused, never read as another id."""
+    import json
+
+    frame = sf.comments_frame([comments_body(EXAMPLE_POSTS[50], "mostRecent")]).head(3)
+    rows = [
+        json.loads(line)
+        for line in frame.to_json(orient="records", lines=True, date_format="iso").splitlines()
+    ]
+    rows[0]["author_id"], rows[1]["author_id"] = 6525524947.0, 6525524947
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert sf.read_frame(path)["author_id"].tolist()[:2] == ["6525524947", "6525524947"]
+    rows[2]["comment_id"] = 7412261285235363324.0
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    with pytest.raises(ValueError, match="column 'comment_id' holds 7.41"):
+        sf.read_frame(path)

@@ -62,7 +62,14 @@ def table(data: bytes, most: int | None = None) -> Any:
         raise TooLarge(f"{stored} bytes before compression, more than {most}")
     batches, held = [], 0
     for batch in file.iter_batches(batch_size=BATCH_ROWS):
-        held += batch.nbytes
+        # (a column of a dictionary's codes holds each text once: counted as the texts
+        # it stands for, which is what a frame of it holds once its column is text)
+        held += sum(
+            column.dictionary_decode().nbytes
+            if pa.types.is_dictionary(column.type)
+            else column.nbytes
+            for column in batch.columns
+        )
         if held > most:
             raise TooLarge(f"more than {most} bytes once read")
         batches.append(batch)

@@ -117,7 +117,7 @@ class Refresh:
 
         # What the study holds is read before anything is paid for: a study whose files
         # cannot be read is refused as it is.
-        kinds = self._watched_kinds()
+        kinds = self.watched_kinds
         con = queries.connect(self.data, views=tuple(v for kind in kinds for v in kind.views))
         try:
             try:
@@ -156,7 +156,7 @@ class Refresh:
         import duckdb
 
         try:
-            for kind in self._watched_kinds():
+            for kind in self.watched_kinds:
                 kind.learn(con, results, whole=whole)
             return
         except duckdb.Error as exc:
@@ -169,7 +169,8 @@ class Refresh:
             " files are put back"
         )
 
-    def _watched_kinds(self) -> list[refresh.Kind]:
+    @functools.cached_property
+    def watched_kinds(self) -> list[refresh.Kind]:
         """The kinds of the items this refresh watches: only they are read from the files
         (a study of posts alone asks nothing of its ads; a kind with no item compares
         nothing, and its finish has nothing left to prove)."""

@@ -4,6 +4,7 @@ on a socket, streamable HTTP on loopback, ``--sandbox`` with no key."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -235,40 +236,49 @@ def test_without_a_key_it_says_so_and_never_takes_one_on_the_command_line(
 
 
 def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
-    sandbox: Sandbox, tmp_path: Path
+    sandbox: Sandbox, own_redis: tuple[Any, str]
 ) -> None:
     # A call cancelled while its worst case is worked out (in a thread that cannot be
     # abandoned) is cancelled at the next checkpoint: the one before its fetch starts,
     # after its worst case is held. Its hold must be given back, and the call must end.
+    # The worst case is walked through a team cache that is stopped (SIGSTOP: it takes
+    # the read and never answers) until the cancel has landed: the walk cannot end
+    # first, however busy the machine (timing the cancel by the walk's length lost that
+    # race once the walk took 20 ms).
+    redis_server, url = own_redis
     env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
-    params = _server(["--max-cost", "1.00", "--cache", str(tmp_path / "cache")], env)
+    params = _server(["--max-cost", "1.00", "--cache", url], env)
     big = EXAMPLE_POSTS[2345]
-    # 49 times a cached post (47 pages each, walked offline: slow) and one uncached
-    slow = {"posts": [big] * 49 + [EXAMPLE_POSTS[82]], "max_comments": 2345}
+    call = {"posts": [big, EXAMPLE_POSTS[82]], "max_comments": 2345}  # 47 pages cached, 2 not
 
-    async def scenario() -> tuple[Any, Any]:
+    async def scenario() -> tuple[Any, Any, Any]:
         async with Client(stdio_client(params)) as client:
             warm = await client.call_tool("post_comments", {"posts": [big], "max_comments": 2345})
             assert not warm.is_error, _text(warm)
-            started = time.monotonic()
-            await client.call_tool("estimate", {"tool": "post_comments", **slow})
-            walk = time.monotonic() - started
-            with anyio.move_on_after(walk / 2):  # mid-walk
-                await client.call_tool("post_comments", slow)
-            await anyio.sleep(3 * walk + 1)  # the cancelled call's walk has ended
+            estimate = await client.call_tool("estimate", {"tool": "post_comments", **call})
+            os.kill(redis_server.pid, signal.SIGSTOP)
+            try:
+                with anyio.move_on_after(1.0):  # the walk waits on the stopped cache
+                    await client.call_tool("post_comments", call)
+                await anyio.sleep(1.0)  # the server takes the cancel in
+            finally:
+                os.kill(redis_server.pid, signal.SIGCONT)
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline:
                 figures = (await client.call_tool("ledger", {})).structured_content
                 if round(figures["left_usd"] * 100) + figures["paid_calls"] == 100:
                     break  # nothing held
                 await anyio.sleep(0.1)
-            return figures, await client.call_tool("post_comments", slow)
+            return estimate, figures, await client.call_tool("post_comments", call)
 
-    figures, again = anyio.run(scenario)
-    assert sandbox.charges == 47 + (0 if again.is_error else 2)  # (the 82: 2 pages)
-    assert figures["paid_calls"] == 47
-    assert figures["left_usd"] == 0.53  # the cancelled call's $0.47 hold given back
-    assert not again.is_error, _text(again)  # and the same call fits again
+    estimate, figures, again = anyio.run(scenario)
+    assert estimate.structured_content["pages_cached"] == 47
+    assert estimate.structured_content["pages_to_pay"] == 47  # the 82's at worst: the hold
+    assert figures["paid_calls"] == 47  # nothing paid by the cancelled call
+    assert figures["left_usd"] == 0.53  # and its $0.47 hold given back
+    assert not again.is_error, _text(again)  # the same call fits again
+    assert sandbox.charges == 47 + 2
+    assert again.structured_content["total_rows"] == 2345 + 82
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2"])

@@ -394,15 +394,12 @@ def _views(
         name = {"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)
         empty = f"_empty_{kind}"
         con.register(empty, _empty_table(kind))
-        files_own: list[Any] = []
         if snapshot.files[kind]:
             files = [_no_glob(str(root / located[f.relative][0])) for f in snapshot.files[kind]]
             listed = ", ".join(_quoted(f) for f in files)
             reading = f"read_parquet([{listed}], hive_partitioning = false, union_by_name = true)"
         else:
             reading = empty
-        if reading != empty:
-            files_own = con.execute(f"select * from {reading} limit 0").description
         committed = "" if kind == "runs" else " where refresh in (select refresh from _runs_once)"
         source = f"select * from {reading}{committed}"
         con.execute(f"create view _files_{name} as {source}")
@@ -411,9 +408,11 @@ def _views(
         have = {column[0]: str(column[1]).upper() for column in described}
         lacking = [column for column in NEEDED[kind] if column not in have]
         # A column the views add themselves would be taken for theirs (a file's rank_
-        # chose the latest versions, its refresh ordered them).
-        names = {column[0] for column in files_own}
-        theirs = [column for column in OWN.get(kind, _OWN_ALL) if column in names]
+        # chose the latest versions, its refresh ordered them). (The files' own columns
+        # are the view's: it only picks their rows; no file, no column of its own.)
+        theirs = [
+            column for column in OWN.get(kind, _OWN_ALL) if reading != empty and column in have
+        ]
         # A column of another type (text where a time belongs) would pass the queries
         # and fail as a frame, or be compared wrongly by a refresh: refused here.
         wrong = [column for column in NEEDED[kind] if not _fits(column, have.get(column))]

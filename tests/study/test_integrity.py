@@ -456,13 +456,15 @@ def test_answers_read_only_what_was_checked_while_a_file_is_swapped_back_and_for
     StudyError; never the other file's rows. (Before: answers read the files by path
     after checking them, and some held the changed texts.)
 
-    The other file stays a moment, the study's own a while longer, each for a random
-    time of about an answer's length, so that answers see both, and swaps land inside
-    them: the run goes on until both outcomes were seen 25 times. (Swapped as fast as it
-    could, every one of 150 answers found the file changed and was refused: 23 s of CPU
-    that never saw an answer given while a swap went on.)"""
+    Each file stays a random while scaled to the answers' own length (the other file
+    up to one answer, the study's own up to six), however fast the machine, so that
+    answers see both and swaps land inside them: the run goes on until both outcomes
+    were seen 25 times. (Swapped as fast as it could, every one of 150 answers found the
+    file changed and was refused: 23 s of CPU that never saw an answer given while a
+    swap went on.)"""
     import random
     import threading
+    import time
 
     study_path = _copy(pristine, tmp_path)
     comments = _file(study_path, "comments")
@@ -471,20 +473,27 @@ def test_answers_read_only_what_was_checked_while_a_file_is_swapped_back_and_for
     forged = _forged(comments, tmp_path / "forged.parquet")
     stop = threading.Event()
     chance = random.Random(0)
+    study = sf.Study(study_path)
+    took = []  # each answer's seconds
+    for _ in range(2):
+        started = time.monotonic()
+        study.comments()
+        took.append(time.monotonic() - started)
 
     def flip() -> None:
         while not stop.is_set():
-            for source, stay in ((forged, 0.05), (kept, 0.25)):
+            answer = sum(took[-5:]) / len(took[-5:])
+            for source, stay in ((forged, answer), (kept, 6 * answer)):
                 shutil.copyfile(source, tmp_path / "next")
                 os.replace(tmp_path / "next", comments)
                 stop.wait(chance.uniform(0, stay))
 
     flipping = threading.Thread(target=flip)
     flipping.start()
-    study = sf.Study(study_path)
     answered = refused = 0
     try:
-        for _ in range(300):
+        for _ in range(400):
+            started = time.monotonic()
             try:
                 texts = study.comments()["text"].dropna()
             except sf.StudyError:
@@ -492,6 +501,7 @@ def test_answers_read_only_what_was_checked_while_a_file_is_swapped_back_and_for
             else:
                 answered += 1
                 assert not texts.str.endswith(" [changed]").any()
+            took.append(time.monotonic() - started)
             if answered >= 25 and refused >= 25:
                 break
     finally:

@@ -63,9 +63,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """Whole modules to a worker (``--dist loadfile``) unless another ``--dist`` is asked,
-    in the order :func:`pytest_collection_modifyitems` gives them."""
-    if config.getoption("dist") != "load":
+    """Whole modules to a worker (``--dist loadfile``, also for ``-n`` alone), in the
+    order :func:`pytest_collection_modifyitems` gives them; xdist's own scheduler for any
+    other ``--dist``."""
+    if config.getoption("dist") not in ("load", "loadfile"):
         return None
     from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 

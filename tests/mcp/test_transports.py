@@ -235,6 +235,17 @@ def test_without_a_key_it_says_so_and_never_takes_one_on_the_command_line(
     assert "KEYMUSTNOTLEAK" not in err
 
 
+def _unread_by(port: int) -> bool:
+    """Whether a connection to the server on loopback ``port`` holds bytes it has not read
+    (Linux's /proc/net/tcp: the server's side of each connection, its receive queue)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, state, queues = fields[1], fields[3], fields[4]
+        if int(local.split(":")[1], 16) == port and state == "01" and int(queues.split(":")[1], 16):
+            return True
+    return False
+
+
 def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
     sandbox: Sandbox, own_redis: tuple[Any, str]
 ) -> None:
@@ -242,10 +253,13 @@ def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
     # abandoned) is cancelled at the next checkpoint: the one before its fetch starts,
     # after its worst case is held. Its hold must be given back, and the call must end.
     # The worst case is walked through a team cache that is stopped (SIGSTOP: it takes
-    # the read and never answers) until the cancel has landed: the walk cannot end
-    # first, however busy the machine (timing the cancel by the walk's length lost that
-    # race once the walk took 20 ms).
+    # the read and never answers) until the cancel has landed: the call is cancelled
+    # once the walk's read is seen waiting in the cache's socket, and the walk cannot
+    # end first, however busy the machine (timing the cancel by the walk's length lost
+    # that race once the walk took 20 ms).
     redis_server, url = own_redis
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    waited: list[bool] = []
     env = {"SOCIALFRAME_API_KEY": KEY, "SOCIALFRAME_BASE_URL": sandbox.url}
     params = _server(["--max-cost", "1.00", "--cache", url], env)
     big = EXAMPLE_POSTS[2345]
@@ -258,8 +272,15 @@ def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
             estimate = await client.call_tool("estimate", {"tool": "post_comments", **call})
             os.kill(redis_server.pid, signal.SIGSTOP)
             try:
-                with anyio.move_on_after(1.0):  # the walk waits on the stopped cache
-                    await client.call_tool("post_comments", call)
+                with anyio.CancelScope() as cancel:
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(client.call_tool, "post_comments", call)
+                        for _ in range(400):  # (20 s)
+                            if _unread_by(port):
+                                waited.append(True)  # the walk's read waits on the cache
+                                break
+                            await anyio.sleep(0.05)
+                        cancel.cancel()
                 await anyio.sleep(1.0)  # the server takes the cancel in
             finally:
                 os.kill(redis_server.pid, signal.SIGCONT)
@@ -276,6 +297,7 @@ def test_stdio_cancel_while_the_worst_case_is_worked_out_gives_its_hold_back(
             return estimate, figures, await client.call_tool("post_comments", call)
 
     estimate, figures, again = anyio.run(scenario)
+    assert waited, "the call's walk never reached the stopped cache"
     assert estimate.structured_content["pages_cached"] == 47
     assert estimate.structured_content["pages_to_pay"] == 47  # the 82's at worst: the hold
     assert figures["paid_calls"] == 47  # nothing paid by the cancelled call

@@ -408,11 +408,9 @@ def _views(
         have = {column[0]: str(column[1]).upper() for column in described}
         lacking = [column for column in NEEDED[kind] if column not in have]
         # A column the views add themselves would be taken for theirs (a file's rank_
-        # chose the latest versions, its refresh ordered them). (The files' own columns
-        # are the view's: it only picks their rows; no file, no column of its own.)
-        theirs = [
-            column for column in OWN.get(kind, _OWN_ALL) if reading != empty and column in have
-        ]
+        # chose the latest versions, its refresh ordered them). (The view's columns are
+        # its files', or the empty table's, which has none of these.)
+        theirs = [column for column in OWN.get(kind, _OWN_ALL) if column in have]
         # A column of another type (text where a time belongs) would pass the queries
         # and fail as a frame, or be compared wrongly by a refresh: refused here.
         wrong = [column for column in NEEDED[kind] if not _fits(column, have.get(column))]

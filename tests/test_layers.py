@@ -53,8 +53,6 @@ REACHES: Final = {
     ("test_public_api.py", "socialframe._client"),
     # the saved widget's table, cell for cell as the table of ads is drawn
     ("test_widgets.py", "socialframe._display.html"),
-    # a cache's modules imported before the process gives up its rights to the folder
-    ("cache/test_faults.py", "socialframe._cache.sqlite"),
     # which modules the command line imports (named, not imported)
     ("cli/test_cli_main.py", "socialframe._cache.setting"),
 }

@@ -37,7 +37,7 @@ CHILD = textwrap.dedent(
     """
     import json, os, resource, signal, sys, warnings
     import socialframe as sf
-    import sqlite3, requests_cache.backends.sqlite, socialframe._cache.sqlite  # before dropping rights
+    import sqlite3, requests_cache.backends.sqlite  # before dropping rights
     from socialframe.sandbox import EXAMPLE_POSTS
     limit = int(os.environ.get("FSIZE", "0"))
     if limit:

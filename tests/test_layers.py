@@ -53,8 +53,6 @@ REACHES: Final = {
     ("test_public_api.py", "socialframe._client"),
     # the saved widget's table, cell for cell as the table of ads is drawn
     ("test_widgets.py", "socialframe._display.html"),
-    # which modules the command line imports (named, not imported)
-    ("cli/test_cli_main.py", "socialframe._cache.setting"),
 }
 
 #: ``import a, b as c`` / ``from a import (b, c)`` (over lines), wherever they stand (a

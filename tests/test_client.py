@@ -1,7 +1,9 @@
-"""Client: paging, validation, errors, retries, ledger and budget, through real HTTP."""
+"""Client: paging, validation, errors, retries, ledger and budget, through real HTTP; and
+the type of its ads filters (``AdFilters``), held to ``search_ads``."""
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from datetime import date, datetime
@@ -203,6 +205,17 @@ def test_wrong_types_are_type_errors(sandbox: Sandbox, client: sf.Client) -> Non
     with pytest.raises(ValueError):
         client.post_comments([P82, ""])  # the bad one is found before the good one is fetched
     assert sandbox.requests == []
+
+
+def test_ad_filters_are_search_ads_keywords() -> None:
+    """fetch_ads(**filters) is typed by AdFilters: it must not drift from search_ads."""
+    import typing
+
+    from socialframe._client import AdFilters
+
+    params = inspect.signature(sf.Client.search_ads).parameters
+    keywords = {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
+    assert set(typing.get_type_hints(AdFilters)) == keywords
 
 
 # -- errors and retries ----------------------------------------------------------------------

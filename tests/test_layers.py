@@ -49,8 +49,6 @@ REACHES: Final = {
     # compaction every 4 refreshes, not 50; a kill -9 after the Nth Delta commit
     ("study/test_history.py", "socialframe._study.dataset"),
     ("study/test_migration.py", "socialframe._study.dataset"),
-    # the filters' TypedDict, checked against the docs (imported for type checking only)
-    ("test_public_api.py", "socialframe._client"),
     # the saved widget's table, cell for cell as the table of ads is drawn
     ("test_widgets.py", "socialframe._display.html"),
 }

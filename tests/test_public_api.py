@@ -215,17 +215,6 @@ def test_every_public_callable_documents_args_returns_and_an_example() -> None:
     assert gaps == []
 
 
-def test_ad_filters_are_search_ads_keywords() -> None:
-    """fetch_ads(**filters) is typed by AdFilters: it must not drift from search_ads."""
-    import typing
-
-    from socialframe._client import AdFilters
-
-    params = inspect.signature(sf.Client.search_ads).parameters
-    keywords = {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
-    assert set(typing.get_type_hints(AdFilters)) == keywords
-
-
 @pytest.mark.slow
 def test_sf_widgets_after_a_plain_import_is_lazy() -> None:
     import subprocess

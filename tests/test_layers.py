@@ -37,8 +37,6 @@ REACHES: Final = {
     ("display/test_files.py", "socialframe._study.dataset"),
     ("display/test_files.py", "socialframe._study.lease"),
     ("display/test_files.py", "socialframe._study.legacy"),
-    # a section that fails, and one added: the report's sections are a module of their own
-    ("display/test_report.py", "socialframe._display.sections"),
     # one value shown alike everywhere: a notebook's HTML (shown through IPython's
     # formatter, only in a shell), the widget's table, any frame as a report's table
     ("display/test_values.py", "socialframe._display.html"),

@@ -1,0 +1,32 @@
+"""The report's sections (``socialframe._display.sections``): a section for a new analysis
+is one more entry of ``COMMENT_SECTIONS``, and nothing else changes. Reports are read back
+as tests/display/test_report.py reads them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import test_report
+from test_report import TEXT_1, TEXT_2, body, read
+
+from socialframe._display import sections as _sections
+
+# tests/display/test_report.py's fixture, shared: five comments that attack the page.
+hostile = test_report.hostile
+
+
+def test_a_new_section_is_one_entry(
+    hostile: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extra = (
+        lambda df, tz: _sections.Section("Texts", table=df[["text"]].head(2), caption="<two>"),
+        lambda df, tz: None,  # a builder may leave its section out
+    )
+    monkeypatch.setattr(_sections, "COMMENT_SECTIONS", (*_sections.COMMENT_SECTIONS, *extra))
+    page = read(hostile.social.report(tmp_path / "r.html"))
+    assert page.headings[-1] == "Texts" and page.captions["Texts"] == "<two>"
+    assert body(page, "Texts") == [[TEXT_1], [TEXT_2]]
+    links = [a["href"] for tag, a in page.tags if tag == "a" and a["href"].startswith("#")]
+    assert links == [f"#s{n}" for n in range(1, 9)]  # the seven sections, then "Texts"

@@ -42,8 +42,6 @@ REACHES: Final = {
     ("display/test_values.py", "socialframe._display.html"),
     ("display/test_values.py", "socialframe._display.notebook"),
     ("display/test_values.py", "socialframe._display.report"),
-    # a body cut short, as the transport hands it over
-    ("http/test_answers.py", "socialframe._http.transport"),
     # compaction every 4 refreshes, not 50; a kill -9 after the Nth Delta commit
     ("study/test_history.py", "socialframe._study.dataset"),
     ("study/test_migration.py", "socialframe._study.dataset"),

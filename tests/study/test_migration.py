@@ -89,11 +89,13 @@ def test_a_study_of_the_manifest_format_migrates_on_first_open_whole(tmp_path: P
     assert sorted(runs["paid_calls"].tolist()[:2]) == sorted(ANSWERS["runs"])  # type: ignore[arg-type]
 
 
+# Killed once its Nth commit to a Delta table is in the table's log: each commit is one
+# deltalake write transaction (a table's creation, its version 0, is none).
 KILLER = textwrap.dedent(
     """
     import os, signal, sys
-    from socialframe._study import dataset
-    commit, count = dataset.Dataset._commit_many, [0]
+    from deltalake import DeltaTable
+    commit, count = DeltaTable.create_write_transaction, [0]
 
     def dying(self, *args, **kwargs):
         commit(self, *args, **kwargs)
@@ -101,7 +103,7 @@ KILLER = textwrap.dedent(
         if count[0] == int(sys.argv[2]):
             os.kill(os.getpid(), signal.SIGKILL)
 
-    dataset.Dataset._commit_many = dying
+    DeltaTable.create_write_transaction = dying
     import socialframe as sf
     sf.Study(sys.argv[1])
     """

@@ -42,8 +42,6 @@ REACHES: Final = {
     ("display/test_values.py", "socialframe._display.html"),
     ("display/test_values.py", "socialframe._display.notebook"),
     ("display/test_values.py", "socialframe._display.report"),
-    # compaction every 4 refreshes, not 50; a refresh cut between its Delta commits
-    ("study/test_history.py", "socialframe._study.dataset"),
     # the saved widget's table, cell for cell as the table of ads is drawn
     ("test_widgets.py", "socialframe._display.html"),
 }

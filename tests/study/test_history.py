@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe._study import dataset
 from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
 
 P82, P50 = EXAMPLE_POSTS[82], EXAMPLE_POSTS[50]
@@ -69,41 +68,31 @@ def test_compact_leaves_fewer_files_the_same_answers_and_the_history(tmp_path: P
     assert len(study.runs()) == 7
 
 
-def test_a_refresh_compacts_every_so_many_refreshes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(dataset, "COMPACT_EVERY", 4)
-    study = sf.Study(tmp_path / "s")
-    study.add_posts([P50])
-    _refreshes(study, 5)
-    import deltalake
-
-    runs = deltalake.DeltaTable(str(tmp_path / "s" / "runs"))
-    assert len(runs.file_uris()) == 2  # four compacted into one, and the fifth
-    assert len(study.runs()) == 5
-
-
 def test_rows_of_a_refresh_whose_runs_row_never_came_count_nowhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A refresh cut between its commits (its comments and changes committed, its runs row
     not: killed, a lost connection): every answer is the study as it was, Delta readers
     that count the refreshes runs names agree, and the next refresh keeps what is new."""
+    import errno
+
     import deltalake
 
     study = sf.Study(tmp_path / "s")
     study.add_posts([P50])
     _refreshes(study, 1)
     before = {a: getattr(study, a)() for a in ("comments", "changes", "runs")}
-    commit = dataset.Dataset._commit_many
+    commit = deltalake.DeltaTable.create_write_transaction
 
-    def cut(self: dataset.Dataset, kind: str, *args: object, **kwargs: object) -> None:
-        if kind == "runs":
-            raise sf.StudyError("the connection was lost")
-        commit(self, kind, *args, **kwargs)  # type: ignore[arg-type]
+    def cut(table: deltalake.DeltaTable, *args: object, **kwargs: object) -> None:
+        """A commit to ``runs`` (the refresh's last: each table's is one deltalake write
+        transaction) meets a lost connection; the others go through."""
+        if table.table_uri.rstrip("/").endswith("/runs"):
+            raise OSError(errno.ECONNRESET, "the connection was lost")
+        commit(table, *args, **kwargs)
 
     study.add_posts([P82])
-    monkeypatch.setattr(dataset.Dataset, "_commit_many", cut)
+    monkeypatch.setattr(deltalake.DeltaTable, "create_write_transaction", cut)
     with pytest.raises(sf.StudyError, match="connection was lost"):
         _refreshes(study, 1)
     monkeypatch.undo()

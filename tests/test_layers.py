@@ -42,8 +42,6 @@ REACHES: Final = {
     ("display/test_values.py", "socialframe._display.html"),
     ("display/test_values.py", "socialframe._display.notebook"),
     ("display/test_values.py", "socialframe._display.report"),
-    # the saved widget's table, cell for cell as the table of ads is drawn
-    ("test_widgets.py", "socialframe._display.html"),
 }
 
 #: ``import a, b as c`` / ``from a import (b, c)`` (over lines), wherever they stand (a

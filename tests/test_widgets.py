@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import date
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
@@ -30,7 +31,6 @@ import pytest
 from samples import png_of
 
 import socialframe as sf
-from socialframe._display import html as display_html
 from socialframe.sandbox import PinnedClock, Sandbox
 from socialframe.widgets import ad_search, explore_comments
 
@@ -699,6 +699,79 @@ def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) 
     assert drawn != chart(one_day)  # a frame of that day alone: its own range, one day
 
 
+class _Table(HTMLParser):
+    """A saved output's first table: its header, and each row's cells as (text, link)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head: list[str] = []
+        self.rows: list[list[tuple[str, str | None]]] = []
+        self._cell: list[str] | None = None
+        self._link: str | None = None
+        self._tables = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._tables += tag == "table"
+        if self._tables != 1:
+            return
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell, self._link = [], None
+        elif tag == "a":
+            self._link = dict(attrs)["href"]
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._tables != 1 or tag not in ("td", "th") or self._cell is None:
+            return
+        text = "".join(self._cell)
+        if tag == "th":
+            self.head.append(text)
+        else:
+            self.rows[-1].append((text, self._link))
+        self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _saved_table(page: str) -> tuple[list[str], list[list[tuple[str, str | None]]]]:
+    table = _Table()
+    table.feed(page)
+    return table.head, [row for row in table.rows if row]
+
+
+def _ad_cells(ad: Any) -> list[tuple[str, str | None]]:
+    """What an ad's row of the ads table shows: its id, its advertiser (linked to the
+    page), its link (labelled with its site), whether it runs, its days in UTC, its
+    format, its text and its platforms; missing values blank."""
+
+    def text(value: object) -> str:
+        return "" if value is None or pd.isna(value) else str(value)  # type: ignore[call-overload]
+
+    def link(url: object, label: str) -> tuple[str, str | None]:
+        web = isinstance(url, str) and url.lower().startswith(("https://", "http://"))
+        return label, (url if web else None)  # type: ignore[return-value]
+
+    def day(moment: object) -> str:
+        return "" if pd.isna(moment) else moment.strftime("%Y-%m-%d")  # type: ignore[attr-defined]
+
+    url = text(ad.link_url)
+    platforms = ad.publisher_platforms
+    return [
+        (text(ad.ad_archive_id), None),
+        link(ad.page_profile_uri, text(ad.page_name)),
+        link(ad.link_url, host(url) if url else ""),
+        ("" if pd.isna(ad.is_active) else "yes" if ad.is_active else "no", None),
+        (day(ad.start_date), None),
+        (day(ad.end_date), None),
+        (text(ad.display_format), None),
+        (text(ad.body_text), None),
+        (", ".join(map(str, platforms)) if isinstance(platforms, list) else "", None),
+    ]
+
+
 def test_saved_output_is_a_summary_and_the_table_not_a_repr(
     comments: pd.DataFrame, client: sf.Client
 ) -> None:
@@ -727,8 +800,14 @@ def test_saved_output_is_a_summary_and_the_table_not_a_repr(
     assert bundle["text/plain"] == (
         f"AdSearch: {n} ads · this search paid 2 calls ($0.02) · 0 from cache (free)"
     )
-    # the results' table, cell for cell as the page's table of ads draws it
-    assert display_html.ads_table_html(search.results) in bundle["text/html"]
+    # the results' table, cell for cell: each ad's values as the page's table of ads draws them
+    head, rows = _saved_table(bundle["text/html"])
+    assert head == ["ad", "advertiser", "link", "active", "start (UTC)", "end (UTC)"] + [
+        "format",
+        "text",
+        "platforms",
+    ]
+    assert n > 0 and rows == [_ad_cells(ad) for ad in search.results.itertuples()]
     assert search.ledger.value in bundle["text/html"]
     assert "AdSearch(" not in bundle["text/plain"]
 

@@ -31,12 +31,6 @@ def test_the_layers_contract_is_kept() -> None:
 #: package and its name's module: tests/http/test_retry.py tests socialframe._http.retry):
 #: each is set-up that should go through the public API. The list only shrinks.
 REACHES: Final = {
-    # every writer of files refuses a link (export's other formats than df.social.to_csv's
-    # CSV have no public writer but -o); the study's names the display layer repeats
-    ("display/test_files.py", "socialframe._display.export"),
-    ("display/test_files.py", "socialframe._study.dataset"),
-    ("display/test_files.py", "socialframe._study.lease"),
-    ("display/test_files.py", "socialframe._study.legacy"),
     # one value shown alike everywhere: a notebook's HTML (shown through IPython's
     # formatter, only in a shell), the widget's table, any frame as a report's table
     ("display/test_values.py", "socialframe._display.html"),

@@ -1,4 +1,5 @@
-"""Export: CSV that spreadsheets read right, and Parquet that round-trips."""
+"""Export: CSV that spreadsheets read right, and Parquet that round-trips; a full disk
+leaves the file a write replaces whole."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import functools
 import io
 import json
 import re
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -347,3 +350,31 @@ def test_excel_ids_of_digits_alone_become_a_formula_and_read_back(
     rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
     assert rows[0]["author_id"] == written
     assert sf.read_frame(path)["author_id"].tolist() == [value]
+
+
+FULL_DISK = """
+import resource, signal, sys
+from socialframe._display import export as _export
+from socialframe.sandbox import example_comments
+frame = example_comments()
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384))
+try:
+    _export.write(frame, sys.argv[1])
+except OSError as exc:
+    print("OSError", exc.errno)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_a_full_disk_leaves_the_old_file_whole(tmp_path: Path, suffix: str) -> None:
+    """What every output goes through (the command line maps the OSError to exit 5)."""
+    out = tmp_path / f"out{suffix}"
+    out.write_bytes(b"the old file\n")
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(out)], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.startswith("OSError"), done.stdout + done.stderr
+    assert out.read_bytes() == b"the old file\n"  # (before: cut to a 16 KB fragment)
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no leftovers

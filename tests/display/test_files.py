@@ -1,5 +1,5 @@
 """The one writer of files (``socialframe._display.files``) and the library's exports
-that go through it: ``df.social.to_csv``, ``export.write`` (every format),
+that go through it: ``df.social.to_csv``, the command line's ``-o`` (every format),
 ``df.social.report``. Each is attacked with what replaced the SQLite cache or made a
 study unreadable (links, hard links, pipes, devices, folders, names inside a study or
 the cache), with a real cache and a real study, and must refuse in one line, leaving
@@ -22,13 +22,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from children import as_at_a_terminal
+from commands import cli
 
 import socialframe as sf
-from socialframe._display import export, files
-from socialframe._study import dataset, lease, legacy
+from socialframe._display import files
 from socialframe.sandbox import EXAMPLE_POSTS, PinnedClock, Sandbox, example_comments
 
 P82 = EXAMPLE_POSTS[82]
+#: A study of the format before Delta Lake, as the previous release wrote it.
+OLD_STUDY = Path(__file__).parents[1] / "study" / "data" / "study-v1"
 
 
 @dataclass
@@ -188,14 +190,24 @@ ATTACKS: dict[str, Attack] = {
 }
 
 
+def _output(df: pd.DataFrame, path: Path) -> object:
+    """``socialframe comments P82 --offline -o PATH``: the command line's export, the one
+    public writer of JSON lines, Parquet and Excel. It writes P82's 82 comments from the
+    default cache (sending nothing); a refusal is its one line on standard error."""
+    run = cli("comments", P82, "--offline", "-o", str(path))
+    if run.code == 2 and run.err.startswith("socialframe: error: "):
+        raise ValueError(run.err.removeprefix("socialframe: error: ").removesuffix("\n"))
+    return run
+
+
 #: The library's exports, each writing a comments frame to a path.
 EXPORTS: dict[str, tuple[str, Callable[[pd.DataFrame, Path], object]]] = {
     "df.social.to_csv": (".csv", lambda df, path: df.social.to_csv(path)),
     "df.social.to_csv(excel=True)": (".csv", lambda df, path: df.social.to_csv(path, excel=True)),
-    "export.write .csv": (".csv", export.write),
-    "export.write .jsonl": (".jsonl", export.write),
-    "export.write .parquet": (".parquet", export.write),
-    "export.write .xlsx": (".xlsx", export.write),
+    "-o .csv": (".csv", _output),
+    "-o .jsonl": (".jsonl", _output),
+    "-o .parquet": (".parquet", _output),
+    "-o .xlsx": (".xlsx", _output),
     "df.social.report": (".html", lambda df, path: df.social.report(path)),
     "files.write_whole": (
         ".bin",
@@ -238,7 +250,7 @@ def test_what_may_be_written_is_written_whole(place: Place, tmp_path: Path) -> N
         place.cache.parent / "beside-the-cache.csv",
         tmp_path / "via" / "through-a-folder-link.csv",
     ):
-        export.write(frame, path)
+        frame.social.to_csv(path)
         assert len(pd.read_csv(path, dtype=str)) == 82, path
     assert (tmp_path / "real" / "through-a-folder-link.csv").is_file()
 
@@ -316,7 +328,7 @@ def test_a_read_only_folder_is_refused_before_any_work(tmp_path: Path) -> None:
     old.write_text("old\n")
     with _read_only(folder):
         with pytest.raises(ValueError, match="no permission to write in its folder"):
-            export.check_target(old)
+            files.check(old)
         with pytest.raises(ValueError, match="no permission to write in its folder"):
             example_comments().social.to_csv(old)
         assert old.read_text() == "old\n"
@@ -347,11 +359,16 @@ def test_a_failure_while_filling_leaves_the_old_file_and_no_temporary_file(tmp_p
     assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.csv"]
 
 
-def test_the_writer_knows_a_study_by_the_tables_the_study_writes() -> None:
-    assert files.STUDY_TABLES == dataset.TABLES
-    assert files.STUDY_LEASE == lease.FOLDER
-    assert files.STUDY_MANIFEST == legacy.MANIFEST
-    assert f'"{legacy.FORMAT}"'.encode() == files.STUDY_FORMAT
+def test_the_writer_knows_a_study_by_the_tables_the_study_writes(place: Place) -> None:
+    # a real study's tables (every one is made with the study) and its lease's folder
+    tables = [p.name for p in place.study.iterdir() if (p / files.DELTA_LOG).is_dir()]
+    assert sorted(tables) == sorted(files.STUDY_TABLES)
+    assert (place.study / files.STUDY_LEASE).is_dir()
+    # the manifest of a study of the format before, and the format it names
+    import json
+
+    manifest = json.loads((OLD_STUDY / files.STUDY_MANIFEST).read_text(encoding="utf-8"))
+    assert f'"{manifest["format"]}"'.encode() == files.STUDY_FORMAT
 
 
 def test_a_delta_table_of_anyone_and_a_study_not_yet_migrated_are_not_written_into(
@@ -393,10 +410,9 @@ def test_a_delta_table_of_anyone_and_a_study_not_yet_migrated_are_not_written_in
 
 
 def test_shell_names_are_what_a_shell_user_means(tmp_path: Path) -> None:
-    assert export.check_target("/dev/null").discard
+    assert files.shell_name("/dev/null") == "discard"
     for name in ("-", "/dev/stdout", "/dev/fd/1"):
-        target = export.check_target(name)
-        assert target.path is None and not target.discard
+        assert files.shell_name(name) == "stdout"
     # elsewhere, a device is no file to write
     with pytest.raises(ValueError, match="it is a character device"):
         example_comments().social.to_csv("/dev/null")
@@ -409,7 +425,7 @@ def _leftovers(folder: Path) -> list[str]:
 INTERRUPTED_WRITE = """
 import os, signal, sys
 import pandas as pd
-from socialframe._display import export as _export
+import socialframe  # (df.social)
 
 class Interrupting:
     '''A cell that sends the process SIGINT when the writer turns it into text: an
@@ -421,7 +437,7 @@ class Interrupting:
 rows = ["row"] * 150_000
 rows[120_000] = Interrupting()
 try:
-    _export.write(pd.DataFrame({"text": rows}), sys.argv[1])
+    pd.DataFrame({"text": rows}).social.to_csv(sys.argv[1])
 except KeyboardInterrupt:
     print("interrupted")
 """
@@ -462,34 +478,6 @@ def test_interrupts_are_held_until_the_block_ends() -> None:
     assert done.stdout == "the block ran to its end\n"
 
 
-FULL_DISK = """
-import resource, signal, sys
-from socialframe._display import export as _export
-from socialframe.sandbox import example_comments
-frame = example_comments()
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384))
-try:
-    _export.write(frame, sys.argv[1])
-except OSError as exc:
-    print("OSError", exc.errno)
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
-def test_a_full_disk_leaves_the_old_file_whole(tmp_path: Path, suffix: str) -> None:
-    """What every output goes through (the command line maps the OSError to exit 5)."""
-    out = tmp_path / f"out{suffix}"
-    out.write_bytes(b"the old file\n")
-    done = subprocess.run(
-        [sys.executable, "-c", FULL_DISK, str(out)], capture_output=True, text=True, timeout=120
-    )
-    assert done.stdout.startswith("OSError"), done.stdout + done.stderr
-    assert out.read_bytes() == b"the old file\n"  # (before: cut to a 16 KB fragment)
-    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no leftovers
-
-
 @pytest.mark.slow
 def test_the_writer_keeps_modes_and_long_names_and_refuses_links(tmp_path: Path) -> None:
     """Written beside and moved into place; the file it replaces keeps its mode (a 0600
@@ -503,23 +491,23 @@ def test_the_writer_keeps_modes_and_long_names_and_refuses_links(tmp_path: Path)
     private = tmp_path / "private.csv"
     private.write_text("old\n")
     private.chmod(0o600)
-    export.write(frame, private)
+    frame.social.to_csv(private)
     assert private.stat().st_mode & 0o777 == 0o600 and "new" in private.read_text()
 
     real, link = tmp_path / "real.csv", tmp_path / "link.csv"
     real.write_text("old\n")
     link.symlink_to(real)
     with pytest.raises(ValueError, match="it is a symbolic link"):
-        export.write(frame, link)
+        frame.social.to_csv(link)
     assert link.is_symlink() and real.read_text() == "old\n"
 
     twin = tmp_path / "twin.csv"
     os.link(real, twin)
     with pytest.raises(ValueError, match="it is a file with 2 names"):
-        export.write(frame.assign(text="newer"), real)
+        frame.assign(text="newer").social.to_csv(real)
     assert real.read_text() == twin.read_text() == "old\n"
 
     long = tmp_path / ("x" * 251 + ".csv")
-    export.write(frame, long)
+    frame.social.to_csv(long)
     assert "new" in long.read_text()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sf-")]

@@ -31,10 +31,8 @@ def test_the_layers_contract_is_kept() -> None:
 #: package and its name's module: tests/http/test_retry.py tests socialframe._http.retry):
 #: each is set-up that should go through the public API. The list only shrinks.
 REACHES: Final = {
-    # one value shown alike everywhere: a notebook's HTML (shown through IPython's
-    # formatter, only in a shell), the widget's table, any frame as a report's table
-    ("display/test_values.py", "socialframe._display.html"),
-    ("display/test_values.py", "socialframe._display.notebook"),
+    # one value shown alike everywhere: any frame the analysis returns as a report's
+    # table (df.social.report shows only its sections' tables, cut and with some columns)
     ("display/test_values.py", "socialframe._display.report"),
 }
 

@@ -1,13 +1,15 @@
 """One way to show each kind of value, in every display: every frame the analysis returns,
-shown in a notebook, in an interactive table and in a report, and every date of an ad,
-wherever it is shown. The rules themselves are socialframe._display.values'."""
+shown in a notebook (a real kernel's), in an interactive table and in a report, and every
+date of an ad, wherever it is shown. The rules themselves are socialframe._display.values'."""
 
 from __future__ import annotations
 
 import html
 import inspect
+import os
 import re
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -16,11 +18,9 @@ import pandas as pd
 import pytest
 
 import socialframe as sf
-from socialframe._display import values
-from socialframe._display.html import ads_table_html
-from socialframe._display.notebook import frame_html
-from socialframe._display.report import header, table_html
+from socialframe._display import report, values
 from socialframe.sandbox import EXAMPLE_POSTS, ManualClock, Sandbox
+from socialframe.widgets import ad_search
 
 DAY = re.compile(r"\d{4}-\d\d-\d\d")
 MINUTE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
@@ -153,14 +153,59 @@ def _parsed(page: str) -> _Table:
     return parser
 
 
-def in_a_notebook(frame: pd.DataFrame) -> dict[str, list[str]]:
+class Kernel:
+    """A real IPython kernel, as a notebook's, that imported socialframe: it shows a frame
+    (handed over as a pickle, its marks kept) as the notebook would."""
+
+    def __init__(self, folder: Path) -> None:
+        from jupyter_client.manager import start_new_kernel
+
+        self.folder = folder
+        cache = str(folder / "cache")
+        self.manager, self.client = start_new_kernel(
+            kernel_name="python3", env={**os.environ, "SOCIALFRAME_CACHE_DIR": cache}
+        )
+        self.run("import pandas as pd\nimport socialframe")
+
+    def run(self, code: str) -> list[dict[str, Any]]:
+        said: list[dict[str, Any]] = []
+        reply = self.client.execute_interactive(code, output_hook=said.append, timeout=120)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return said
+
+    def html(self, frame: pd.DataFrame) -> str:
+        """The HTML the notebook shows for ``frame`` (all its rows and columns)."""
+        path = self.folder / f"{uuid.uuid4().hex}.pkl"
+        frame.to_pickle(path)
+        said = self.run(
+            "with pd.option_context('display.max_rows', 10_000, 'display.max_columns', 1_000):\n"
+            f"    display(pd.read_pickle({str(path)!r}))"
+        )
+        [page] = [
+            m["content"]["data"]["text/html"] for m in said if m["msg_type"] == "display_data"
+        ]
+        return str(page)
+
+    def close(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=True)
+
+
+Shown = Callable[[pd.DataFrame], dict[str, list[str]]]
+
+
+@pytest.fixture(scope="module")
+def in_a_notebook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shown]:
     """Each column as a notebook shows it, the index as the first (its name over it)."""
-    with pd.option_context("display.max_rows", 10_000, "display.max_columns", 1_000):
-        page = frame_html(frame)
-    assert page is not None
-    table = _parsed(page.split("<p>")[0])
-    names = [frame.index.name or "", *table.head[1 : len(table.rows[0])]] if table.rows else []
-    return {name: [row[i] for row in table.rows] for i, name in enumerate(names)}
+    kernel = Kernel(tmp_path_factory.mktemp("kernel"))
+
+    def shown(frame: pd.DataFrame) -> dict[str, list[str]]:
+        table = _parsed(kernel.html(frame).split("<p>")[0])
+        names = [frame.index.name or "", *table.head[1 : len(table.rows[0])]] if table.rows else []
+        return {name: [row[i] for row in table.rows] for i, name in enumerate(names)}
+
+    yield shown
+    kernel.close()
 
 
 def in_a_table(frame: pd.DataFrame) -> dict[str, list[str]]:
@@ -178,12 +223,17 @@ def in_a_table(frame: pd.DataFrame) -> dict[str, list[str]]:
 def in_a_report(frame: pd.DataFrame) -> dict[str, list[str]]:
     """Each column as a report's table shows it, by its column's name."""
     flat = frame.reset_index() if frame.index.name is not None else frame
-    table = _parsed(table_html(flat, tz="UTC"))
-    names = {header(name): str(name) for name in flat.columns}
+    table = _parsed(report.table_html(flat, tz="UTC"))
+    names = {report.header(name): str(name) for name in flat.columns}
     return {names.get(h, h): [row[i] for row in table.rows] for i, h in enumerate(table.head)}
 
 
-DISPLAYS = {"notebook": in_a_notebook, "table": in_a_table, "report": in_a_report}
+DISPLAYS = ("notebook", "table", "report")
+
+
+@pytest.fixture(scope="module")
+def displays(in_a_notebook: Shown) -> dict[str, Shown]:
+    return {"notebook": in_a_notebook, "table": in_a_table, "report": in_a_report}
 
 
 def _source(frame: pd.DataFrame, name: str) -> pd.Series | None:
@@ -203,9 +253,9 @@ def _form(text: str) -> tuple[int, bool]:
     return len(found.group(3) or ""), found.group(4) == "%"
 
 
-@pytest.mark.parametrize("display", list(DISPLAYS))
+@pytest.mark.parametrize("display", DISPLAYS)
 def test_every_analysis_frame_shows_each_kind_of_value_one_way(
-    data: tuple[pd.DataFrame, pd.DataFrame], display: str
+    data: tuple[pd.DataFrame, pd.DataFrame], displays: dict[str, Shown], display: str
 ) -> None:
     """Numbers: one format per column, shares as percentages; flags yes / no; times to
     the minute, never seconds (an ad's dates, and periods of whole days, as days);
@@ -213,7 +263,7 @@ def test_every_analysis_frame_shows_each_kind_of_value_one_way(
     checked = 0
     for what, frame in every_frame(data).items():
         shares = share_columns(frame)
-        shown = DISPLAYS[display](frame)
+        shown = displays[display](frame)
         for name, cells in shown.items():
             column = _source(frame, name)
             given = [c for c in cells if c not in ("", "<NA>")]
@@ -247,7 +297,9 @@ def test_every_analysis_frame_shows_each_kind_of_value_one_way(
     assert checked > 150  # (the check reached the frames' columns)
 
 
-def test_the_numbers_the_issue_saw(data: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+def test_the_numbers_the_issue_saw(
+    data: tuple[pd.DataFrame, pd.DataFrame], in_a_notebook: Shown
+) -> None:
     """spend() showed 1,000 beside 100.0 in one column; summary() showed a share as 0.0,
     0.14 and 0.157."""
     comments, ads = data
@@ -267,7 +319,7 @@ def _ad_dates(frame: pd.DataFrame) -> list[str]:
 
 
 def test_an_ads_dates_are_days_in_every_display(
-    data: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path
+    data: tuple[pd.DataFrame, pd.DataFrame], displays: dict[str, Shown], tmp_path: Path
 ) -> None:
     _, ads = data
     assert (ads["start_date"].dt.hour == 16).any()  # the service's days come at 16:00 UTC
@@ -279,13 +331,21 @@ def test_an_ads_dates_are_days_in_every_display(
     }
     for what, frame in frames.items():
         assert _ad_dates(frame), what
-        for display, show in DISPLAYS.items():
+        for display, show in displays.items():
             shown = show(frame)
             for name in _ad_dates(frame):
                 given = [c for c in shown[name] if c]
                 assert given and all(DAY.fullmatch(c) for c in given), (display, what, name)
-    # the widget's table (where a widget cannot be drawn)
-    page = _parsed(ads_table_html(ads))
+    # the widget's table (where a widget cannot be drawn): the ad search's saved output
+    sandbox = Sandbox(clock=ManualClock())
+    with sandbox.client(in_process=True, cache=False, progress=False) as client:
+        search = ad_search(client, pages=10)
+        search.query.value, search.country.value = "running shoes", "US"
+        search.button.click()
+    assert search.results is not None and len(search.results) == len(ads)  # the same ads
+    saved = search._repr_mimebundle_()["text/html"]
+    page = _parsed(saved.split("</table>")[0])  # (the ledger's table after it)
+    assert len(page.rows) == len(ads)
     for title in ("start (UTC)", "end (UTC)"):
         column = page.head.index(title)
         assert all(DAY.fullmatch(row[column]) for row in page.rows if row[column])
@@ -369,7 +429,7 @@ def test_posts_are_labelled_by_the_end_of_their_id_as_long_as_it_takes() -> None
 
 
 def test_share_of_voice_shares_show_as_percentages_in_a_notebook(
-    data: tuple[pd.DataFrame, pd.DataFrame],
+    data: tuple[pd.DataFrame, pd.DataFrame], in_a_notebook: Shown
 ) -> None:
     _, ads = data
     shares = ads.social.share_of_voice("ME", top=3, share=True)
@@ -381,7 +441,9 @@ def test_share_of_voice_shares_show_as_percentages_in_a_notebook(
     assert not any(c.endswith("%") for name in counts if name != "period" for c in counts[name])
 
 
-def test_the_data_is_not_changed(data: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+def test_the_data_is_not_changed(
+    data: tuple[pd.DataFrame, pd.DataFrame], in_a_notebook: Shown
+) -> None:
     comments, _ = data
     summary = comments.social.summary()
     before = summary.copy()

@@ -507,7 +507,14 @@ def term_counts(
     skip.update(normalize(str(word), kind) for word in stopwords or ())
 
     texts = comments["text"].to_numpy(dtype=object)
-    found = [tokenize(text, kind, markup=markup) if isinstance(text, str) else [] for text in texts]
+    # Each distinct text is cut once ("Congratulations!" is many comments' whole text).
+    cut: dict[str, list[str]] = {}
+    found = [
+        (cut[text] if text in cut else cut.setdefault(text, tokenize(text, kind, markup=markup)))
+        if isinstance(text, str)
+        else []
+        for text in texts
+    ]
     shown: dict[str, Counter[str]] = {}
     if kind == "emoji":
         # Count spellings that differ only by U+FE0F as one emoji, shown as the commonest.

@@ -174,12 +174,16 @@ class Kernel:
         return said
 
     def html(self, frame: pd.DataFrame) -> str:
-        """The HTML the notebook shows for ``frame`` (all its rows and columns)."""
+        """The HTML the notebook shows for ``frame`` (all its rows and columns); showing
+        it must leave the frame as it was (checked in the kernel, on the frame shown)."""
         path = self.folder / f"{uuid.uuid4().hex}.pkl"
         frame.to_pickle(path)
         said = self.run(
+            f"frame = pd.read_pickle({str(path)!r})\n"
+            "before = frame.copy(deep=True)\n"
             "with pd.option_context('display.max_rows', 10_000, 'display.max_columns', 1_000):\n"
-            f"    display(pd.read_pickle({str(path)!r}))"
+            "    display(frame)\n"
+            "pd.testing.assert_frame_equal(frame, before)  # (shown, not changed)"
         )
         [page] = [
             m["content"]["data"]["text/html"] for m in said if m["msg_type"] == "display_data"

@@ -30,3 +30,23 @@ def test_a_new_section_is_one_entry(
     assert body(page, "Texts") == [[TEXT_1], [TEXT_2]]
     links = [a["href"] for tag, a in page.tags if tag == "a" and a["href"].startswith("#")]
     assert links == [f"#s{n}" for n in range(1, 9)]  # the seven sections, then "Texts"
+
+
+def test_a_section_that_fails_is_raised_and_leaves_the_old_report(
+    hostile: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A section's builder that raises is the report's error (no report quietly short of
+    a section), and the report already there stays as it was, with no file left over."""
+    path = hostile.social.report(tmp_path / "r.html")
+    old = path.read_bytes()
+
+    def broken(df: pd.DataFrame, tz: str) -> _sections.Section:
+        raise RuntimeError("a section failed")
+
+    monkeypatch.setattr(_sections, "COMMENT_SECTIONS", (*_sections.COMMENT_SECTIONS, broken))
+    with pytest.raises(RuntimeError, match="a section failed"):
+        hostile.social.report(path)
+    assert path.read_bytes() == old and [p.name for p in tmp_path.iterdir()] == ["r.html"]
+    with pytest.raises(RuntimeError, match="a section failed"):
+        hostile.social.report(tmp_path / "new.html")
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]

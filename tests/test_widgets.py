@@ -700,12 +700,17 @@ def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) 
 
 
 class _Table(HTMLParser):
-    """A saved output's first table: its header, and each row's cells as (text, link)."""
+    """A saved output's first table: its header, and each row's cells as (text, link).
+
+    Read as the page's source says it (character references are not turned into text
+    first): ``unescaped`` collects what a cell holds that escaping would have written
+    otherwise (a bare ``&``, a tag that is not a link): what the service sent, obeyed."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(convert_charrefs=False)
         self.head: list[str] = []
         self.rows: list[list[tuple[str, str | None]]] = []
+        self.unescaped: list[str] = []
         self._cell: list[str] | None = None
         self._link: str | None = None
         self._tables = 0
@@ -714,6 +719,8 @@ class _Table(HTMLParser):
         self._tables += tag == "table"
         if self._tables != 1:
             return
+        if self._cell is not None and tag != "a":
+            self.unescaped.append(f"<{tag}>")
         if tag == "tr":
             self.rows.append([])
         elif tag in ("td", "th"):
@@ -733,12 +740,24 @@ class _Table(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._cell is not None:
+            if "&" in data:
+                self.unescaped.append(data)
             self._cell.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        if self._cell is not None:
+            self._cell.append(html.unescape(f"&{name};"))
+
+    def handle_charref(self, name: str) -> None:
+        if self._cell is not None:
+            self._cell.append(html.unescape(f"&#{name};"))
 
 
 def _saved_table(page: str) -> tuple[list[str], list[list[tuple[str, str | None]]]]:
     table = _Table()
     table.feed(page)
+    table.close()
+    assert table.unescaped == [], table.unescaped
     return table.head, [row for row in table.rows if row]
 
 

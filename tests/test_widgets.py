@@ -15,7 +15,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import date
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
@@ -28,7 +27,7 @@ from urllib.parse import urlsplit
 import ipywidgets
 import pandas as pd
 import pytest
-from samples import png_of
+from samples import Table, png_of
 
 import socialframe as sf
 from socialframe.sandbox import PinnedClock, Sandbox
@@ -699,66 +698,12 @@ def test_the_chart_keeps_its_time_range_while_filtering(comments: pd.DataFrame) 
     assert drawn != chart(one_day)  # a frame of that day alone: its own range, one day
 
 
-class _Table(HTMLParser):
-    """A saved output's first table: its header, and each row's cells as (text, link).
-
-    Read as the page's source says it (character references are not turned into text
-    first): ``unescaped`` collects what a cell holds that escaping would have written
-    otherwise (a bare ``&``, a tag that is not a link): what the service sent, obeyed."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.head: list[str] = []
-        self.rows: list[list[tuple[str, str | None]]] = []
-        self.unescaped: list[str] = []
-        self._cell: list[str] | None = None
-        self._link: str | None = None
-        self._tables = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._tables += tag == "table"
-        if self._tables != 1:
-            return
-        if self._cell is not None and tag != "a":
-            self.unescaped.append(f"<{tag}>")
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self._cell, self._link = [], None
-        elif tag == "a":
-            self._link = dict(attrs)["href"]
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._tables != 1 or tag not in ("td", "th") or self._cell is None:
-            return
-        text = "".join(self._cell)
-        if tag == "th":
-            self.head.append(text)
-        else:
-            self.rows[-1].append((text, self._link))
-        self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            if "&" in data:
-                self.unescaped.append(data)
-            self._cell.append(data)
-
-    def handle_entityref(self, name: str) -> None:
-        if self._cell is not None:
-            self._cell.append(html.unescape(f"&{name};"))
-
-    def handle_charref(self, name: str) -> None:
-        if self._cell is not None:
-            self._cell.append(html.unescape(f"&#{name};"))
-
-
 def _saved_table(page: str) -> tuple[list[str], list[list[tuple[str, str | None]]]]:
-    table = _Table()
-    table.feed(page)
-    table.close()
+    """A saved output's first table: its header, and each row's cells as (text, link);
+    every cell as escaping writes it."""
+    table = Table(page.split("</table>")[0])
     assert table.unescaped == [], table.unescaped
-    return table.head, [row for row in table.rows if row]
+    return table.head, [row for row in table.cells if row]
 
 
 def _ad_cells(ad: Any) -> list[tuple[str, str | None]]:

@@ -10,12 +10,12 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from samples import Table
 
 import socialframe as sf
 from socialframe._display import report, values
@@ -113,46 +113,6 @@ def every_frame(data: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, pd.DataFra
 # -- what each display shows: {column: [the text of each cell]} ------------------------------
 
 
-class _Table(HTMLParser):
-    """The text of a table's header cells and of each row's cells (tags dropped)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.head: list[str] = []
-        self.rows: list[list[str]] = []
-        self._cell: list[str] | None = None
-        self._in_head = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "thead":
-            self._in_head = True
-        elif tag == "tr" and not self._in_head:
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self._cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "thead":
-            self._in_head = False
-        elif tag in ("td", "th") and self._cell is not None:
-            text = "".join(self._cell)
-            if self._in_head:
-                self.head.append(text)
-            elif self.rows:
-                self.rows[-1].append(text)
-            self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def _parsed(page: str) -> _Table:
-    parser = _Table()
-    parser.feed(page)
-    return parser
-
-
 class Kernel:
     """A real IPython kernel, as a notebook's, that imported socialframe: it shows a frame
     (handed over as a pickle, its marks kept) as the notebook would."""
@@ -204,7 +164,7 @@ def in_a_notebook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shown]:
     kernel = Kernel(tmp_path_factory.mktemp("kernel"))
 
     def shown(frame: pd.DataFrame) -> dict[str, list[str]]:
-        table = _parsed(kernel.html(frame).split("<p>")[0])
+        table = Table(kernel.html(frame).split("<p>")[0])
         names = [frame.index.name or "", *table.head[1 : len(table.rows[0])]] if table.rows else []
         return {name: [row[i] for row in table.rows] for i, name in enumerate(names)}
 
@@ -227,7 +187,7 @@ def in_a_table(frame: pd.DataFrame) -> dict[str, list[str]]:
 def in_a_report(frame: pd.DataFrame) -> dict[str, list[str]]:
     """Each column as a report's table shows it, by its column's name."""
     flat = frame.reset_index() if frame.index.name is not None else frame
-    table = _parsed(report.table_html(flat, tz="UTC"))
+    table = Table(report.table_html(flat, tz="UTC"))
     names = {report.header(name): str(name) for name in flat.columns}
     return {names.get(h, h): [row[i] for row in table.rows] for i, h in enumerate(table.head)}
 
@@ -348,7 +308,7 @@ def test_an_ads_dates_are_days_in_every_display(
         search.button.click()
     assert search.results is not None and len(search.results) == len(ads)  # the same ads
     saved = search._repr_mimebundle_()["text/html"]
-    page = _parsed(saved.split("</table>")[0])  # (the ledger's table after it)
+    page = Table(saved.split("</table>")[0])  # (the ledger's table after it)
     assert len(page.rows) == len(ads)
     for title in ("start (UTC)", "end (UTC)"):
         column = page.head.index(title)
@@ -360,7 +320,7 @@ def test_an_ads_dates_are_days_in_every_display(
     assert started is not None
     assert re.fullmatch(r"\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d \(UTC\)", started.group(1))
     for block in text.split("<div class='table'>")[1:]:
-        table = _parsed(block.split("</div>")[0])
+        table = Table(block.split("</div>")[0])
         for title in ("First start", "Last end", "Started", "Ended"):
             if title in table.head:
                 column = table.head.index(title)

@@ -1,6 +1,6 @@
 """The report's sections (``socialframe._display.sections``): a section for a new analysis
-is one more entry of ``COMMENT_SECTIONS``, and nothing else changes. Reports are read back
-as tests/display/test_report.py reads them."""
+is one more entry of ``COMMENT_SECTIONS``, and nothing else changes; an entry that fails
+is the report's error. Reports are read back as tests/display/test_report.py reads them."""
 
 from __future__ import annotations
 

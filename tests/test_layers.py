@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -66,18 +68,49 @@ def _reached(text: str) -> set[str]:
         for name in (n.split(" as ")[0].strip() for n in listed.split(",")):
             names.append(f"{base}.{name}" if name else base)
     names += [found.group(1) for found in _QUOTED.finditer(text)]
+    names += _through_aliases(text)
     return {_module(n) for n in names if n.split(".")[0] == "socialframe"}
+
+
+def _aliases(text: str) -> dict[str, str]:
+    """The names ``text`` binds to a module of the package: ``import socialframe as sf``
+    (``sf``), ``import socialframe._frames`` (``socialframe``), ``from socialframe import
+    _words as words`` (``words``)."""
+    bound: dict[str, str] = {}
+    for found in _IMPORT.finditer(text):
+        for imported in found.group(1).split(","):
+            dotted, _, alias = (part.strip() for part in imported.partition(" as "))
+            bound[alias or dotted.split(".")[0]] = dotted if alias else dotted.split(".")[0]
+    for found in _FROM.finditer(text):
+        base, listed = found.group(1), found.group(2).split("#")[0].strip("() \n")
+        for imported in listed.split(","):
+            name, _, alias = (part.strip() for part in imported.partition(" as "))
+            if name and _module(f"{base}.{name}") == f"{base}.{name}":  # a module, not a name
+                bound[alias or name] = f"{base}.{name}"
+    return {alias: dotted for alias, dotted in bound.items() if dotted.startswith("socialframe")}
+
+
+def _through_aliases(text: str) -> list[str]:
+    """What ``text`` reaches by attribute through a module it bound: ``_frames.values.x``
+    with ``import socialframe._frames as _frames``, ``sf._cache.sqlite`` with ``import
+    socialframe as sf`` (an import of the package alone names nothing private)."""
+    names = []
+    for alias, dotted in _aliases(text).items():
+        for found in re.finditer(rf"(?<![\w.]){re.escape(alias)}((?:\.\w+)+)", text):
+            names.append(dotted + found.group(1))
+    return names
 
 
 def _subject(test: Path) -> tuple[str, str]:
     """A test file's subject: its folder's package (``_http`` for tests/http/, none at
-    the top) and its name's module (``retry`` for test_retry.py; a conftest's, the
-    whole package)."""
+    the top) and its name's module (``retry`` for test_retry.py; a conftest's, and a
+    test named after its folder's, the whole package)."""
     folder = test.parent.relative_to(ROOT / "tests").parts
     name = test.stem.removeprefix("test_")
     if folder:  # (tests/study/test_study_notify.py: socialframe._study.notify)
         name = name.removeprefix(folder[0] + "_")
-    return ("_" + folder[0] if folder else ""), ("" if name == "conftest" else name)
+    whole = name == "conftest" or bool(folder) and name == folder[0]  # tests/frames/test_frames.py
+    return ("_" + folder[0] if folder else ""), ("" if whole else name)
 
 
 def _named(name: str, module: str) -> bool:
@@ -110,3 +143,19 @@ def test_tests_reach_a_private_module_only_when_it_is_their_subject() -> None:
                 found.add((str(test.relative_to(ROOT / "tests")), module))
     assert found - REACHES == set(), "import the public API instead (or move the test)"
     assert REACHES - found == set(), "gone: take them off REACHES"
+
+
+@pytest.mark.parametrize(
+    ("text", "reached"),
+    [
+        ("from socialframe._http import retry", "socialframe._http.retry"),
+        ("from socialframe._study.run import RESUME_WITHIN", "socialframe._study.run"),
+        ('monkeypatch.setattr("socialframe._cache.sqlite.legacy", f)', "socialframe._cache.sqlite"),
+        ("import socialframe as sf\nsf._study.run.RESUME_WITHIN", "socialframe._study.run"),
+        ("import socialframe._frames as f\nf.ads.ad_ids(body)", "socialframe._frames.ads"),
+        ("from socialframe import _frames\n_frames.values.NAT", "socialframe._frames.values"),
+        ("import socialframe._cache.warm\nsocialframe._cache.warm.x", "socialframe._cache.warm"),
+    ],
+)
+def test_the_guard_sees_every_form_of_a_reach(text: str, reached: str) -> None:
+    assert reached in _reached(text)

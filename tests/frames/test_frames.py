@@ -407,6 +407,18 @@ def test_ad_columns_dtypes_values_and_extras() -> None:
     assert df.loc[1, "snapshot_images"][0]["resized_image_url"] == "https://img/1s.jpg"
 
 
+def test_the_pager_counts_a_pages_ads_by_the_frames_ids() -> None:
+    """``ads.ad_ids`` (what the ads pager and a study's refresh count a page by) names
+    each ad as the frame does: an ad sent without an id, by its derived one; twins of a
+    group, apart."""
+    no_id = {k: v for k, v in ad("x").items() if k != "ad_archive_id"}
+    other = {**no_id, "snapshot": {**no_id["snapshot"], "title": "other"}}  # type: ignore[dict-item]
+    body = ads_body([no_id, dict(no_id)], [other], [ad("9")])
+    ids = sf.ads_frame([body])["ad_archive_id"].tolist()
+    assert len(ids) == 4 and sum(i.startswith("derived:") for i in ids) == 3
+    assert _frames.ads.ad_ids(body) == ids
+
+
 def test_empty_ads_frame_has_every_column_and_dtype() -> None:
     empty = {"data": {"ads": [], "page_info": {"end_cursor": None, "has_next_page": False}}}
     for df in (sf.ads_frame([]), sf.ads_frame([empty])):

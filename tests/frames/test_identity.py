@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-import socialframe._frames as _frames  # the rule's own module (identity), and the ads pager's ids
+from socialframe._frames import identity  # the rule's own module
 from socialframe.operations import Page
 
 POST = "7384427202391592960"
@@ -63,15 +63,11 @@ KEYS = st.tuples(
 def test_derived_ids_are_distinct_for_distinct_inputs_and_the_same_for_equal_ones(
     inputs: list[tuple[tuple[Any, ...], int]],
 ) -> None:
-    ids = [_frames.identity.derived_id("comment", key, n) for key, n in inputs]
-    assert ids == [
-        _frames.identity.derived_id("comment", key, n) for key, n in inputs
-    ]  # deterministic
+    ids = [identity.derived_id("comment", key, n) for key, n in inputs]
+    assert ids == [identity.derived_id("comment", key, n) for key, n in inputs]  # deterministic
     assert len(set(ids)) == len(set(inputs))  # distinct exactly when the inputs are
-    assert all(
-        _frames.identity.is_derived(i) and i.startswith(_frames.identity.DERIVED) for i in ids
-    )
-    assert _frames.identity.derived_id("ad", inputs[0][0], inputs[0][1]) != ids[0]  # kinds apart
+    assert all(identity.is_derived(i) and i.startswith(identity.DERIVED) for i in ids)
+    assert identity.derived_id("ad", inputs[0][0], inputs[0][1]) != ids[0]  # kinds apart
 
 
 @settings(max_examples=200, deadline=None)
@@ -90,8 +86,8 @@ def test_derived_ids_are_distinct_for_distinct_inputs_and_the_same_for_equal_one
     )
 )
 def test_comments_of_one_walk_never_share_an_id(rows: list[tuple[Any, ...]]) -> None:
-    keys = [_frames.identity.comment_key(*row[:6]) for row in rows]
-    ids = _frames.identity.comment_ids(keys, [row[6] for row in rows])
+    keys = [identity.comment_key(*row[:6]) for row in rows]
+    ids = identity.comment_ids(keys, [row[6] for row in rows])
     walks: dict[int, list[str]] = {}
     for row, made in zip(rows, ids, strict=True):
         walks.setdefault(row[6], []).append(made)
@@ -100,11 +96,11 @@ def test_comments_of_one_walk_never_share_an_id(rows: list[tuple[Any, ...]]) -> 
 
 
 def test_derived_ids_are_the_same_in_every_process() -> None:
-    key = _frames.identity.comment_key(
+    key = identity.comment_key(
         f"urn:li:activity:{POST}", None, None, "7", None, "Grüße \ud83d\ude00 \ud800"
     )
-    here = [_frames.identity.derived_id("comment", key, n) for n in range(3)] + [
-        _frames.identity.derived_id("ad", key, 0)
+    here = [identity.derived_id("comment", key, n) for n in range(3)] + [
+        identity.derived_id("ad", key, 0)
     ]
     script = (
         "import json, sys\n"
@@ -124,9 +120,9 @@ def test_derived_ids_are_the_same_in_every_process() -> None:
         )
         assert json.loads(done.stdout) == here
     # pinned: a change of the rule would rename every comment in every study
-    assert _frames.identity.derived_id(
-        "comment", ("urn:li:activity:1", T0, None, "42", None, None), 0
-    ) == ("derived:5199c7d9e7c08ccfc3f58de239ae97e9")
+    assert identity.derived_id("comment", ("urn:li:activity:1", T0, None, "42", None, None), 0) == (
+        "derived:5199c7d9e7c08ccfc3f58de239ae97e9"
+    )
 
 
 # -- comments ------------------------------------------------------------------------------------
@@ -146,9 +142,9 @@ def test_comments_without_a_readable_permalink_get_a_derived_id() -> None:
     assert df["id_derived"].tolist() == [False, True, True, True]
     assert df["id_derived"].dtype == "boolean"
     derived = df["comment_id"][1:].tolist()
-    assert all(_frames.identity.is_derived(i) for i in derived) and len(set(derived)) == 3
+    assert all(identity.is_derived(i) for i in derived) and len(set(derived)) == 3
     # made of the row's own values, which a user can read back from the frame
-    assert derived[0] == _frames.identity.derived_id(
+    assert derived[0] == identity.derived_id(
         "comment", (f"urn:li:activity:{POST}", T0, None, ADA["id"], None, None), 0
     )
     assert df["post_urn"].tolist() == [f"urn:li:activity:{POST}"] * 4  # the post walked
@@ -166,7 +162,7 @@ def test_two_equal_comments_are_two_ids_and_stay_so_from_walk_to_walk() -> None:
     split = frame(page(1, twins[0]), page(2, twins[1], twins[2]))
     assert split["comment_id"].tolist() == once["comment_id"].tolist()
     # Ben has no id: his name stands for it
-    assert once["comment_id"][2] == _frames.identity.derived_id(
+    assert once["comment_id"][2] == identity.derived_id(
         "comment", (f"urn:li:activity:{POST}", T0, None, None, "Ben Ng", None), 0
     )
 
@@ -237,9 +233,7 @@ def test_raw_bodies_derive_the_ids_of_their_dicts(pages: list[list[dict[str, Any
     pd.testing.assert_frame_equal(from_bytes, from_dicts)
     assert from_dicts["comment_id"].notna().all()
     derived = from_dicts[from_dicts["id_derived"]]
-    assert derived["comment_id"].is_unique and all(
-        map(_frames.identity.is_derived, derived["comment_id"])
-    )
+    assert derived["comment_id"].is_unique and all(map(identity.is_derived, derived["comment_id"]))
 
 
 # -- ads -----------------------------------------------------------------------------------------
@@ -265,11 +259,8 @@ def test_ads_without_an_id_get_a_derived_one_and_repeats_are_one_ad() -> None:
     assert df["id_derived"].tolist() == [True, True, True, False]
     assert df["ad_archive_id"].iloc[3] == "9"
     derived = df["ad_archive_id"].iloc[:3]
-    assert (
-        all(map(_frames.identity.is_derived, derived)) and derived.is_unique
-    )  # twins of a group: two
+    assert all(map(identity.is_derived, derived)) and derived.is_unique  # twins of a group: two
     assert df["result_page"].tolist() == [1, 1, 1, 1]  # page 2 brought nothing new
-    assert _frames.ads.ad_ids(first) == [*derived, "9"]  # what the pager counts: the frame's ids
     # the id moves with the copy, not with volatile fields
     moved = sf.ads_frame([ads_body([{**AD, "is_active": False, "end_date": 1_700_100_000}])])
     assert moved["ad_archive_id"][0] == derived.iloc[0]

@@ -6,6 +6,7 @@ import inspect
 
 import pandas as pd
 import pytest
+from samples import Table
 
 import socialframe as sf
 
@@ -96,31 +97,13 @@ def test_ledger_shows_itself() -> None:
     assert str(ledger) == "paid 2 calls ($0.02) · cached 1 ($0.01 saved) · failed 1 (free)"
     table = ledger._repr_html_()
     assert table.startswith("<table") and "$0.02 spent" in table and "$0.01 saved" in table
-    cells = _cells(table)
-    assert cells == [
+    read = Table(table)
+    assert [read.head, *read.rows] == [
         ["calls", "n", "USD"],
         ["paid", "2", "$0.02 spent"],
         ["from cache", "1", "$0.01 saved"],
         ["failed", "1", "$0.00 (not charged)"],
     ]
-
-
-def _cells(table: str) -> list[list[str]]:
-    from html.parser import HTMLParser
-
-    rows: list[list[str]] = []
-
-    class Cells(HTMLParser):
-        def handle_starttag(self, tag: str, attrs: object) -> None:
-            if tag == "tr":
-                rows.append([])
-
-        def handle_data(self, data: str) -> None:
-            if rows and data.strip():
-                rows[-1].append(data.strip())
-
-    Cells().feed(table)
-    return rows
 
 
 def test_accessor_and_widget_signatures_are_the_contract() -> None:

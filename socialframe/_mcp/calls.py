@@ -25,10 +25,6 @@ if TYPE_CHECKING:
     from .._models import Page, PageFetch
     from .._operations.base import Operation
 
-#: Comments the service sends a page.
-COMMENTS_PER_PAGE = 50
-#: Ads the service sends a page at most (whole groups of variants up to this many).
-ADS_PER_PAGE = 26
 #: The most one call may ask for, per item: a bound, not a budget (the budget is the cap).
 MOST_ROWS = 100_000
 #: The most items (posts, queries) one call may name.
@@ -61,8 +57,8 @@ class Call:
     def pager_limits(self) -> dict[str, Any]:
         """The pager's keyword arguments: the bound as pages (and as ads)."""
         limits: dict[str, Any] = {"max_pages": self.max_pages}
-        if self.operation.name == "ads":
-            limits["max_ads"] = self.bound[1]
+        if self.operation.row_limit is not None:
+            limits[self.operation.row_limit] = self.bound[1]
         return limits
 
 
@@ -100,7 +96,7 @@ def comments_call(posts: list[str] | str, sort: str, max_comments: int) -> Call:
         [post for post, _ in kept],
         [checked for _, checked in kept],
         ("max_comments", bound),
-        COMMENTS_PER_PAGE,
+        _page_rows(record),
     )
 
 
@@ -115,20 +111,26 @@ def ads_call(query: str | None, max_ads: int, **filters: Any) -> Call:
     params = [record.params(query, **filters)]
     bound = _bound("max_ads", max_ads)
     item = query if query is not None else f"ad_page_id={filters.get('ad_page_id')}"
-    return Call(record, [item], params, ("max_ads", bound), ADS_PER_PAGE)
+    return Call(record, [item], params, ("max_ads", bound), _page_rows(record))
+
+
+def _page_rows(record: Operation) -> int:
+    assert record.page_rows is not None, f"{record.name}: no page_rows (the bound needs it)"
+    return record.page_rows
 
 
 def worst(call: Call, offline: Client) -> Worst:
     """The most ``call`` can pay: each item's pages its bound allows, less those the
     cache holds (walked through ``offline``, which sends nothing)."""
     fetch = offline.page_fetch(call.operation.name)
+    pages_said = call.operation.total_pages
     paid = cached = 0
     for params in call.params:
         seen, total, complete = 0, None, False
         try:
             for page in call.operation.pages(fetch, params, **call.pager_limits()):
                 seen += 1
-                total = page.body.get("totalPage") if isinstance(page.body, dict) else None
+                total = pages_said(page.body) if pages_said is not None else None
             complete = True
         except NotCachedError:
             pass
@@ -137,7 +139,7 @@ def worst(call: Call, offline: Client) -> Worst:
         cached += seen
         if not complete:
             most = call.max_pages
-            if isinstance(total, int) and not isinstance(total, bool) and total > 0:
+            if total is not None:
                 most = min(most, total)  # (the service said how many pages there are)
             paid += max(0, most - seen)
     return Worst(
@@ -200,14 +202,14 @@ def _more(call: Call, given: str, pages: list[Page], built: int, kept: int) -> d
     item: dict[str, Any] = {"item": given, "rows": kept, "pages": len(pages)}
     if not pages:
         return item
-    body = pages[-1].body
-    if call.operation.name == "comments":
-        total = body.get("total")
-        if isinstance(total, int) and not isinstance(total, bool):
+    body, record = pages[-1].body, call.operation
+    if record.total_rows is not None:  # the service says how many rows the item holds
+        total = record.total_rows(body)
+        if total is not None:
             item["service_total"] = total
             item["more_on_service"] = max(0, total - kept)
         return item
-    info = ((body.get("data") or {}).get("page_info") or {}) if isinstance(body, dict) else {}
-    cut = built > kept or (len(pages) >= call.max_pages and bool(info.get("has_next_page")))
-    item["more_on_service"] = "yes (has_next_page)" if cut else 0
+    following = record.next_page is not None and record.next_page(body)
+    cut = built > kept or (len(pages) >= call.max_pages and following)
+    item["more_on_service"] = "yes (a next page)" if cut else 0
     return item

@@ -54,6 +54,12 @@ def named(ref: T | str) -> T:
     return cast("T", getattr(importlib.import_module(module), name))
 
 
+def whole(value: Any) -> int | None:
+    """``value`` if it is a whole number (not a bool) at least 0, else None: a count
+    read off a page, which the service may send as anything."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def kind_of(value: Any) -> str:
     """How a shape problem names a value it did not expect: ``null``, ``a str``..."""
     return "null" if value is None else f"a {type(value).__name__}"
@@ -106,6 +112,18 @@ class Operation:
         noun: One row, as a person says it (``"comment"``, ``"ad"``).
         units: The items, plural and singular, as a run of several counts them
             (``("posts", "post")``).
+        page_rows: The most rows one page brings (50 comments; 26 ads, whole groups
+            of variants up to it): how many pages a bound of rows may take. None:
+            not known (an agent's tool cannot bound a call of it by rows).
+        row_limit: The pager's keyword that stops it after so many rows
+            (``"max_ads"``); None: it stops by pages alone.
+        total_rows: ``total_rows(body) -> int or None``: the rows the service says
+            the item holds in all, read off one of its pages (a post's ``total``);
+            None: its pages do not say.
+        total_pages: ``total_pages(body) -> int or None``: the pages the service says
+            the item has (``totalPage``); None: its pages do not say.
+        next_page: ``next_page(body) -> bool``: whether the service says a page
+            follows this one (``has_next_page``); None: its pages do not say.
 
     Example:
         >>> from socialframe import operations
@@ -134,12 +152,19 @@ class Operation:
     report_sections: Sequence[Callable[..., Any]] | str | None = None
     noun: str
     units: tuple[str, str]
+    page_rows: int | None = None
+    row_limit: str | None = None
+    total_rows: Callable[[Any], int | None] | None = None
+    total_pages: Callable[[Any], int | None] | None = None
+    next_page: Callable[[Any], bool] | None = None
 
     def __post_init__(self) -> None:
         if (self.rows is None) == (self.row_ids is None):
             raise ValueError(f"operation {self.name!r}: give rows or row_ids (one of them)")
         if not self.path or "/" in self.path:
             raise ValueError(f"operation {self.name!r}: path is one segment, got {self.path!r}")
+        if self.page_rows is not None and self.page_rows < 1:
+            raise ValueError(f"operation {self.name!r}: page_rows is at least 1")
 
     def pages(self, fetch: Fetch, params: Mapping[str, str], **limits: Any) -> Iterator[Page]:
         """The pages of one item, walked by :attr:`pager` over ``fetch``.

@@ -13,7 +13,7 @@ from typing import Any, Final, Literal, get_args
 from urllib.parse import unquote
 
 from .._schema import COMMENT_COLUMNS
-from .base import Operation, kind_of
+from .base import Operation, kind_of, whole
 from .checks import DIGITS, too_long
 
 COMMENTS_PATH: Final = "get-profile-posts-comments"
@@ -125,6 +125,15 @@ def _rows(body: Any) -> int:
     return len(body["data"])
 
 
+# (a page's body: a dict, or the structs a stored page decodes into: both have get)
+def _total_rows(body: Any) -> int | None:
+    return whole(body.get("total"))
+
+
+def _total_pages(body: Any) -> int | None:
+    return whole(body.get("totalPage")) or None  # (0 pages: not a count to go by)
+
+
 COMMENTS: Final = Operation(
     name="comments",
     path=COMMENTS_PATH,
@@ -144,6 +153,9 @@ COMMENTS: Final = Operation(
     report_sections="socialframe._display.sections:COMMENT_SECTIONS",
     noun="comment",
     units=("posts", "post"),
+    page_rows=50,
+    total_rows=_total_rows,
+    total_pages=_total_pages,
 )
 """The record of a post's comments."""
 

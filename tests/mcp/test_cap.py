@@ -269,3 +269,25 @@ def test_one_post_named_several_ways_is_one_item(
     assert not got.is_error, _text(got)
     assert got.structured_content["total_rows"] == 82
     assert sandbox.charges == 2
+
+
+def test_the_worst_case_goes_by_the_pages_the_service_said_a_post_has(
+    make: Callable[..., Any], sandbox: Sandbox
+) -> None:
+    """Once a post's page is cached, the worst case of a bound past its end is the pages
+    its ``totalPage`` says are left, not the bound's: 82 comments are 2 pages, whatever
+    ``max_comments`` allows (5,000: 100 pages)."""
+    post = EXAMPLE_POSTS[82]
+
+    async def scenario(client: Client) -> list[Any]:
+        first = await client.call_tool("post_comments", {"posts": [post], "max_comments": 50})
+        estimate = await client.call_tool(
+            "estimate", {"tool": "post_comments", "posts": [post], "max_comments": 5000}
+        )
+        return [first, estimate]
+
+    first, estimate = connected(make(max_cost=0.10), scenario)
+    assert not first.is_error, _text(first)
+    assert sandbox.charges == 1
+    assert estimate.structured_content["pages_cached"] == 1
+    assert estimate.structured_content["pages_to_pay"] == 1  # page 2 of 2 (not 99)

@@ -338,3 +338,23 @@ def test_out_shared_by_two_servers_never_writes_one_s_frame_over_the_other_s(
     files = [r.structured_content["file"] for r in results]
     assert files[0] != files[1]
     assert [len(Path(f).read_text().splitlines()) for f in files] == [300, 400]
+
+
+def test_search_ads_says_when_the_service_has_a_page_beyond_the_bound(
+    make: Callable[..., server.Setup], sandbox: Sandbox
+) -> None:
+    """An ad search's pages do not say how many ads there are: a page after the last one
+    walked (``has_next_page``) is what says the service holds more."""
+
+    async def scenario(client: Client) -> tuple[Any, Any]:
+        bounded = await client.call_tool("search_ads", {"query": "running shoes", "max_ads": 26})
+        whole = await client.call_tool("search_ads", {"query": "running shoes", "max_ads": 5000})
+        return bounded, whole
+
+    bounded, whole = connected(make(max_cost=2.00), scenario)
+    assert not bounded.is_error and not whole.is_error, _text(bounded) + _text(whole)
+    assert bounded.structured_content["cost"]["paid_calls"] == 1  # one page of 26
+    assert bounded.structured_content["items"][0]["more_on_service"] == "yes (a next page)"
+    assert "the service holds more" in _text(bounded)
+    assert whole.structured_content["items"][0]["more_on_service"] == 0  # walked to the last
+    assert whole.structured_content["total_rows"] > 26

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -171,3 +172,27 @@ def test_the_page_shape_of_an_unknown_operation_is_an_error() -> None:
 def test_a_sandbox_route_may_not_replace_the_services_own() -> None:
     with pytest.raises(ValueError, match="may not replace"):
         Sandbox(routes={"fetch_search_ads_pages": ROUTE})
+
+
+#: A branch on an operation's name: ``== "ads"``, ``"comments" !=``, ``is COMMENTS``,
+#: ``case "ads"`` (a study's tables of those names are listed, never compared).
+_BRANCH = re.compile(
+    r"""[!=]=\s*["'](comments|ads)["']|["'](comments|ads)["']\s*[!=]="""
+    r"""|\bis\s+(?:not\s+)?(?:operations\.)?(?:COMMENTS|ADS)\b|\bcase\s+["'](?:comments|ads)["']"""
+)
+
+
+def test_no_module_outside_the_records_branches_on_an_operations_name() -> None:
+    """What differs between operations is asked of their records (issue 31); the
+    sandbox, a stand-in for the service, serves each route its own way."""
+    package = Path(sf.__file__).parent
+    found = [
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if path.relative_to(package).parts[0] not in ("_operations", "sandbox")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _BRANCH.search(line.split("#", 1)[0])
+    ]
+    assert found == []
+    assert _BRANCH.search('if call.operation.name == "ads":')  # (what it found in _mcp)
+    assert _BRANCH.search("if record is not operations.COMMENTS:")

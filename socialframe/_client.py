@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ._cache.setting import CacheSetting
     from ._http.transport import Handler
     from ._models import Fetched
+    from ._operations.base import Operation
 
 
 class AdFilters(TypedDict, total=False):
@@ -417,7 +418,7 @@ class Client:
 
         def one(params: dict[str, str], bar: bool) -> list[Page]:
             pages = record.pages(fetch, params, max_pages=max_pages)
-            return self._collect(pages, record.label(params), _total_page, bar)
+            return self._collect(pages, record, record.label(params), max_pages, bar)
 
         return self._run(
             posts,
@@ -511,7 +512,7 @@ class Client:
 
         def one(params: dict[str, str], bar: bool) -> list[Page]:
             pages = record.pages(fetch, params, max_pages=max_pages, max_ads=max_ads)
-            return self._collect(pages, record.label(params), lambda _: max_pages, bar)
+            return self._collect(pages, record, record.label(params), max_pages, bar)
 
         def build(groups: list[list[Page]]) -> tuple[pd.DataFrame, list[int]]:
             # Each query's ads apart: an ad found by two queries is a row of each. Extras
@@ -590,7 +591,7 @@ class Client:
 
         def one(sent: dict[str, str], bar: bool) -> list[Page]:
             pages = record.pages(fetch, sent, max_pages=max_pages)
-            return self._collect(pages, record.label(sent), lambda _: max_pages, bar)
+            return self._collect(pages, record, record.label(sent), max_pages, bar)
 
         def build(groups: list[list[Page]]) -> tuple[pd.DataFrame, list[int]]:
             parts = [record.build(pages) for pages in groups]
@@ -696,20 +697,22 @@ class Client:
     def _collect(
         self,
         pages: Iterator[Page],
+        record: Operation,
         description: str,
-        total: Callable[[Page], Any],
+        max_pages: int | None,
         show: bool,
     ) -> list[Page]:
         """Drain a pager; on failure, raise :class:`~socialframe._fetch.many.Stopped` with
-        the pages fetched before it."""
+        the pages fetched before it. The bar counts to the pages the service says the
+        item has (a post's ``totalPage``), cut to ``max_pages``; else to ``max_pages``."""
         bar = Progress(show, description, self.ledger)
         got: list[Page] = []
         failure: FetchError | None = None
         try:
             for page in pages:
                 got.append(page)
-                known = total(page)
-                bar.page(known if isinstance(known, int) and known > 0 else None)
+                said = record.total_pages(page.body) if record.total_pages else None
+                bar.page(max_pages if said is None else min(said, max_pages or said))
         except FetchError as exc:
             failure = exc
         except KeyboardInterrupt as exc:
@@ -720,10 +723,6 @@ class Client:
         if failure is not None:
             raise many.Stopped(failure, got)  # outside the except clause: no __context__
         return got
-
-
-def _total_page(page: Page) -> Any:
-    return page.body.get("totalPage")
 
 
 def _comment_frame(groups: list[list[Page]]) -> tuple[pd.DataFrame, list[int]]:

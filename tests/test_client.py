@@ -427,6 +427,23 @@ def test_progress_bar_shows_pages_and_cost(
     assert capsys.readouterr().err == ""
 
 
+def test_progress_counts_to_the_pages_a_fetch_will_read(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The pages the service says a post has (its totalPage), cut to ``max_pages``: a
+    bar of 47 pages that stops at 3 said "3/47"; the same post through ``fetch`` said
+    "3/3" (it went by ``max_pages`` alone)."""
+    with sandbox.client(cache=False, progress=True) as c:
+        c.post_comments(post_with(2345), max_pages=3)
+        said = capsys.readouterr().err
+        c.fetch("comments", post_with(2345), max_pages=3)
+        fetched = capsys.readouterr().err
+        c.fetch("comments", post_with(120))  # (3 pages, and no max_pages)
+        whole = capsys.readouterr().err
+    assert "3/3" in said and "/47" not in said
+    assert "3/3" in fetched and "3/3" in whole
+
+
 @pytest.mark.parametrize(
     ("query", "rows", "calls"),
     [

@@ -57,9 +57,6 @@ REPORT_COLUMNS: Final = (
     "base_url",
 )
 
-#: Parameters that move through an item's pages rather than name the item.
-PAGING: Final = frozenset({"page", "paginationToken", "end_cursor"})
-
 # requests-cache keys are hex digests. Others in a team cache's Redis namespace are
 # not pages: page locks (``lock:...``), the rate limit's bucket (``rate:...``) and the
 # redirects hash; reading them as responses would fail.
@@ -180,11 +177,12 @@ def _page(key: str, response: Any) -> CachedPage | None:
         return None
     parts = urlsplit(response.url)
     params = parse_qsl(parts.query, keep_blank_values=True)
+    paging = operations.get(operation).paging  # (what moves through an item's pages)
     return CachedPage(
         key=key,
         operation=operation,
         base_url=_base_url(parts),
-        item=tuple(sorted((k, v) for k, v in params if k not in PAGING)),
+        item=tuple(sorted((k, v) for k, v in params if k not in paging)),
         fetched_at=_fetched_at(response),
         expired=bool(response.is_expired),
         **rows,

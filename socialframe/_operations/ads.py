@@ -187,6 +187,7 @@ ADS: Final = Operation(
     # none): a page repeated, or an ad two pages show, is one row.
     row_ids="socialframe._frames.ads:ad_ids",
     item_params=frozenset({"query", "ad_page_id"}),
+    paging=frozenset({"end_cursor"}),
     item=_item,
     filter_names={
         "country": "country",

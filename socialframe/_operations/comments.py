@@ -145,6 +145,7 @@ COMMENTS: Final = Operation(
     columns=COMMENT_COLUMNS,
     rows=_rows,
     item_params=frozenset({"urn"}),
+    paging=frozenset({"page", "paginationToken"}),
     item=lambda params: params.get("urn", ""),
     filter_names={"sort": "sort"},
     label=lambda params: f"comments {params['urn']}",

@@ -66,7 +66,7 @@ def iter_pages(
     while True:
         sent = dict(params, page=str(number))
         if token:
-            sent["paginationToken"] = token
+            sent["cursor"] = token  # (a name of its own: the record says it is paging)
         fetched: Fetched = fetch(sent)
         checked(NAME, fetched.body, number)
         yield Page(
@@ -120,6 +120,7 @@ COMPANY_POSTS = Operation(
     columns=COLUMNS,
     rows=lambda body: len(body["data"]),
     item_params=frozenset({"company"}),
+    paging=frozenset({"page", "cursor"}),
     item=lambda params: params.get("company", ""),
     label=lambda params: f"posts of {params['company']}",
     noun="post",

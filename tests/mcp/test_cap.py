@@ -13,7 +13,7 @@ import mcp.types as types
 import pytest
 from mcp import Client
 
-from socialframe.sandbox import EXAMPLE_POSTS, Sandbox
+from socialframe.sandbox import EXAMPLE_POSTS, Sandbox, comment_total
 from tests.mcp.conftest import connected
 
 
@@ -271,23 +271,33 @@ def test_one_post_named_several_ways_is_one_item(
     assert sandbox.charges == 2
 
 
-def test_the_worst_case_goes_by_the_pages_the_service_said_a_post_has(
+def test_the_worst_case_holds_enough_for_a_post_grown_since_its_page_was_cached(
     make: Callable[..., Any], sandbox: Sandbox
 ) -> None:
-    """Once a post's page is cached, the worst case of a bound past its end is the pages
-    its ``totalPage`` says are left, not the bound's: 82 comments are 2 pages, whatever
-    ``max_comments`` allows (5,000: 100 pages)."""
-    post = EXAMPLE_POSTS[82]
+    """A cached page's ``totalPage`` is what the post had then: the pages after it are
+    fetched afresh, and a post that grew has more. Going by it, the estimate said 1
+    page to pay and fits, and the call stopped at the cap short of its bound (a review
+    found it; the cap held only by the call's own ledger)."""
+    post = EXAMPLE_POSTS[51]  # 51 comments (2 pages) at the sandbox's reference time
+    setup = make(max_cost=1.00)
 
-    async def scenario(client: Client) -> list[Any]:
-        first = await client.call_tool("post_comments", {"posts": [post], "max_comments": 50})
-        estimate = await client.call_tool(
-            "estimate", {"tool": "post_comments", "posts": [post], "max_comments": 5000}
-        )
-        return [first, estimate]
+    async def first(client: Client) -> Any:
+        return await client.call_tool("post_comments", {"posts": [post], "max_comments": 50})
 
-    first, estimate = connected(make(max_cost=0.10), scenario)
-    assert not first.is_error, _text(first)
-    assert sandbox.charges == 1
+    assert not connected(setup, first).is_error and sandbox.charges == 1
+    sandbox.clock.advance(25 * 7 * 86_400)  # 25 weeks on: 4 comments a week more
+    grown = comment_total(post, now=sandbox.clock.now())
+    assert grown == 151  # 4 pages
+
+    async def second(client: Client) -> list[Any]:
+        args = {"posts": [post], "max_comments": 5000}
+        estimate = await client.call_tool("estimate", {"tool": "post_comments", **args})
+        got = await client.call_tool("post_comments", args)
+        return [estimate, got]
+
+    estimate, got = connected(setup, second)
     assert estimate.structured_content["pages_cached"] == 1
-    assert estimate.structured_content["pages_to_pay"] == 1  # page 2 of 2 (not 99)
+    assert estimate.structured_content["pages_to_pay"] == 99  # the bound's 100, less page 1
+    assert not got.is_error, _text(got)
+    assert got.structured_content["total_rows"] == grown  # whole: nothing stopped it
+    assert sandbox.charges == 1 + 3  # pages 2 to 4, now

@@ -8,13 +8,13 @@ as the two real ones do: no other module of socialframe knows it.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
-import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pandas as pd
 import pytest
@@ -174,25 +174,92 @@ def test_a_sandbox_route_may_not_replace_the_services_own() -> None:
         Sandbox(routes={"fetch_search_ads_pages": ROUTE})
 
 
-#: A branch on an operation's name: ``== "ads"``, ``"comments" !=``, ``is COMMENTS``,
-#: ``case "ads"`` (a study's tables of those names are listed, never compared).
-_BRANCH = re.compile(
-    r"""[!=]=\s*["'](comments|ads)["']|["'](comments|ads)["']\s*[!=]="""
-    r"""|\bis\s+(?:not\s+)?(?:operations\.)?(?:COMMENTS|ADS)\b|\bcase\s+["'](?:comments|ads)["']"""
-)
+#: What tells the operations apart: their names, their records and paths (and a record's
+#: noun compared with anything).
+_OPERATION_WORDS: Final = {"comments", "ads"}
+_OPERATION_NAMES: Final = {"COMMENTS", "ADS", "COMMENTS_PATH", "ADS_PATH"}
+
+#: Branches that stay, and why: the study's tables and the kinds of item it watches
+#: bear the operations' names (a table of comments, a watched search). Only shrinks.
+STUDY_KINDS: Final = {
+    ("_study/queries.py", '"comments" in kinds'),
+    ("_study/queries.py", '"ads" in kinds'),
+    ("_study/watch.py", 'kind not in ("post", "ads")'),
+}
 
 
-def test_no_module_outside_the_records_branches_on_an_operations_name() -> None:
+def _told_apart(node: ast.AST) -> bool:
+    """Whether ``node`` is a name of an operation (``"ads"``), its record or path
+    (``ADS``, ``endpoints.COMMENTS``, ``ADS_PATH``), or a collection holding one."""
+    if isinstance(node, ast.Constant):
+        return node.value in _OPERATION_WORDS
+    if isinstance(node, ast.Name | ast.Attribute):
+        return (node.id if isinstance(node, ast.Name) else node.attr) in _OPERATION_NAMES
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return any(_told_apart(element) for element in node.elts)
+    return False
+
+
+def _branches(tree: ast.AST) -> Iterator[ast.AST]:
+    """Comparisons (``==``, ``is``, ``in``...), ``case`` patterns and lookups in a dict
+    written out (``{"ads": 26}[name]``) that tell operations apart."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = (node.left, *node.comparators)
+            nouns = any(isinstance(side, ast.Attribute) and side.attr == "noun" for side in sides)
+            if nouns or any(_told_apart(side) for side in sides):
+                yield node
+        elif isinstance(node, ast.match_case):
+            if any(
+                isinstance(p, ast.MatchValue) and _told_apart(p.value)
+                for p in ast.walk(node.pattern)
+            ):
+                yield node
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Dict)
+            and any(key is not None and _told_apart(key) for key in node.value.keys)
+        ):
+            yield node
+
+
+def _found(package: Path) -> set[tuple[str, str]]:
+    found = set()
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if relative.parts[0] in ("_operations", "sandbox"):
+            continue
+        source = path.read_text(encoding="utf-8")
+        for node in _branches(ast.parse(source)):
+            found.add((relative.as_posix(), str(ast.get_source_segment(source, node))))
+    return found
+
+
+def test_no_module_outside_the_records_branches_on_an_operation() -> None:
     """What differs between operations is asked of their records (issue 31); the
     sandbox, a stand-in for the service, serves each route its own way."""
-    package = Path(sf.__file__).parent
-    found = [
-        f"{path.relative_to(package)}:{number}: {line.strip()}"
-        for path in sorted(package.rglob("*.py"))
-        if path.relative_to(package).parts[0] not in ("_operations", "sandbox")
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if _BRANCH.search(line.split("#", 1)[0])
-    ]
-    assert found == []
-    assert _BRANCH.search('if call.operation.name == "ads":')  # (what it found in _mcp)
-    assert _BRANCH.search("if record is not operations.COMMENTS:")
+    found = _found(Path(sf.__file__).parent)
+    assert found - STUDY_KINDS == set(), "ask the operation's record instead"
+    assert STUDY_KINDS - found == set(), "gone: take them off STUDY_KINDS"
+
+
+@pytest.mark.parametrize(
+    "branch",
+    [
+        'if call.operation.name == "ads": pass',  # (what it found in _mcp/calls.py)
+        'if "comments" != record.name: pass',
+        "if record is not operations.COMMENTS: pass",
+        "if record is endpoints.ADS: pass",
+        "if record == ADS: pass",
+        'if record.name in ("ads",): pass',
+        'if record.name in {"comments"}: pass',
+        "if record.path == ADS_PATH: pass",
+        'if record.noun == "ad": pass',
+        'per_page = {"comments": 50, "ads": 26}[record.name]',
+        'match record.name:\n    case "ads": pass',
+        "match record:\n    case operations.ADS: pass",
+        'x = f"#{n}" if record.name == "ads" else ""',
+    ],
+)
+def test_the_guard_sees_every_form_of_a_branch(branch: str) -> None:
+    assert list(_branches(ast.parse(branch)))

@@ -5,10 +5,13 @@ upward import anyone adds."""
 
 from __future__ import annotations
 
+import ast
+import io
 import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 from typing import Final
 
@@ -58,13 +61,42 @@ def _module(dotted: str) -> str:
     return dotted
 
 
+def _code(text: str) -> str:
+    """``text`` with its comments and docstrings blanked: prose may name a module it does
+    not use (a child's script, a string, stays)."""
+    tree = ast.parse(text)
+    docstrings = {
+        (node.body[0].lineno, node.body[0].col_offset)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+        and isinstance(node.body[0].value.value, str)
+    }
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    kept = list(text)
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.COMMENT or (
+            token.type == tokenize.STRING and token.start in docstrings
+        ):
+            begin = starts[token.start[0] - 1] + token.start[1]
+            end = starts[token.end[0] - 1] + token.end[1]
+            kept[begin:end] = [c if c == "\n" else " " for c in kept[begin:end]]
+    return "".join(kept)
+
+
 def _reached(text: str) -> set[str]:
-    """Every module of the package that ``text`` imports or names in quotes."""
+    """Every module of the package that ``text`` imports or names in quotes (its
+    comments and docstrings left out)."""
+    text = _code(text)
     names: list[str] = []
     for found in _IMPORT.finditer(text):
         names += [n.split(" as ")[0].strip() for n in found.group(1).split(",")]
     for found in _FROM.finditer(text):
-        base, listed = found.group(1), found.group(2).split("#")[0].strip("() \n")
+        base, listed = found.group(1), found.group(2).strip("() \n")
         for name in (n.split(" as ")[0].strip() for n in listed.split(",")):
             names.append(f"{base}.{name}" if name else base)
     names += [found.group(1) for found in _QUOTED.finditer(text)]
@@ -82,7 +114,7 @@ def _aliases(text: str) -> dict[str, str]:
             dotted, _, alias = (part.strip() for part in imported.partition(" as "))
             bound[alias or dotted.split(".")[0]] = dotted if alias else dotted.split(".")[0]
     for found in _FROM.finditer(text):
-        base, listed = found.group(1), found.group(2).split("#")[0].strip("() \n")
+        base, listed = found.group(1), found.group(2).strip("() \n")
         for imported in listed.split(","):
             name, _, alias = (part.strip() for part in imported.partition(" as "))
             if name and _module(f"{base}.{name}") == f"{base}.{name}":  # a module, not a name
@@ -155,7 +187,24 @@ def test_tests_reach_a_private_module_only_when_it_is_their_subject() -> None:
         ("import socialframe._frames as f\nf.ads.ad_ids(body)", "socialframe._frames.ads"),
         ("from socialframe import _frames\n_frames.values.NAT", "socialframe._frames.values"),
         ("import socialframe._cache.warm\nsocialframe._cache.warm.x", "socialframe._cache.warm"),
+        (
+            "from socialframe import (\n    Client,  # public\n    _frames,\n)",
+            "socialframe._frames",
+        ),
+        ('CHILD = """\nfrom socialframe._display import files\n"""', "socialframe._display.files"),
     ],
 )
 def test_the_guard_sees_every_form_of_a_reach(text: str, reached: str) -> None:
     assert reached in _reached(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import socialframe\n# as socialframe._http.retry does",
+        'import socialframe as sf\n\n\ndef test() -> None:\n    """Like sf._cache.warm."""',
+        '"""See socialframe._fetch.pages and "socialframe._study.run"."""\nimport socialframe',
+    ],
+)
+def test_prose_that_names_a_module_is_no_reach(text: str) -> None:
+    assert _reached(text) <= {"socialframe"}

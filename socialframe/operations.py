@@ -4,7 +4,8 @@ socialframe ships the service's two operations (a post's comments and an ad sear
 The provider sells more (a company's posts, for one), and each is one
 :class:`Operation` record and one :func:`register` call away: the record says the
 path, how the parameters are checked, the shape of a page, the pager and the frame
-builder, and how reports name an item. Every layer (the client, the cache and its
+builder, which parameters page, what a page says of the pages and rows left, and how
+reports name an item. Every layer (the client, the cache and its
 report, the warm read, the workers, the ledger and the budget) asks the record, so
 nothing else changes. ``tests/operations/company_posts.py`` is a whole one, fetched
 end to end by ``tests/operations/test_registry.py``.

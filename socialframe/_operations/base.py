@@ -95,8 +95,10 @@ class Operation:
             counts an item's distinct ids (pages of an ad search repeat ads) rather
             than adding up :attr:`rows`.
         item_params: The parameters that name the item (the rest are filters).
-        paging: The parameters that move through an item's pages (``page``,
-            ``paginationToken``): a stored page's item is its parameters without them.
+        paging: The parameters that move through an item's pages: a stored page's
+            item is its parameters without them. By default the service's own
+            (``page``, ``paginationToken``, ``end_cursor``), as for every record before
+            it could say.
         item: ``item(params) -> str``: the item as the cache report names it (the
             post id, the query, ``ad_page_id=...``).
         filter_names: A filter's parameter -> the name the user gives it (the
@@ -145,7 +147,7 @@ class Operation:
     rows: Ref[int] | None = None
     row_ids: Ref[Sequence[str]] | None = None
     item_params: frozenset[str]
-    paging: frozenset[str] = frozenset()
+    paging: frozenset[str] = frozenset({"page", "paginationToken", "end_cursor"})
     item: Callable[[Mapping[str, str]], str]
     filter_names: Mapping[str, str] = field(default_factory=dict)
     filter_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)

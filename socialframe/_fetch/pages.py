@@ -96,3 +96,32 @@ def iter_ad_pages(
             return
         seen_cursors.add(cursor)
         number += 1
+
+
+def comments_ended(pages: list[Page]) -> bool:
+    """Whether a post's pages, in order, end where its comments do: the last is the
+    page its ``totalPage`` says is the last, or brings no comment (as
+    :func:`iter_comment_pages` stops on it)."""
+    if not pages:
+        return False
+    last = pages[-1]
+    total = last.body.get("totalPage")
+    said = isinstance(total, int) and not isinstance(total, bool) and last.page >= total
+    return bool(said or not last.body.get("data"))
+
+
+def ads_ended(pages: list[Page]) -> bool:
+    """Whether a search's pages end where the search does: its last page says so (no
+    next page, no cursor), or is the page before it again (the service's quirk of a
+    last page that says there is a next one, answered by itself).
+
+    :func:`iter_ad_pages`' loop guard also stops on a page holding only ads seen before
+    that is not the last one repeated: the service repeated an earlier page mid-walk,
+    and what lay beyond it was never read, so the walk is not a complete one.
+    """
+    if not pages:
+        return True
+    _, info = ad_groups(pages[-1].body)
+    if not info.get("has_next_page") or not info.get("end_cursor"):
+        return True
+    return len(pages) >= 2 and set(ad_ids(pages[-1].body)) == set(ad_ids(pages[-2].body))

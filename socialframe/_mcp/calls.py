@@ -208,7 +208,6 @@ def _more(call: Call, given: str, pages: list[Page], built: int, kept: int) -> d
             item["service_total"] = total
             item["more_on_service"] = max(0, total - kept)
         return item
-    following = record.next_page is not None and record.next_page(body)
-    cut = built > kept or (len(pages) >= call.max_pages and following)
+    cut = built > kept or record.walked_whole(pages) is False
     item["more_on_service"] = "yes (a next page)" if cut else 0
     return item

@@ -156,12 +156,6 @@ def shape(body: Any, paging: bool) -> str | None:
     return None
 
 
-def _next_page(body: Any) -> bool:
-    data = body.get("data") if isinstance(body, Mapping) else None
-    info = data.get("page_info") if isinstance(data, Mapping) else None
-    return isinstance(info, Mapping) and info.get("has_next_page") is True
-
-
 def _item(params: Mapping[str, str]) -> str:
     """The query, else ``ad_page_id=<id>``: how a person tells the searches apart."""
     if "query" in params:
@@ -203,7 +197,7 @@ ADS: Final = Operation(
     units=("queries", "query"),
     page_rows=26,
     row_limit="max_ads",
-    next_page=_next_page,
+    ended="socialframe._fetch.pages:ads_ended",
 )
 """The record of an ad search."""
 

@@ -126,8 +126,9 @@ class Operation:
             None: its pages do not say.
         total_pages: ``total_pages(body) -> int or None``: the pages the service says
             the item has (``totalPage``); None: its pages do not say.
-        next_page: ``next_page(body) -> bool``: whether the service says a page
-            follows this one (``has_next_page``); None: its pages do not say.
+        ended: ``ended(pages) -> bool``: whether an item's pages, in order, end
+            where the item does (its last page says it is the last), not where a
+            bound or a fault stopped the walk; None: its pages do not say.
 
     Example:
         >>> from socialframe import operations
@@ -161,7 +162,7 @@ class Operation:
     row_limit: str | None = None
     total_rows: Callable[[Any], int | None] | None = None
     total_pages: Callable[[Any], int | None] | None = None
-    next_page: Callable[[Any], bool] | None = None
+    ended: Ref[bool] | None = None
 
     def __post_init__(self) -> None:
         if (self.rows is None) == (self.row_ids is None):
@@ -193,6 +194,20 @@ class Operation:
             [1]
         """
         return resolve(self.pager)(fetch, params, **limits)
+
+    def walked_whole(self, pages: Sequence[Page]) -> bool | None:
+        """Whether ``pages`` (an item's, in order) end where the item does (:attr:`ended`),
+        or None where its pages do not say.
+
+        Example:
+            >>> from datetime import UTC, datetime
+            >>> from socialframe._models import Page
+            >>> from socialframe._operations import COMMENTS
+            >>> body = {"data": [{}], "totalPage": 2}
+            >>> COMMENTS.walked_whole([Page(body, 1, datetime.now(UTC), False, "7")])
+            False
+        """
+        return None if self.ended is None else resolve(self.ended)(list(pages))
 
     def build(self, pages: Sequence[Page]) -> pd.DataFrame:
         """The typed frame of ``pages`` (:attr:`frame`).

@@ -157,6 +157,7 @@ COMMENTS: Final = Operation(
     page_rows=50,
     total_rows=_total_rows,
     total_pages=_total_pages,
+    ended="socialframe._fetch.pages:comments_ended",
 )
 """The record of a post's comments."""
 

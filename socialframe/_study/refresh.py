@@ -39,8 +39,6 @@ from .. import _frames as frames
 from .. import _operations as endpoints
 from .._errors import AuthError, BudgetExceededError, FetchError
 from .._fetch import pages as pager
-from .._frames.ads import ad_ids
-from .._frames.shape import ad_groups
 from .._models import Fetched, Page
 from . import watch
 
@@ -204,14 +202,14 @@ def walk_post(
             if more is not None:
                 more -= 1
                 if more <= 0 and not full:
-                    walked.whole = _last(page)  # (re-read to the last page: whole)
+                    walked.whole = pager.comments_ended(walked.pages)  # (re-read to the last)
                     break
                 continue
             if known and walked.stop_page is None and _holds_known(walked.pages, known):
                 walked.stop_page = page.page  # older from here
                 more = recheck
                 if recheck <= 0 and not full:
-                    walked.whole = _last(page)  # (a post of one page: read whole)
+                    walked.whole = pager.comments_ended(walked.pages)  # (a post of one page)
                     break
         else:
             walked.whole = True  # (every page, to the last)
@@ -219,13 +217,6 @@ def walk_post(
     except FetchError as exc:
         walked.error = exc
     return walked
-
-
-def _last(page: Page) -> bool:
-    """Whether a comments page is its post's last (as the pager stops on it)."""
-    pages = page.body.get("totalPage")
-    last = isinstance(pages, int) and not isinstance(pages, bool) and page.page >= pages
-    return bool(last or not page.body.get("data"))
 
 
 def joined(resumed: Walked, since: Walked) -> Walked:
@@ -268,7 +259,7 @@ def walk_search(
             for page in pager.iter_ad_pages(fetch, params):  # (kept page by page: a walk
                 got.append(page)  # cut short keeps what it paid for)
                 walked.pages.append(page)
-            if not ended(got):
+            if not pager.ads_ended(got):
                 walked.looped = True
             if active and not walked.looped:
                 ads = ad_rows(got)
@@ -285,23 +276,6 @@ def walk_search(
     except FetchError as exc:
         walked.error = exc
     return walked
-
-
-def ended(pages: list[Page]) -> bool:
-    """Whether a search's pages end where the search does: its last page says so (no
-    next page, no cursor), or is the page before it again (the service's quirk of a
-    last page that says there is a next one, answered by itself).
-
-    The pager's loop guard also stops on a page holding only ads seen before that is
-    not the last one repeated: the service repeated an earlier page mid-walk, and what
-    lay beyond it was never read, so the walk is not a complete one.
-    """
-    if not pages:
-        return True
-    _, info = ad_groups(pages[-1].body)
-    if not info.get("has_next_page") or not info.get("end_cursor"):
-        return True
-    return len(pages) >= 2 and set(ad_ids(pages[-1].body)) == set(ad_ids(pages[-2].body))
 
 
 def comment_rows(pages: list[Page]) -> pd.DataFrame:

@@ -542,7 +542,7 @@ class Searches:
                 error = exc
                 if isinstance(exc, refresh.ENDS):
                     failed = exc
-            whole = error is None and refresh.ended(pages)
+            whole = error is None and pager.ads_ended(pages)
             got = refresh.ad_rows(pages) if pages else None
             found: dict[str, pd.Series] = {}
             if got is not None and len(got):

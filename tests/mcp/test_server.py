@@ -346,15 +346,24 @@ def test_search_ads_says_when_the_service_has_a_page_beyond_the_bound(
     """An ad search's pages do not say how many ads there are: a page after the last one
     walked (``has_next_page``) is what says the service holds more."""
 
-    async def scenario(client: Client) -> tuple[Any, Any]:
+    async def scenario(client: Client) -> tuple[Any, Any, Any]:
         bounded = await client.call_tool("search_ads", {"query": "running shoes", "max_ads": 26})
         whole = await client.call_tool("search_ads", {"query": "running shoes", "max_ads": 5000})
-        return bounded, whole
+        # 7 pages: the search's 130 ads, then its last page again (still saying a next
+        # page follows): its end, though the bound's last page says "has_next_page"
+        seven = await client.call_tool("search_ads", {"query": "running shoes", "max_ads": 182})
+        return bounded, whole, seven
 
-    bounded, whole = connected(make(max_cost=2.00), scenario)
+    bounded, whole, seven = connected(make(max_cost=2.00), scenario)
     assert not bounded.is_error and not whole.is_error, _text(bounded) + _text(whole)
     assert bounded.structured_content["cost"]["paid_calls"] == 1  # one page of 26
     assert bounded.structured_content["items"][0]["more_on_service"] == "yes (a next page)"
     assert "the service holds more" in _text(bounded)
     assert whole.structured_content["items"][0]["more_on_service"] == 0  # walked to the last
-    assert whole.structured_content["total_rows"] > 26
+    assert whole.structured_content["total_rows"] == 130
+    assert seven.structured_content["items"][0] == {
+        "item": "running shoes",
+        "rows": 130,
+        "pages": 7,
+        "more_on_service": 0,  # (it said "yes": the bound's pages, and a next one said)
+    }

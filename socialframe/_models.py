@@ -34,6 +34,8 @@ class Page:
         from_cache: Whether it came from the cache.
         key: The post id or the search query it belongs to.
         params: The query parameters that were sent.
+        stale: Served from the cache past its expiry (offline only): a client online
+            would fetch it afresh.
 
     Example:
         >>> Page({"data": []}, page=1, key="7").page
@@ -46,6 +48,7 @@ class Page:
     from_cache: bool = False
     key: str | None = None
     params: Mapping[str, str] = field(default_factory=dict)
+    stale: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class Fetched:
         body: The decoded JSON body.
         fetched_at: When the service sent it (the original time for a cached page).
         from_cache: Whether it came from the cache.
+        stale: Served from the cache past its expiry (offline only): a client online
+            would fetch it afresh.
 
     Example:
         >>> from datetime import UTC, datetime
@@ -66,6 +71,7 @@ class Fetched:
     body: Any
     fetched_at: datetime
     from_cache: bool
+    stale: bool = False
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,15 @@ Fetch = Callable[[Mapping[str, str]], "Fetched"]
 
 
 def _page(fetched: Fetched, number: int, key: str, params: Mapping[str, str]) -> Page:
-    return Page(fetched.body, number, fetched.fetched_at, fetched.from_cache, key, dict(params))
+    return Page(
+        fetched.body,
+        number,
+        fetched.fetched_at,
+        fetched.from_cache,
+        key,
+        dict(params),
+        fetched.stale,
+    )
 
 
 def iter_comment_pages(

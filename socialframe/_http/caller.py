@@ -274,7 +274,8 @@ class Caller:
                 self._drop(response)
                 return self._send(call, url, actions, hold, refetched=True)
             ledger.record("cached", hold=hold)
-            return Fetched(decoded(response), fetched_at(response.headers, self.clock), True)
+            stale = bool(getattr(response, "is_expired", False))  # (offline serves those)
+            return Fetched(decoded(response), fetched_at(response.headers, self.clock), True, stale)
         if answers.is_paid_page(response):
             ledger.record("paid", hold=hold)
             return Fetched(decoded(response), fetched_at(response.headers, self.clock), False)

@@ -125,15 +125,20 @@ def worst(call: Call, offline: Client) -> Worst:
 
     The pages a cached page says its item has (a post's ``totalPage``) do not lower it:
     the pages after the cached ones are fetched afresh, and a post that grew since has
-    more than its old page said (an estimate of 1 page to pay was 3)."""
+    more than its old page said (an estimate of 1 page to pay was 3). A page past its
+    expiry, which ``offline`` serves, is not free: the server's client fetches it
+    afresh, and the pages after it (their tokens may change) too."""
     fetch = offline.page_fetch(call.operation.name)
     paid = cached = 0
     for params in call.params:
         seen, complete = 0, False
         try:
-            for _ in call.operation.pages(fetch, params, **call.pager_limits()):
+            for page in call.operation.pages(fetch, params, **call.pager_limits()):
+                if page.stale:
+                    break  # (to be paid, from here on)
                 seen += 1
-            complete = True
+            else:
+                complete = True
         except NotCachedError:
             pass
         except FetchError:  # a cached page that cannot be read: fetched again, paid

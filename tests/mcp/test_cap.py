@@ -301,3 +301,31 @@ def test_the_worst_case_holds_enough_for_a_post_grown_since_its_page_was_cached(
     assert not got.is_error, _text(got)
     assert got.structured_content["total_rows"] == grown  # whole: nothing stopped it
     assert sandbox.charges == 1 + 3  # pages 2 to 4, now
+
+
+def test_a_page_past_its_expiry_is_not_free_in_the_worst_case(
+    make: Callable[..., Any], sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The estimate reads the cache offline, which serves a page past its expiry; the
+    server's client fetches it afresh and pays. Counted free, an expired post's
+    estimate was $0 and "fits", and its call was then stopped at once ("would take the
+    spend over max_cost=$0.00" with $1.00 left; a review found it)."""
+    monkeypatch.setenv("SOCIALFRAME_CACHE_EXPIRE", "1")
+    post = EXAMPLE_POSTS[82]
+
+    async def fill(client: Client) -> Any:
+        return await client.call_tool("post_comments", {"posts": [post]})
+
+    assert not connected(make(max_cost=1.00), fill).is_error and sandbox.charges == 2
+    time.sleep(1.5)  # both pages past their expiry
+
+    async def scenario(client: Client) -> list[Any]:
+        args = {"posts": [post], "max_comments": 200}
+        estimate = await client.call_tool("estimate", {"tool": "post_comments", **args})
+        return [estimate, await client.call_tool("post_comments", args)]
+
+    estimate, got = connected(make(max_cost=1.00), scenario)
+    assert estimate.structured_content["pages_cached"] == 0
+    assert estimate.structured_content["pages_to_pay"] == 4  # 200 comments: 4 pages at worst
+    assert not got.is_error and got.structured_content["stopped"] is None, _text(got)
+    assert got.structured_content["total_rows"] == 82 and sandbox.charges == 2 + 2

@@ -196,8 +196,13 @@ class Operation:
         return resolve(self.pager)(fetch, params, **limits)
 
     def walked_whole(self, pages: Sequence[Page]) -> bool | None:
-        """Whether ``pages`` (an item's, in order) end where the item does (:attr:`ended`),
-        or None where its pages do not say.
+        """Whether ``pages`` end where their item does (:attr:`ended`).
+
+        Args:
+            pages: An item's pages, in order.
+
+        Returns:
+            True or False, or None where its pages do not say (no :attr:`ended`).
 
         Example:
             >>> from datetime import UTC, datetime

@@ -207,11 +207,10 @@ def _more(call: Call, given: str, pages: list[Page], built: int, kept: int) -> d
     if not pages:
         return item
     body, record = pages[-1].body, call.operation
-    if record.total_rows is not None:  # the service says how many rows the item holds
-        total = record.total_rows(body)
-        if total is not None:
-            item["service_total"] = total
-            item["more_on_service"] = max(0, total - kept)
+    total = record.total_rows(body) if record.total_rows is not None else None
+    if total is not None:  # the service says how many rows the item holds
+        item["service_total"] = total
+        item["more_on_service"] = max(0, total - kept)
         return item
     cut = built > kept or record.walked_whole(pages) is False
     item["more_on_service"] = "yes (a next page)" if cut else 0

@@ -367,3 +367,23 @@ def test_search_ads_says_when_the_service_has_a_page_beyond_the_bound(
         "pages": 7,
         "more_on_service": 0,  # (it said "yes": the bound's pages, and a next one said)
     }
+
+
+def test_a_post_whose_page_gives_no_total_still_says_the_service_holds_more(
+    make: Callable[..., server.Setup], sandbox: Sandbox
+) -> None:
+    """Without ``total`` (the shape allows it), a post cut at its bound is told apart by
+    its pages: page 1 of 2 read is not its end. It said nothing, read as complete."""
+    post = EXAMPLE_POSTS[82]
+    body = comments_body(post, "mostRelevant")
+    del body["total"]
+    sandbox.inject(body)
+
+    async def scenario(client: Client) -> Any:
+        return await client.call_tool("post_comments", {"posts": [post], "max_comments": 50})
+
+    got = connected(make(max_cost=0.10), scenario)
+    assert not got.is_error, _text(got)
+    item = got.structured_content["items"][0]
+    assert item["rows"] == 50 and "service_total" not in item
+    assert item["more_on_service"] == "yes (a next page)"

@@ -91,7 +91,7 @@ def _code(text: str) -> str:
 def _reached(text: str) -> set[str]:
     """Every module of the package that ``text`` imports or names in quotes (its
     comments and docstrings left out)."""
-    text = _code(text)
+    text = _code(text).replace("\\\n", " ")  # (a line continued: one line)
     names: list[str] = []
     for found in _IMPORT.finditer(text):
         names += [n.split(" as ")[0].strip() for n in found.group(1).split(",")]
@@ -142,7 +142,10 @@ def _subject(test: Path) -> tuple[str, str]:
     if folder:  # (tests/study/test_study_notify.py: socialframe._study.notify)
         name = name.removeprefix(folder[0] + "_")
     whole = name == "conftest" or bool(folder) and name == folder[0]  # tests/frames/test_frames.py
-    return ("_" + folder[0] if folder else ""), ("" if whole else name)
+    package = ""  # (tests/sandbox/: the public socialframe.sandbox; tests/http/: _http)
+    if folder:
+        package = folder[0] if (ROOT / "socialframe" / folder[0]).is_dir() else "_" + folder[0]
+    return package, ("" if whole else name)
 
 
 def _named(name: str, module: str) -> bool:
@@ -158,7 +161,7 @@ def _theirs(module: str, subject: tuple[str, str]) -> bool:
     if not any(p.startswith("_") for p in parts) or parts[0] == "__main__":
         return True  # public (or the documented entry point)
     if package:  # tests/http/test_retry.py: socialframe._http or its module retry
-        return parts[0] == package and (len(parts) == 1 or _named(name, parts[1]))
+        return parts[0] == package and (len(parts) == 1 or _named(name, parts[1].lstrip("_")))
     return len(parts) == 1 and _named(name, parts[0].lstrip("_"))  # tests/test_words.py
 
 
@@ -191,6 +194,7 @@ def test_tests_reach_a_private_module_only_when_it_is_their_subject() -> None:
             "from socialframe import (\n    Client,  # public\n    _frames,\n)",
             "socialframe._frames",
         ),
+        ("from socialframe import Client, \\\n    _frames", "socialframe._frames"),
         ('CHILD = """\nfrom socialframe._display import files\n"""', "socialframe._display.files"),
     ],
 )
@@ -208,3 +212,22 @@ def test_the_guard_sees_every_form_of_a_reach(text: str, reached: str) -> None:
 )
 def test_prose_that_names_a_module_is_no_reach(text: str) -> None:
     assert _reached(text) <= {"socialframe"}
+
+
+@pytest.mark.parametrize(
+    ("test", "module", "theirs"),
+    [
+        ("http/test_retry.py", "socialframe._http.retry", True),
+        ("http/test_retry.py", "socialframe._http.caller", False),
+        ("sandbox/test_ads.py", "socialframe.sandbox._ads", True),  # (a public package's)
+        ("sandbox/test_ads.py", "socialframe.sandbox._comments", False),
+        ("frames/test_frames.py", "socialframe._frames.ads", True),  # (the package's test)
+        ("study/test_study_notify.py", "socialframe._study.notify", True),
+        ("test_words.py", "socialframe._words", True),
+        ("test_words.py", "socialframe._cache", False),
+    ],
+)
+def test_a_tests_subject_is_its_folders_package_and_its_names_module(
+    test: str, module: str, theirs: bool
+) -> None:
+    assert _theirs(module, _subject(ROOT / "tests" / test)) is theirs

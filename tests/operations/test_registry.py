@@ -185,6 +185,7 @@ STUDY_KINDS: Final = {
     ("_study/queries.py", '"comments" in kinds'),
     ("_study/queries.py", '"ads" in kinds'),
     ("_study/watch.py", 'kind not in ("post", "ads")'),
+    ("_study/queries.py", '{"comments": "comment_versions", "ads": "ad_versions"}.get(kind, kind)'),
 }
 
 
@@ -202,7 +203,7 @@ def _told_apart(node: ast.AST) -> bool:
 
 def _branches(tree: ast.AST) -> Iterator[ast.AST]:
     """Comparisons (``==``, ``is``, ``in``...), ``case`` patterns and lookups in a dict
-    written out (``{"ads": 26}[name]``) that tell operations apart."""
+    written out (``{"ads": 26}[name]``, ``.get(name)``) that tell operations apart."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             sides = (node.left, *node.comparators)
@@ -219,6 +220,12 @@ def _branches(tree: ast.AST) -> Iterator[ast.AST]:
             isinstance(node, ast.Subscript)
             and isinstance(node.value, ast.Dict)
             and any(key is not None and _told_apart(key) for key in node.value.keys)
+        ) or (  # {"ads": 26}.get(name)
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Dict)
+            and any(key is not None and _told_apart(key) for key in node.func.value.keys)
         ):
             yield node
 
@@ -256,6 +263,7 @@ def test_no_module_outside_the_records_branches_on_an_operation() -> None:
         "if record.path == ADS_PATH: pass",
         'if record.noun == "ad": pass',
         'per_page = {"comments": 50, "ads": 26}[record.name]',
+        'per_page = {"comments": 50, "ads": 26}.get(record.name, 10)',
         'match record.name:\n    case "ads": pass',
         "match record:\n    case operations.ADS: pass",
         'x = f"#{n}" if record.name == "ads" else ""',

@@ -271,3 +271,9 @@ def test_no_module_outside_the_records_branches_on_an_operation() -> None:
 )
 def test_the_guard_sees_every_form_of_a_branch(branch: str) -> None:
     assert list(_branches(ast.parse(branch)))
+
+
+@pytest.mark.parametrize("field", ["item_params", "paging"])
+def test_a_records_parameter_names_are_a_set_not_a_text(field: str) -> None:
+    with pytest.raises(TypeError, match=f"{field} is a set of names"):
+        dataclasses.replace(COMPANY_POSTS, **{field: "cursor"})

@@ -171,8 +171,8 @@ class Operation:
             raise ValueError(f"operation {self.name!r}: path is one segment, got {self.path!r}")
         if self.page_rows is not None and self.page_rows < 1:
             raise ValueError(f"operation {self.name!r}: page_rows is at least 1")
-        for names in ("item_params", "paging"):  # (a str would be tested by substring)
-            if not isinstance(getattr(self, names), frozenset | set):
+        for names in ("item_params", "paging"):  # (a text would be tested by substring)
+            if isinstance(getattr(self, names), str | bytes):
                 raise TypeError(f"operation {self.name!r}: {names} is a set of names")
 
     def pages(self, fetch: Fetch, params: Mapping[str, str], **limits: Any) -> Iterator[Page]:

@@ -277,3 +277,5 @@ def test_the_guard_sees_every_form_of_a_branch(branch: str) -> None:
 def test_a_records_parameter_names_are_a_set_not_a_text(field: str) -> None:
     with pytest.raises(TypeError, match=f"{field} is a set of names"):
         dataclasses.replace(COMPANY_POSTS, **{field: "cursor"})
+    given = ("company", "page", "cursor")  # (any collection of names, as before)
+    assert getattr(dataclasses.replace(COMPANY_POSTS, **{field: given}), field) == given

@@ -208,7 +208,8 @@ class WarmRead:
         body = body_of(operation, page, authors)
         if body is NOT_PARSED or problem(operation, body) is not None:
             return None  # the full path decodes it as requests does, or drops it and refetches
-        return Fetched(body, fetched_at(page.headers, self.clock), True, page.expired)
+        stale = self.offline and page.expired  # (only offline serves those)
+        return Fetched(body, fetched_at(page.headers, self.clock), True, stale)
 
     def key(self, url: str, params: Mapping[str, str], verify: Any) -> str:
         """The requests-cache key of a GET of ``url`` with ``params`` (computed once)."""

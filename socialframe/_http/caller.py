@@ -274,7 +274,7 @@ class Caller:
                 self._drop(response)
                 return self._send(call, url, actions, hold, refetched=True)
             ledger.record("cached", hold=hold)
-            stale = bool(getattr(response, "is_expired", False))  # (offline serves those)
+            stale = self.offline and bool(getattr(response, "is_expired", False))
             return Fetched(decoded(response), fetched_at(response.headers, self.clock), True, stale)
         if answers.is_paid_page(response):
             ledger.record("paid", hold=hold)

@@ -212,6 +212,8 @@ def _more(call: Call, given: str, pages: list[Page], built: int, kept: int) -> d
         item["service_total"] = total
         item["more_on_service"] = max(0, total - kept)
         return item
-    cut = built > kept or record.walked_whole(pages) is False
-    item["more_on_service"] = "yes (a next page)" if cut else 0
+    if record.walked_whole(pages) is False:
+        item["more_on_service"] = "yes (a next page)"
+    else:  # read to its end: the rows read beyond the bound are all there are
+        item["more_on_service"] = built - kept
     return item

@@ -387,3 +387,21 @@ def test_a_post_whose_page_gives_no_total_still_says_the_service_holds_more(
     item = got.structured_content["items"][0]
     assert item["rows"] == 50 and "service_total" not in item
     assert item["more_on_service"] == "yes (a next page)"
+
+
+def test_a_post_read_to_its_end_but_cut_by_rows_says_how_many_more_there_are(
+    make: Callable[..., server.Setup], sandbox: Sandbox
+) -> None:
+    """Without ``total``, a post whose pages were read to its end holds exactly the rows
+    read beyond the bound (82 comments, 60 kept: 22); it said "yes (a next page)"."""
+    post = EXAMPLE_POSTS[82]
+    for page in (1, 2):
+        body = comments_body(post, "mostRelevant", page=page)
+        del body["total"]
+        sandbox.inject(body)
+
+    async def scenario(client: Client) -> Any:
+        return await client.call_tool("post_comments", {"posts": [post], "max_comments": 60})
+
+    item = connected(make(max_cost=0.10), scenario).structured_content["items"][0]
+    assert (item["pages"], item["rows"], item["more_on_service"]) == (2, 60, 22)

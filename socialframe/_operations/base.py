@@ -85,7 +85,8 @@ class Operation:
             checks that first) not a page of this operation; ``paging`` says whether
             to check the paging fields too.
         pager: ``pager(fetch, params, max_pages=..., **more) -> Iterator[Page]``:
-            walks an item's pages.
+            walks an item's pages (each ``Page`` carries its ``Fetched``'s
+            ``from_cache`` and ``stale``).
         frame: ``frame(pages) -> DataFrame``: the typed frame of pages (of one item
             or several); ``frame([])`` is the empty frame with :attr:`columns`.
         columns: The frame's first columns, in order (its contract in ``_schema``).

@@ -70,7 +70,13 @@ def iter_pages(
         fetched: Fetched = fetch(sent)
         checked(NAME, fetched.body, number)
         yield Page(
-            fetched.body, number, fetched.fetched_at, fetched.from_cache, params["company"], sent
+            fetched.body,
+            number,
+            fetched.fetched_at,
+            fetched.from_cache,
+            params["company"],
+            sent,
+            stale=fetched.stale,
         )
         if not fetched.body["data"] or number >= fetched.body["totalPage"]:
             return

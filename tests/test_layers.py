@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -92,34 +93,37 @@ def _reached(text: str) -> set[str]:
     """Every module of the package that ``text`` imports or names in quotes (its
     comments and docstrings left out)."""
     text = _code(text).replace("\\\n", " ")  # (a line continued: one line)
-    names: list[str] = []
-    for found in _IMPORT.finditer(text):
-        names += [n.split(" as ")[0].strip() for n in found.group(1).split(",")]
-    for found in _FROM.finditer(text):
-        base, listed = found.group(1), found.group(2).strip("() \n")
-        for name in (n.split(" as ")[0].strip() for n in listed.split(",")):
-            names.append(f"{base}.{name}" if name else base)
+    names = [dotted for dotted, _, _ in _imports(text)]
     names += [found.group(1) for found in _QUOTED.finditer(text)]
     names += _through_aliases(text)
     return {_module(n) for n in names if n.split(".")[0] == "socialframe"}
 
 
-def _aliases(text: str) -> dict[str, str]:
-    """The names ``text`` binds to a module of the package: ``import socialframe as sf``
-    (``sf``), ``import socialframe._frames`` (``socialframe``), ``from socialframe import
-    _words as words`` (``words``)."""
-    bound: dict[str, str] = {}
+def _imports(text: str) -> Iterator[tuple[str, str, str]]:
+    """Each name an import of ``text`` takes: what it names, the name it binds and what
+    that name is (``import a.b``: ``a.b``, ``a``, ``a``; ``from a import b as c``:
+    ``a.b``, ``c``, ``a.b``)."""
     for found in _IMPORT.finditer(text):
         for imported in found.group(1).split(","):
             dotted, _, alias = (part.strip() for part in imported.partition(" as "))
-            bound[alias or dotted.split(".")[0]] = dotted if alias else dotted.split(".")[0]
+            yield dotted, alias or dotted.split(".")[0], dotted if alias else dotted.split(".")[0]
     for found in _FROM.finditer(text):
         base, listed = found.group(1), found.group(2).strip("() \n")
         for imported in listed.split(","):
             name, _, alias = (part.strip() for part in imported.partition(" as "))
-            if name and _module(f"{base}.{name}") == f"{base}.{name}":  # a module, not a name
-                bound[alias or name] = f"{base}.{name}"
-    return {alias: dotted for alias, dotted in bound.items() if dotted.startswith("socialframe")}
+            dotted = f"{base}.{name}" if name else base
+            yield dotted, alias or name, dotted
+
+
+def _aliases(text: str) -> dict[str, str]:
+    """The names ``text`` binds to a module of the package: ``import socialframe as sf``
+    (``sf``), ``import socialframe._frames`` (``socialframe``), ``from socialframe import
+    _words as words`` (``words``); not a name it takes from one."""
+    return {
+        alias: bound
+        for _, alias, bound in _imports(text)
+        if alias and bound.startswith("socialframe") and _module(bound) == bound
+    }
 
 
 def _through_aliases(text: str) -> list[str]:

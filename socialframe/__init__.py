@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from . import _accessor as _accessor  # registers df.social
 from ._api import configure, post_comments, search_ads
-from ._client import Client
+from ._client import AdFilters, Client
 from ._clock import Clock
 from ._display.notebook import register as _register
 from ._display.reading import read_frame
@@ -55,6 +55,7 @@ _register()  # in a notebook, frames of ours show with our display rules
 __all__ = [
     "AD_COLUMNS",
     "APIError",
+    "AdFilters",
     "AuthError",
     "BadRequestError",
     "BudgetExceededError",

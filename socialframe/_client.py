@@ -41,7 +41,17 @@ if TYPE_CHECKING:
 
 
 class AdFilters(TypedDict, total=False):
-    """The keyword arguments of :meth:`Client.search_ads` besides ``query``."""
+    """The keyword arguments of :meth:`Client.search_ads` besides ``query`` (what
+    ``df.social.fetch_ads`` passes on), for code that passes them on too.
+
+    Example:
+        >>> from typing import Unpack
+        >>> import socialframe as sf
+        >>> def coffee_ads(client: sf.Client, **filters: Unpack[sf.AdFilters]) -> object:
+        ...     return client.search_ads("coffee", **filters)
+        >>> sorted(sf.AdFilters.__annotations__)[:4]
+        ['active_status', 'ad_page_id', 'after', 'before']
+    """
 
     ad_page_id: str | int | None
     country: str | None

@@ -208,14 +208,12 @@ def test_wrong_types_are_type_errors(sandbox: Sandbox, client: sf.Client) -> Non
 
 
 def test_ad_filters_are_search_ads_keywords() -> None:
-    """fetch_ads(**filters) is typed by AdFilters: it must not drift from search_ads."""
+    """fetch_ads(**filters) is typed by sf.AdFilters: it must not drift from search_ads."""
     import typing
-
-    from socialframe._client import AdFilters
 
     params = inspect.signature(sf.Client.search_ads).parameters
     keywords = {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
-    assert set(typing.get_type_hints(AdFilters)) == keywords
+    assert set(typing.get_type_hints(sf.AdFilters)) == keywords
 
 
 # -- errors and retries ----------------------------------------------------------------------

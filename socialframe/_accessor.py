@@ -239,6 +239,48 @@ class SocialAccessor:
         """
         return export.to_csv(self._frame, path, excel=excel)
 
+    def to_file(self, path: str | Path, *, excel: bool = False) -> Path:
+        """Write the frame in the format its suffix names, as the command line's ``-o``
+        does: ``.csv`` (see :meth:`to_csv`; ``excel=True`` for spreadsheets),
+        ``.jsonl``, ``.parquet`` or ``.xlsx``.
+
+        ``.jsonl`` is one JSON object per row (lists as arrays, times ISO 8601 UTC,
+        missing as ``null``, every text exact); ``.parquet`` keeps every dtype;
+        ``.xlsx`` keeps every text and id as text, never a formula (pandas' own
+        ``to_excel`` writes a comment starting with ``=`` as a live formula), times in
+        UTC without a zone, lists as JSON. :func:`socialframe.read_frame` reads each
+        back with the frame's dtypes. Every row is written; the file is written whole
+        or not at all, never through a link or over a cache or a study's file.
+
+        Args:
+            path: The file to write; its suffix names the format.
+            excel: For ``.csv``: write it for spreadsheets.
+
+        Returns:
+            The path written.
+
+        Raises:
+            ValueError: another suffix, ``excel=True`` for another format than
+                CSV, or ``path`` may not be written (as :meth:`to_csv`).
+            OSError: the file could not be written (a full disk).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> import socialframe as sf
+            >>> from socialframe.sandbox import example_comments
+            >>> folder = pathlib.Path(tempfile.mkdtemp())
+            >>> path = example_comments().social.to_file(folder / "comments.xlsx")
+            >>> len(sf.read_frame(path))
+            82
+        """
+        target = Path(path)
+        if str(path) == "-":
+            raise ValueError("to_file writes a file; standard output is the command line's -o -")
+        if excel and target.suffix.lower() != ".csv":
+            raise ValueError(f"excel=True is for a .csv file, not {target.name!r}")
+        written = export.write(self._frame, target, excel=excel)
+        return target if written is None else written  # (None: the null device)
+
     def show(self, *, tz: str = "UTC", **options: Any) -> Any:
         """This frame as an interactive table: sort, search as you type, pages, rows to
         select, a CSV download; see :func:`socialframe.show`.

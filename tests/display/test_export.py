@@ -354,13 +354,12 @@ def test_excel_ids_of_digits_alone_become_a_formula_and_read_back(
 
 FULL_DISK = """
 import resource, signal, sys
-from socialframe._display import export as _export
 from socialframe.sandbox import example_comments
 frame = example_comments()
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (16_384, 16_384))
 try:
-    _export.write(frame, sys.argv[1])
+    frame.social.to_file(sys.argv[1])
 except OSError as exc:
     print("OSError", exc.errno)
 """
@@ -369,7 +368,8 @@ except OSError as exc:
 @pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
 def test_a_full_disk_leaves_the_old_file_whole(tmp_path: Path, suffix: str) -> None:
-    """What every output goes through (the command line maps the OSError to exit 5)."""
+    """What every output goes through, here ``df.social.to_file`` (the command line
+    maps the OSError to exit 5)."""
     out = tmp_path / f"out{suffix}"
     out.write_bytes(b"the old file\n")
     done = subprocess.run(
@@ -378,3 +378,30 @@ def test_a_full_disk_leaves_the_old_file_whole(tmp_path: Path, suffix: str) -> N
     assert done.stdout.startswith("OSError"), done.stdout + done.stderr
     assert out.read_bytes() == b"the old file\n"  # (before: cut to a 16 KB fragment)
     assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no leftovers
+
+
+def test_to_file_writes_the_format_its_suffix_names_and_refuses_before_writing(
+    tmp_path: Path,
+) -> None:
+    """``df.social.to_file``: the library's door to every format ``-o`` writes."""
+    from socialframe.sandbox import example_comments
+
+    comments = example_comments()
+    for name in ("c.jsonl", "c.parquet"):  # exact formats: the frame itself comes back
+        assert comments.social.to_file(tmp_path / name) == tmp_path / name
+        pd.testing.assert_frame_equal(sf.read_frame(tmp_path / name), comments)
+    for name, excel in (("c.csv", False), ("e.csv", True), ("c.xlsx", False)):
+        back = sf.read_frame(comments.social.to_file(tmp_path / name, excel=excel))
+        assert back.dtypes.equals(comments.dtypes) and len(back) == len(comments), name
+        assert back["comment_id"].tolist() == comments["comment_id"].tolist()
+    assert (tmp_path / "e.csv").read_bytes().startswith(b"\xef\xbb\xbf")  # for spreadsheets
+    assert not (tmp_path / "c.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    written = sorted(p.name for p in tmp_path.iterdir())
+    for path, excel, said in (
+        (tmp_path / "c.txt", False, "the suffix chooses the format"),
+        (tmp_path / "x.xlsx", True, "excel=True is for a .csv file"),
+        ("-", False, "standard output is the command line's -o -"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(said)):
+            comments.social.to_file(path, excel=excel)
+    assert sorted(p.name for p in tmp_path.iterdir()) == written

@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from socialframe._display import export
 from socialframe.sandbox import example_ads, example_comments
 
 pytestmark = pytest.mark.slow  # LibreOffice starts in a few seconds
@@ -75,8 +74,8 @@ def soffice() -> str:
 
 
 def _is_id(name: str) -> bool:
-    """An id column (named ``id``, or by one of the suffixes export writes as ids)."""
-    return name.endswith(export.ID_SUFFIXES) or name == "id"
+    """An id column (named ``id``, or ending as the frames' ids and URNs do)."""
+    return name.endswith(("_id", "_urn")) or name == "id"
 
 
 def _hostile(frame: pd.DataFrame) -> pd.DataFrame:
@@ -212,9 +211,8 @@ def test_no_cell_of_an_export_is_a_formula_in_libreoffice(
     frame = _hostile(example_comments() if kind == "comments" else example_ads(max_ads=20))
     texts = [n for n in frame.columns if frame[n].map(lambda v: isinstance(v, str)).all()]
     assert len(texts) >= 10  # (every text and id column holds the payloads)
-    csv_file = export.write(frame, tmp_path / f"{kind}.csv", excel=True)
-    xlsx_file = export.write(frame, tmp_path / f"{kind}.xlsx")
-    assert csv_file is not None and xlsx_file is not None
+    csv_file = frame.social.to_file(tmp_path / f"{kind}.csv", excel=True)
+    xlsx_file = frame.social.to_file(tmp_path / f"{kind}.xlsx")
     (from_csv,) = _convert(soffice, [csv_file], tmp_path / "from-csv", csv=True)
     (from_xlsx,) = _convert(soffice, [xlsx_file], tmp_path / "from-xlsx", csv=False)
     _check(frame, from_csv, csv=True)
@@ -244,8 +242,7 @@ def test_no_cell_is_a_formula_whatever_separator_the_spreadsheet_reads_it_with(
     separator, and `` =1+1`` with spaces trimmed. The cells come out garbled, as any CSV read so;
     none may be a formula, but an id of digits (``="7384…"``, ours)."""
     frame = _hostile(example_comments())
-    path = export.write(frame, tmp_path / "comments.csv", excel=True)
-    assert path is not None
+    path = frame.social.to_file(tmp_path / "comments.csv", excel=True)
     options = OTHER_SEPARATORS[separators]
     (converted,) = _convert(soffice, [path], tmp_path / "converted", csv=True, options=options)
     formulas, _ = _cells(converted)
@@ -260,7 +257,7 @@ def test_control_characters_reach_an_xlsx_as_replacement_marks(tmp_path: Path) -
 
     frame = pd.DataFrame({"text": pd.array(["bell\x07 vt\x0b esc\x1b", "fine"], dtype="string")})
     out = tmp_path / "ctrl.xlsx"
-    export.write(frame, out)
+    frame.social.to_file(out)
     assert pd.read_excel(out)["text"].tolist() == ["bell\ufffd vt\ufffd esc\ufffd", "fine"]
 
 
@@ -269,7 +266,7 @@ def test_durations_reach_an_xlsx_with_their_unit(tmp_path: Path) -> None:
 
     spans = pd.to_timedelta([56 * 86400 + 8 * 3600, None, 90], unit="s").astype("timedelta64[s]")
     out = tmp_path / "d.xlsx"
-    export.write(pd.DataFrame({"total_active_time": spans}), out)
+    pd.DataFrame({"total_active_time": spans}).social.to_file(out)
     got = pd.read_excel(out)["total_active_time"].tolist()
     assert got[0] == "56 days 08:00:00" and pd.isna(got[1])  # (before: 56, the unit lost)
     assert got[2] == "0 days 00:01:30"

@@ -95,24 +95,33 @@ def test_comments_of_one_walk_never_share_an_id(rows: list[tuple[Any, ...]]) -> 
         assert len(set(made)) == len(made)  # equal keys are numbered: never one id
 
 
+def _derived_here(comments: dict[str, Any], ads: dict[str, Any]) -> list[str]:
+    """The ids the public frames derive for ``comments`` (one page of POST) and ``ads``."""
+    made = sf.comments_frame([Page(comments, 1, key=POST)])["comment_id"].tolist()
+    return [*made, *sf.ads_frame([ads])["ad_archive_id"].tolist()]
+
+
+DERIVED_THERE = """
+import json, sys
+from socialframe.operations import Page
+import socialframe as sf
+comments, ads, post = json.loads(sys.argv[1])
+made = sf.comments_frame([Page(comments, 1, key=post)])["comment_id"].tolist()
+print(json.dumps([*made, *sf.ads_frame([ads])["ad_archive_id"].tolist()]))
+"""
+
+
 def test_derived_ids_are_the_same_in_every_process() -> None:
-    key = identity.comment_key(
-        f"urn:li:activity:{POST}", None, None, "7", None, "Grüße \ud83d\ude00 \ud800"
-    )
-    here = [identity.derived_id("comment", key, n) for n in range(3)] + [
-        identity.derived_id("ad", key, 0)
-    ]
-    script = (
-        "import json, sys\n"
-        "from socialframe._frames.identity import comment_key, derived_id\n"
-        "key = comment_key(*json.loads(sys.argv[1]))\n"
-        "print(json.dumps([derived_id('comment', key, n) for n in range(3)]"
-        " + [derived_id('ad', key, 0)]))\n"
-    )
+    """Three equal comments without ids (numbered among equals; an emoji and a lone
+    surrogate in the text) and an ad without one: the same ids under any hash seed."""
+    same = idless("Grüße \ud83d\ude00 \ud800", at=None, author={"id": "7"})
+    comments, ads = body(same, dict(same), dict(same)), ads_body([AD])
+    here = _derived_here(comments, ads)
+    assert len(set(here)) == 4 and all(map(identity.is_derived, here))
     for seed in ("0", "1", "random"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(
-            [sys.executable, "-c", script, json.dumps([*key[:3], "7", None, key[5]])],
+            [sys.executable, "-c", DERIVED_THERE, json.dumps([comments, ads, POST])],
             env=env,
             capture_output=True,
             text=True,

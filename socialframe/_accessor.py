@@ -273,13 +273,13 @@ class SocialAccessor:
             >>> len(sf.read_frame(path))
             82
         """
-        target = Path(path)
-        if str(path) == "-":
-            raise ValueError("to_file writes a file; standard output is the command line's -o -")
+        target = export.check_target(Path(path))  # ("-": standard output, to the CLI)
+        if target.path is None and not target.discard:
+            raise ValueError(f"to_file writes a file, not standard output: {str(path)!r}")
         if excel and target.suffix.lower() != ".csv":
-            raise ValueError(f"excel=True is for a .csv file, not {target.name!r}")
+            raise ValueError(f"excel=True is for a .csv file, not {Path(path).name!r}")
         written = export.write(self._frame, target, excel=excel)
-        return target if written is None else written  # (None: the null device)
+        return Path(path) if written is None else written  # (None: the null device)
 
     def show(self, *, tz: str = "UTC", **options: Any) -> Any:
         """This frame as an interactive table: sort, search as you type, pages, rows to

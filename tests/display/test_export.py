@@ -400,7 +400,9 @@ def test_to_file_writes_the_format_its_suffix_names_and_refuses_before_writing(
     for path, excel, said in (
         (tmp_path / "c.txt", False, "the suffix chooses the format"),
         (tmp_path / "x.xlsx", True, "excel=True is for a .csv file"),
-        ("-", False, "standard output is the command line's -o -"),
+        ("-", False, "not standard output"),
+        ("/dev/stdout", False, "not standard output"),
+        ("/dev/fd/1", False, "not standard output"),
     ):
         with pytest.raises(ValueError, match=re.escape(said)):
             comments.social.to_file(path, excel=excel)

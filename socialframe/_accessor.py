@@ -248,9 +248,15 @@ class SocialAccessor:
         missing as ``null``, every text exact); ``.parquet`` keeps every dtype;
         ``.xlsx`` keeps every text and id as text, never a formula (pandas' own
         ``to_excel`` writes a comment starting with ``=`` as a live formula), times in
-        UTC without a zone, lists as JSON. :func:`socialframe.read_frame` reads each
-        back with the frame's dtypes. Every row is written; the file is written whole
-        or not at all, never through a link or over a cache or a study's file.
+        UTC without a zone, lists as JSON; floats keep every digit but in ``.jsonl``
+        (15 significant digits, pandas' most). A named index (``groupby``'s keys,
+        ``set_index("comment_id")``'s ids) is written as the first columns; an unnamed
+        one, row numbers, is left out. :func:`socialframe.read_frame` reads each back
+        with the dtypes of the columns the frame's schema types; a column the service
+        added beyond them comes back typed where the file tells (in a CSV, a number
+        stays text). Every row is written; the file is written whole or not at all
+        (a SIGTERM mid-write leaves nothing behind), never through a link or over a
+        cache or a study's file.
 
         Args:
             path: The file to write; its suffix names the format.
@@ -261,7 +267,8 @@ class SocialAccessor:
 
         Raises:
             ValueError: another suffix, ``excel=True`` for another format than
-                CSV, or ``path`` may not be written (as :meth:`to_csv`).
+                CSV, two columns of one name, or ``path`` may not be written (as
+                :meth:`to_csv`).
             OSError: the file could not be written (a full disk).
 
         Example:
@@ -273,11 +280,9 @@ class SocialAccessor:
             >>> len(sf.read_frame(path))
             82
         """
-        target = export.check_target(Path(path))  # ("-": standard output, to the CLI)
+        target = export.check_target(Path(path), excel=excel)  # ("-": standard output)
         if target.path is None and not target.discard:
             raise ValueError(f"to_file writes a file, not standard output: {str(path)!r}")
-        if excel and target.suffix.lower() != ".csv":
-            raise ValueError(f"excel=True is for a .csv file, not {Path(path).name!r}")
         written = export.write(self._frame, target, excel=excel)
         return Path(path) if written is None else written  # (None: the null device)
 

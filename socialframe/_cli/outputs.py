@@ -56,7 +56,12 @@ def target(args: argparse.Namespace) -> Target:
     """
     from .._display import export as export
 
-    return export.check_target(args.output, guard=guarded(args), inputs=inputs(args))
+    return export.check_target(
+        args.output,
+        guard=guarded(args),
+        inputs=inputs(args),
+        excel=bool(getattr(args, "excel", False)),
+    )
 
 
 def check_cache_place(args: argparse.Namespace) -> None:

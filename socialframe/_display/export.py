@@ -36,7 +36,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Final
@@ -53,6 +53,15 @@ from .files import Guarded
 def _is_id(name: str) -> bool:
     """Ids, and the post or item as given (a 19-digit number a spreadsheet would round)."""
     return is_id(name) or name in ("post", "item")
+
+
+def _cells(column: pd.Series, change: Callable[[Any], Any]) -> pd.Series:
+    """``change`` over the present cells of ``column``, its dtype kept (``Series.map``
+    infers one: ints beside a gap became floats, an id of 19 digits 7394323847149524992)."""
+    cells = column.to_numpy(dtype=object).copy()
+    for row in np.flatnonzero(column.notna().to_numpy()):
+        cells[row] = change(cells[row])
+    return pd.Series(cells, index=column.index, dtype=column.dtype)
 
 
 def _json(value: Any) -> Any:
@@ -173,7 +182,7 @@ def csv_ready(df: pd.DataFrame, *, excel: bool = False) -> pd.DataFrame:
     for name in out.columns:
         column = out[name]
         if column.dtype == object:
-            out[name] = column.map(_json)
+            out[name] = _cells(column, _json)
         if isinstance(column.dtype, pd.DatetimeTZDtype):
             out[name] = _times(column)
         elif _is_id(str(name)) and not pd.api.types.is_bool_dtype(column):
@@ -284,17 +293,28 @@ class _LineFeeds(io.TextIOBase):
 
 
 def well_formed(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``df`` whose text (cells, lists' and dicts' text, column names) holds
-    no lone surrogate: a pair joins into its character, a lone one becomes U+FFFD.
-    No file format holds one (UTF-8, Parquet, XML cannot); the rows stay the same."""
-    out = df.copy()
-    out.columns = [_whole(n) if isinstance(n, str) else n for n in out.columns]
+    """A copy of ``df`` as every format writes it: a named index as the first columns
+    (``groupby("author_name")``'s authors, ``set_index("comment_id")``'s ids: data a
+    file without an index would lose; an unnamed one is row numbers, left out), and
+    text (cells, lists' and dicts' text, column names) without a lone surrogate: a pair
+    joins into its character, a lone one becomes U+FFFD. No file format holds one
+    (UTF-8, Parquet, XML cannot). The rows, and each column's dtype, stay the same.
+
+    Raises:
+        ValueError: two columns would have one name (no format keeps both).
+    """
+    out = df.reset_index() if any(n is not None for n in df.index.names) else df.copy()
+    names = [_whole(n) if isinstance(n, str) else n for n in out.columns]
+    twice = sorted({str(n) for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"two columns are named {twice[0]!r}: rename one to write the frame")
+    out.columns = names
     for number in range(len(out.columns)):
         values = out.iloc[:, number]
         if values.dtype == object or (
             isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "python"
         ):
-            out.isetitem(number, values.map(_whole, na_action="ignore"))
+            out.isetitem(number, _cells(values, _whole))
     return out
 
 
@@ -359,6 +379,7 @@ def check_target(
     *,
     guard: Iterable[Guarded] = (),
     inputs: Iterable[int] = (),
+    excel: bool = False,
 ) -> Target:
     """Where :func:`write` will write (``None``/``-``: standard output), checked now.
 
@@ -378,13 +399,15 @@ def check_target(
         guard: What it must never be nor be inside: the cache in use
             (:func:`~socialframe._display.files.cache_guard`), the study.
         inputs: Open file descriptors read as input (standard input is ``0``).
+        excel: A CSV for spreadsheets is asked for (``--excel``, ``excel=True``).
 
     Returns:
         The checked :class:`Target`.
 
     Raises:
         ValueError: the suffix is not in :data:`FORMATS`, its writer is not
-            installed, or the file may not be written there.
+            installed, the file may not be written there, or ``excel`` is asked of
+            another format than CSV.
 
     Example:
         >>> check_target("ads.txt")  # doctest: +ELLIPSIS
@@ -410,6 +433,11 @@ def check_target(
     if suffix not in FORMATS:
         known = ", ".join(list(FORMATS)[:-1]) + f" or {list(FORMATS)[-1]}"
         raise ValueError(f"cannot write {given!r}: the suffix chooses the format: {known}")
+    if excel and suffix != ".csv":
+        raise ValueError(
+            f"cannot write {given!r}: --excel (excel=True) is for a .csv file;"
+            f" {suffix} has one form only"
+        )
     if suffix == ".parquet" and not _installed("pyarrow", "fastparquet"):
         raise ValueError(
             f"writing {target.name} needs pyarrow: pip install pyarrow (or write .csv / .jsonl)"
@@ -540,6 +568,7 @@ def _into(df: pd.DataFrame, into: BinaryIO, suffix: str, *, excel: bool) -> None
             lines=True,
             date_format="iso",
             date_unit="us",
+            double_precision=15,  # (pandas' most; its default, 10, cut 0.12345678901234)
             force_ascii=False,
         )
         text.flush()
@@ -568,10 +597,11 @@ def _to_xlsx(df: pd.DataFrame, into: BinaryIO) -> None:
         elif pd.api.types.is_timedelta64_dtype(column.dtype):
             # Excel shows a bare number of days for a duration: written out in words
             column = column.map(lambda v: None if pd.isna(v) else str(v))
-        elif column.dtype == object:
-            column = column.map(_json)
-        elif _is_id(name) and not pd.api.types.is_bool_dtype(column):
-            column = _id_text(column)
+        else:
+            if column.dtype == object:
+                column = _cells(column, _json)
+            if _is_id(name) and not pd.api.types.is_bool_dtype(column):
+                column = _id_text(column)  # (an id held as a number too: its digits, as text)
         if _is_text(column):
             # XML (inside .xlsx) cannot hold control characters: shown as U+FFFD
             column = column.astype(object).map(_xlsx_text)

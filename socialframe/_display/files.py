@@ -227,25 +227,40 @@ def write_whole(
         except FileNotFoundError:
             mode = new_file_mode()
         partial = f".sf-{secrets.token_hex(8)}"
-        fd = os.open(partial, _NEW, 0o600, dir_fd=folder)
-        try:
-            try:
-                # (a handle of its own: fill may close it, the flush to disk below needs fd)
-                with os.fdopen(os.dup(fd), "wb") as handle:
-                    fill(handle)
-                os.fchmod(fd, mode)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            with interrupts_held():
-                _refuse(folder, target, guards, read)  # the last look: what is there now
-                os.rename(partial, target.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            with interrupts_held(), contextlib.suppress(OSError):
-                os.unlink(partial, dir_fd=folder)
-            raise
+        with _ending_cleanly():
+            _write_partial(folder, target, partial, fill, mode, guards, read)
         _flush_folder(folder)
     return target
+
+
+def _write_partial(
+    folder: int,
+    target: Path,
+    partial: str,
+    fill: Callable[[BinaryIO], object],
+    mode: int,
+    guards: tuple[Guarded, ...],
+    read: tuple[int, ...],
+) -> None:
+    """``partial`` filled, flushed to disk and moved over ``target``; removed instead
+    if anything (``fill``, the last check, an interrupt) stops it."""
+    fd = os.open(partial, _NEW, 0o600, dir_fd=folder)
+    try:
+        try:
+            # (a handle of its own: fill may close it, the flush to disk below needs fd)
+            with os.fdopen(os.dup(fd), "wb") as handle:
+                fill(handle)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        with interrupts_held():
+            _refuse(folder, target, guards, read)  # the last look: what is there now
+            os.rename(partial, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with interrupts_held(), contextlib.suppress(OSError):
+            os.unlink(partial, dir_fd=folder)
+        raise
 
 
 def _flush_folder(folder: int) -> None:
@@ -629,6 +644,51 @@ def new_file_mode() -> int:
 INTERRUPTS: Final = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
+
+
+class _Ended(BaseException):
+    """A SIGTERM or SIGHUP left to its default, come during :func:`_ending_cleanly`."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+@contextlib.contextmanager
+def _ending_cleanly() -> Iterator[None]:
+    """During the block, a SIGTERM or SIGHUP left to its default (the process ends at
+    once: a half-written file would stay behind) raises instead, so that the block's
+    own ``except`` cleans up; the process then ends by that signal, as it would have.
+    A handler of the program's own is left as it is; Ctrl-C raises already. In the
+    main thread only (Python runs handlers there alone).
+
+    Example:
+        >>> with _ending_cleanly():
+        ...     pass
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(number: int, frame: object) -> None:
+        raise _Ended(number)
+
+    taken = {
+        number: signal.signal(number, end)
+        for number in INTERRUPTS
+        if number != signal.SIGINT and signal.getsignal(number) == signal.SIG_DFL
+    }
+    try:
+        yield
+    except _Ended as ended:
+        for number, handler in taken.items():
+            signal.signal(number, handler)
+        taken = {}
+        signal.raise_signal(ended.number)  # (its default again: the process ends here)
+        raise
+    finally:
+        for number, handler in taken.items():
+            signal.signal(number, handler)
 
 
 @contextlib.contextmanager

@@ -141,6 +141,9 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
         elif found == "jsonl":  # (JSON says what is text, a number, a flag, a list)
             if frame[column].map(lambda v: _blank(v) or isinstance(v, str)).all():
                 frame[column] = frame[column].astype("string")
+            elif frame[column].map(lambda v: _blank(v) or isinstance(v, int | float)).all():
+                # flags and numbers, as a fetch types them (boolean, Int64, Float64)
+                frame[column] = frame[column].infer_objects().convert_dtypes()
         elif found == "xlsx" and not frame[column].map(_blank_or_text).all():
             # a workbook's numbers and flags, as a fetch types them (Int64, boolean...)
             frame[column] = frame[column].infer_objects().convert_dtypes()

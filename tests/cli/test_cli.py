@@ -216,6 +216,10 @@ def test_a_budget_stop_before_anything_writes_nothing(sandbox: Sandbox, tmp_path
             "cannot write 'ads.txt': the suffix chooses the format: .csv, .jsonl, .parquet or .xlsx",
         ),
         (
+            ["comments", P82, "-o", "c.xlsx", "--excel"],  # (before: --excel was let go)
+            "cannot write 'c.xlsx': --excel (excel=True) is for a .csv file; .xlsx has one form only",
+        ),
+        (
             ["comments", P82, "-o", "no/such/folder/c.csv"],
             "cannot write no/such/folder/c.csv: there is no folder no/such/folder",
         ),

@@ -707,3 +707,30 @@ def test_an_output_that_cannot_be_written_is_refused_before_paying(
     run = cli("comments", P82, "-o", str(tmp_path / "dir.csv"), sandbox=sandbox)
     assert run.code == 2 and "it is a folder" in run.err
     assert sandbox.requests == []
+
+
+def test_standard_output_carries_every_text_as_the_service_sent_it(sandbox: Sandbox) -> None:
+    """``socialframe comments POST`` to a pipe (no ``-o``), plain and ``--excel``: the
+    rows read back are the frame's, whatever line breaks, quotes or formulas the
+    service's text holds (a CR alone once split a row in two)."""
+    import copy
+
+    from socialframe.sandbox import comments_body
+
+    first = copy.deepcopy(comments_body(P82, "mostRelevant"))  # (the command's order)
+    texts = ["a\rb", "c\r\nd", "=1+1", "e\n", "tab\there", "'x", 'say "hi", then,']
+    for row, text in enumerate(texts):
+        first["data"][row]["text"] = text
+        first["data"][row]["author"]["name"] = "@" + text
+    sandbox.inject(first)  # (the first page the command asks for)
+    page = sf.comments_frame([first])
+    for excel in ([], ["--excel"]):
+        run = cli("comments", P82, *excel, sandbox=sandbox)
+        assert run.code == 0, run.err
+        back = sf.read_frame(io.BytesIO(run.out.encode("utf-8")))
+        assert len(back) == 82 and back["comment_id"].is_unique, excel
+        got = back.set_index("comment_id").loc[page["comment_id"]]
+        for column in ("text", "author_name"):
+            blank = [None if pd.isna(v) or v == "" else v for v in page[column]]
+            assert [None if pd.isna(v) or v == "" else v for v in got[column]] == blank, excel
+        assert set(texts) <= set(got["text"])

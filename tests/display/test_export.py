@@ -19,7 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import socialframe as sf
-from socialframe._display import export
 from socialframe.sandbox import EXAMPLE_POSTS, IDLESS_POSTS, PinnedClock, Sandbox
 
 
@@ -173,7 +172,7 @@ def _blank(value: object) -> object:
 
 
 def _xml(value: object) -> object:
-    """A text as .xlsx holds it (see export.write): control characters as U+FFFD, a CR
+    """A text as .xlsx holds it (see df.social.to_file): control characters as U+FFFD, a CR
     as a line feed (XML keeps none), cut at Excel's 32,767 characters."""
     if not isinstance(value, str):
         return _blank(value)
@@ -194,7 +193,7 @@ def _read_back(frame: pd.DataFrame, folder: Path) -> None:
         ("rows.parquet", False, True),
     ):
         path = folder / name
-        export.write(frame, path, excel=excel)
+        frame.social.to_file(path, excel=excel)
         back = sf.read_frame(path)
         assert len(back) == len(frame), name
         for column in texts:
@@ -208,7 +207,7 @@ def _read_back(frame: pd.DataFrame, folder: Path) -> None:
     for column in texts:
         assert [_blank(v) for v in plain[column]] == [_blank(v) for v in frame[column]], column
     # and .xlsx, as openpyxl reads it
-    export.write(frame, folder / "book.xlsx")
+    frame.social.to_file(folder / "book.xlsx")
     book = pd.read_excel(folder / "book.xlsx", dtype=str, keep_default_na=False)
     assert len(book) == len(frame)
     for column in texts:
@@ -303,7 +302,7 @@ def test_a_lone_surrogate_becomes_a_replacement_mark_and_the_row_stays(tmp_path:
         }
     )
     for name in ("s.csv", "s.jsonl", "s.parquet", "s.xlsx"):
-        export.write(frame, tmp_path / name)
+        frame.social.to_file(tmp_path / name)
     assert pd.read_csv(tmp_path / "s.csv")["text"].tolist()[:2] == [
         "half \ufffd of an emoji",
         "a pair 😀 joins",
@@ -312,17 +311,6 @@ def test_a_lone_surrogate_becomes_a_replacement_mark_and_the_row_stays(tmp_path:
     assert [json.loads(line)["tags"] for line in lines] == [["ok", "\ufffd"], [], None]
     assert pd.read_parquet(tmp_path / "s.parquet")["text"].tolist()[0] == "half \ufffd of an emoji"
     assert len(pd.read_excel(tmp_path / "s.xlsx")) == 3
-
-
-def test_standard_output_carries_the_same_rows(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    frame = _with_texts([["a\rb", "c\r\nd", "=1+1"], ["e\n", "\x00", "'x"]])
-    for excel in (False, True):
-        export.write(frame, None, excel=excel)
-        out = capsysbinary.readouterr().out
-        back = sf.read_frame(io.BytesIO(out))
-        assert len(back) == 2
-        for column in _text_columns(frame):
-            assert [_blank(v) for v in back[column]] == [_blank(v) for v in frame[column]]
 
 
 @pytest.mark.parametrize(
@@ -345,8 +333,7 @@ def test_excel_ids_of_digits_alone_become_a_formula_and_read_back(
     """``="<id>"`` was written around any id, unescaped: an id holding
     ``1"&HYPERLINK(...)&"`` became a live formula (LibreOffice showed ``1open``)."""
     frame = _with_texts([[value]])
-    path = export.write(frame, tmp_path / "x.csv", excel=True)
-    assert path is not None
+    path = frame.social.to_file(tmp_path / "x.csv", excel=True)
     rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
     assert rows[0]["author_id"] == written
     assert sf.read_frame(path)["author_id"].tolist() == [value]

@@ -196,9 +196,9 @@ def walk_post(
     try:
         for page in pager.iter_comment_pages(fetch, params):
             walked.pages.append(page)
-            total = page.body.get("total")
-            if page.page == 1 and isinstance(total, int) and not isinstance(total, bool):
-                walked.total = max(total, 0)  # (kept in the manifest: a count)
+            if page.page == 1 and endpoints.COMMENTS.total_rows is not None:
+                # (kept in the manifest: the record's rule, as the MCP server reads it)
+                walked.total = endpoints.COMMENTS.total_rows(page.body)
             if more is not None:
                 more -= 1
                 if more <= 0 and not full:

@@ -58,6 +58,27 @@ def _truth(study: sf.Study, weeks: int, which: str) -> set[str]:
 # -- comments ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("junk", [-1, True, "80"])
+def test_a_total_that_is_no_count_is_no_count(
+    sandbox: Sandbox, clock: PinnedClock, tmp_path: Path, junk: object
+) -> None:
+    """Page 1's ``total`` is what a walk is held to (deletions are proved by bringing
+    back that many); one that is no count is unknown: -1 was taken as 0, and the post
+    as one that lost all its comments."""
+    from socialframe.sandbox import comments_body
+
+    pages = [comments_body(LOSING, "mostRecent", n, now=clock.now()) for n in (1, 2)]
+    for body in pages:
+        body["total"] = junk
+    sandbox.inject(*pages)
+    study = sf.Study(tmp_path / "s")
+    study.add_posts([LOSING])
+    with _client(sandbox, clock, tmp_path) as client:
+        run = study.refresh(client)
+    assert run["paid_calls"].tolist() == [2] and run["new"].tolist() == [82]
+    assert run["missing"].isna().all()
+
+
 def test_a_post_that_lost_comments_is_not_complete_and_only_a_whole_walk_deletes(
     sandbox: Sandbox, clock: PinnedClock, tmp_path: Path
 ) -> None:

@@ -250,13 +250,16 @@ class SocialAccessor:
         ``to_excel`` writes a comment starting with ``=`` as a live formula), times in
         UTC without a zone, lists as JSON; floats keep every digit but in ``.jsonl``
         (15 significant digits, pandas' most). A named index (``groupby``'s keys,
-        ``set_index("comment_id")``'s ids) is written as the first columns; an unnamed
-        one, row numbers, is left out. :func:`socialframe.read_frame` reads each back
+        ``set_index("comment_id")``'s ids) is written as the first columns, unless it
+        is a column too; an unnamed one of labels (``describe()``'s) as ``index``; one
+        of row numbers is left out. :func:`socialframe.read_frame` reads each back
         with the dtypes of the columns the frame's schema types; a column the service
         added beyond them comes back typed where the file tells (in a CSV, a number
-        stays text). Every row is written; the file is written whole or not at all
-        (a SIGTERM mid-write leaves nothing behind), never through a link or over a
-        cache or a study's file.
+        stays text). Every row is written; the file is written whole or not at all,
+        never through a link or over a cache or a study's file. A writer killed
+        mid-write leaves the old file whole and a hidden ``.sf-<pid>-...`` file beside
+        it, which the next write into that folder removes once its writer is gone and
+        it is an hour old.
 
         Args:
             path: The file to write; its suffix names the format.

@@ -29,6 +29,7 @@ rules of where a file may go live in :mod:`.files`.
 
 from __future__ import annotations
 
+import collections
 import csv
 import importlib
 import io
@@ -303,10 +304,10 @@ def well_formed(df: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ValueError: two columns would have one name (no format keeps both).
     """
-    out = df.reset_index() if any(n is not None for n in df.index.names) else df.copy()
+    out = df.reset_index(level=kept) if (kept := _index_kept(df)) else df.copy()
     names = [_whole(n) if isinstance(n, str) else n for n in out.columns]
-    twice = sorted({str(n) for n in names if names.count(n) > 1})
-    if twice:
+    twice = sorted(n for n, times in collections.Counter(map(str, names)).items() if times > 1)
+    if twice:  # (1 and "1" too: one name in every file)
         raise ValueError(f"two columns are named {twice[0]!r}: rename one to write the frame")
     out.columns = names
     for number in range(len(out.columns)):
@@ -316,6 +317,21 @@ def well_formed(df: pd.DataFrame) -> pd.DataFrame:
         ):
             out.isetitem(number, _cells(values, _whole))
     return out
+
+
+def _index_kept(df: pd.DataFrame) -> list[int]:
+    """The levels of ``df``'s index a file must hold as columns: each named one that is
+    not a column already (``set_index(c, drop=False)``), and an unnamed index of labels
+    (``describe()``'s ``mean``, ``corr()``'s columns); not row numbers (a filter's)."""
+    index = df.index
+    if index.nlevels == 1 and index.name is None:
+        numbers = pd.api.types.is_integer_dtype(index.dtype) or len(index) == 0
+        return [] if numbers else [0]
+    return [
+        level
+        for level, name in enumerate(index.names)
+        if name is not None and name not in set(df.columns)
+    ]
 
 
 def _whole(value: Any) -> Any:

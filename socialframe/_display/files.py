@@ -43,6 +43,7 @@ import secrets
 import signal
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,41 +227,79 @@ def write_whole(
             mode = os.stat(target.name, dir_fd=folder, follow_symlinks=False).st_mode & 0o777
         except FileNotFoundError:
             mode = new_file_mode()
-        partial = f".sf-{secrets.token_hex(8)}"
-        with _ending_cleanly():
-            _write_partial(folder, target, partial, fill, mode, guards, read)
+        _sweep(folder)
+        partial = f"{PARTIAL}{os.getpid()}-{secrets.token_hex(8)}"
+        fd = os.open(partial, _NEW, 0o600, dir_fd=folder)
+        try:
+            try:
+                # (a handle of its own: fill may close it, the flush to disk below needs fd)
+                with os.fdopen(os.dup(fd), "wb") as handle:
+                    fill(handle)
+                os.fchmod(fd, mode)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            with interrupts_held():
+                _refuse(folder, target, guards, read)  # the last look: what is there now
+                os.rename(partial, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with interrupts_held(), contextlib.suppress(OSError):
+                os.unlink(partial, dir_fd=folder)
+            raise
         _flush_folder(folder)
     return target
 
 
-def _write_partial(
-    folder: int,
-    target: Path,
-    partial: str,
-    fill: Callable[[BinaryIO], object],
-    mode: int,
-    guards: tuple[Guarded, ...],
-    read: tuple[int, ...],
-) -> None:
-    """``partial`` filled, flushed to disk and moved over ``target``; removed instead
-    if anything (``fill``, the last check, an interrupt) stops it."""
-    fd = os.open(partial, _NEW, 0o600, dir_fd=folder)
-    try:
+#: How the file a write fills is named, beside the file it replaces: this, the writer's
+#: process id, a random part. A writer killed mid-write (SIGKILL; SIGTERM or SIGHUP to a
+#: program that did not handle them; a power loss) leaves it behind; the next write into
+#: that folder removes it (:func:`_sweep`).
+PARTIAL: Final = ".sf-"
+#: A partial file untouched this long, whose writer is no longer running here, is left
+#: over (a writer on another machine sharing the folder touches its file as it writes).
+STALE_AFTER: Final = 3600.0
+
+
+def _sweep(folder: int) -> None:
+    """Remove the partial files of writers that died: named by :data:`PARTIAL` with a
+    process id no longer running on this machine, ours, untouched for
+    :data:`STALE_AFTER` seconds. Best effort: what cannot be read or removed stays."""
+    try:  # (the folder's handle may serve paths only: listed through one of its own)
+        listed = os.open(".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
         try:
-            # (a handle of its own: fill may close it, the flush to disk below needs fd)
-            with os.fdopen(os.dup(fd), "wb") as handle:
-                fill(handle)
-            os.fchmod(fd, mode)
-            os.fsync(fd)
+            names = os.listdir(listed)
         finally:
-            os.close(fd)
-        with interrupts_held():
-            _refuse(folder, target, guards, read)  # the last look: what is there now
-            os.rename(partial, target.name, src_dir_fd=folder, dst_dir_fd=folder)
-    except BaseException:
-        with interrupts_held(), contextlib.suppress(OSError):
-            os.unlink(partial, dir_fd=folder)
-        raise
+            os.close(listed)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        pid, _, rest = name.removeprefix(PARTIAL).partition("-")
+        if not name.startswith(PARTIAL) or not pid.isdigit() or not rest:
+            continue
+        try:
+            found = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            if (
+                not stat.S_ISREG(found.st_mode)
+                or found.st_uid != os.geteuid()
+                or now - found.st_mtime < STALE_AFTER
+                or _running(int(pid))
+            ):
+                continue
+            os.unlink(name, dir_fd=folder)
+        except OSError:
+            continue
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (one of another user's too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _flush_folder(folder: int) -> None:
@@ -644,51 +683,6 @@ def new_file_mode() -> int:
 INTERRUPTS: Final = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
-
-
-class _Ended(BaseException):
-    """A SIGTERM or SIGHUP left to its default, come during :func:`_ending_cleanly`."""
-
-    def __init__(self, number: int) -> None:
-        super().__init__(number)
-        self.number = number
-
-
-@contextlib.contextmanager
-def _ending_cleanly() -> Iterator[None]:
-    """During the block, a SIGTERM or SIGHUP left to its default (the process ends at
-    once: a half-written file would stay behind) raises instead, so that the block's
-    own ``except`` cleans up; the process then ends by that signal, as it would have.
-    A handler of the program's own is left as it is; Ctrl-C raises already. In the
-    main thread only (Python runs handlers there alone).
-
-    Example:
-        >>> with _ending_cleanly():
-        ...     pass
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def end(number: int, frame: object) -> None:
-        raise _Ended(number)
-
-    taken = {
-        number: signal.signal(number, end)
-        for number in INTERRUPTS
-        if number != signal.SIGINT and signal.getsignal(number) == signal.SIG_DFL
-    }
-    try:
-        yield
-    except _Ended as ended:
-        for number, handler in taken.items():
-            signal.signal(number, handler)
-        taken = {}
-        signal.raise_signal(ended.number)  # (its default again: the process ends here)
-        raise
-    finally:
-        for number, handler in taken.items():
-            signal.signal(number, handler)
 
 
 @contextlib.contextmanager

@@ -141,9 +141,8 @@ def read_frame(source: str | Path | BinaryIO) -> pd.DataFrame:
         elif found == "jsonl":  # (JSON says what is text, a number, a flag, a list)
             if frame[column].map(lambda v: _blank(v) or isinstance(v, str)).all():
                 frame[column] = frame[column].astype("string")
-            elif frame[column].map(lambda v: _blank(v) or isinstance(v, int | float)).all():
-                # flags and numbers, as a fetch types them (boolean, Int64, Float64)
-                frame[column] = frame[column].infer_objects().convert_dtypes()
+            else:  # flags, whole numbers and floats, as a fetch types them
+                frame[column] = _json_numbers(frame[column])
         elif found == "xlsx" and not frame[column].map(_blank_or_text).all():
             # a workbook's numbers and flags, as a fetch types them (Int64, boolean...)
             frame[column] = frame[column].infer_objects().convert_dtypes()
@@ -328,6 +327,20 @@ def _jsonl(text: str, name: str) -> pd.DataFrame:
         rows.append(row)
     columns = list(dict.fromkeys(key for row in rows for key in row))
     return pd.DataFrame({c: pd.Series([row.get(c) for row in rows], dtype=object) for c in columns})
+
+
+def _json_numbers(column: pd.Series) -> pd.Series:
+    """A .jsonl extra column of JSON flags, whole numbers or floats, each kind alone, as
+    ``boolean``, ``Int64`` or ``Float64`` (every digit of an int kept: never by way of a
+    float); anything else, or kinds mixed, as it was."""
+    given = [v for v in column if not _blank(v)]
+    for kind, dtype in ((bool, "boolean"), (int, "Int64"), (float, "Float64")):
+        if given and all(type(v) is kind for v in given):
+            if kind is int and not all(-(2**63) <= v < 2**63 for v in given):
+                return column
+            cells = [None if _blank(v) else v for v in column]
+            return pd.Series(pd.array(cells, dtype=dtype), index=column.index)
+    return column
 
 
 def _extra(column: pd.Series) -> pd.Series:

@@ -518,10 +518,14 @@ frame.social.to_file(sys.argv[1])
 
 
 @pytest.mark.slow
-def test_sigterm_mid_write_leaves_no_temporary_file(tmp_path: Path) -> None:
-    """SIGTERM (``timeout``, ``docker stop``, a closed terminal's SIGHUP alike) is one of
-    ``files.INTERRUPTS``, "as Ctrl-C": Ctrl-C leaves no ``.sf-*`` file, SIGTERM left
-    one (of 119 MB, for a frame of 246,000 rows) that nothing ever removes."""
+def test_a_write_killed_mid_way_leaves_a_file_the_next_write_there_removes(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM (``timeout``, ``docker stop``; SIGHUP, SIGKILL alike) ends a writer at
+    once: the old file stays whole, and the partial one (119 MB for 246,000 rows in a
+    review) stays too, named by its writer's process id. The next write into the folder
+    removes it once it is an hour old and its writer is gone; never a running writer's."""
+    import os
     import signal
     import time
 
@@ -536,6 +540,176 @@ def test_sigterm_mid_write_leaves_no_temporary_file(tmp_path: Path) -> None:
             assert time.monotonic() < deadline and child.poll() is None, "wrote before SIGTERM"
             time.sleep(0.01)
         child.send_signal(signal.SIGTERM)
-        assert child.wait(timeout=60) == -signal.SIGTERM  # ended by it, as before
+        assert child.wait(timeout=60) == -signal.SIGTERM
     assert out.read_bytes() == b"the old file\n"
-    assert [p.name for p in tmp_path.iterdir()] == [out.name]
+    (left,) = (p for p in tmp_path.iterdir() if p.name != out.name)
+    assert left.name.startswith(f".sf-{child.pid}-")
+    running = tmp_path / f".sf-{os.getpid()}-0123456789abcdef"  # this process: running
+    running.write_bytes(b"being written")
+    frame = pd.DataFrame({"text": ["new"]})
+    frame.social.to_file(tmp_path / "other.csv")
+    assert left.exists()  # (not an hour old yet: a writer elsewhere may still touch it)
+    hour_ago = time.time() - 3700
+    for path in (left, running):
+        os.utime(path, (hour_ago, hour_ago))
+    frame.social.to_file(tmp_path / "other.csv")
+    assert not left.exists() and running.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["out.csv", "other.csv", running.name]
+    )
+
+
+# -- the fixes of c96ba7f, found by review (s12b): each of these fails on c96ba7f --------
+
+
+@pytest.mark.parametrize("column", ["comment_id", "created_at"])
+def test_to_file_writes_a_frame_indexed_by_one_of_its_own_columns(
+    tmp_path: Path, column: str
+) -> None:
+    """``set_index(column, drop=False)`` (the ids or times kept as a column too, for
+    ``.loc``) wrote every format on eff4f77; ``well_formed``'s ``reset_index()`` now
+    raises pandas' "cannot insert comment_id, already exists" for every suffix, though
+    the index holds nothing its column does not."""
+    from socialframe.sandbox import example_comments
+
+    comments = example_comments()
+    indexed = comments.set_index(column, drop=False)
+    for suffix in (".csv", ".jsonl", ".parquet", ".xlsx"):
+        back = sf.read_frame(indexed.social.to_file(tmp_path / f"c{suffix}"))
+        assert back["comment_id"].tolist() == comments["comment_id"].tolist(), suffix
+
+
+def test_jsonl_reads_an_extra_count_back_with_every_digit(
+    frames: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path
+) -> None:
+    """``read_frame``'s new ``infer_objects().convert_dtypes()`` on a .jsonl extra
+    column: Python ints beside a null went through float64, and 7394323847149525395 came
+    back 7394323847149524992 (eff4f77 gave the exact ints back): the rounding the
+    export's ``_cells`` removed, moved to the reader."""
+    comments, _ = frames
+    frame = comments.head(3).assign(
+        reshared_activity=pd.array([BIG_ID, None, BIG_ID + 2], dtype="Int64")
+    )
+    back = sf.read_frame(frame.social.to_file(tmp_path / "c.jsonl"))
+    assert back["reshared_activity"].iloc[[0, 2]].tolist() == [BIG_ID, BIG_ID + 2]
+
+
+def test_jsonl_reads_a_float_column_of_whole_numbers_back_as_floats(
+    frames: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path
+) -> None:
+    """A Float64 extra column whose values happen to be whole (1.0, 2.0) came back Int64
+    from .jsonl (``convert_dtypes`` makes whole floats integers), Float64 from .parquet:
+    the dtype of a column read back depends on its values."""
+    comments, _ = frames
+    frame = comments.head(3).assign(score=pd.array([1.0, 2.0, None], dtype="Float64"))
+    for suffix in (".jsonl", ".parquet"):
+        back = sf.read_frame(frame.social.to_file(tmp_path / f"c{suffix}"))
+        assert str(back["score"].dtype) == "Float64", suffix
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame([[10, 20]], columns=[1, "1"]),
+        pd.DataFrame({"1": [20]}, index=pd.Index([10], name=1)),
+    ],
+    ids=["columns", "index"],
+)
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_to_file_refuses_two_columns_whose_names_are_one_text(
+    tmp_path: Path, frame: pd.DataFrame, suffix: str
+) -> None:
+    """Names ``1`` and ``"1"`` are two to pandas and one in every file, and passed the
+    check of two columns of one name: .jsonl wrote ``{"1":10,"1":20}`` (every reader
+    keeps the last: a column lost silently), .parquet a file pyarrow cannot read
+    (ArrowInvalid: Multiple matches for FieldRef.Name(1))."""
+    with pytest.raises(ValueError, match="two columns are named '1'"):
+        frame.social.to_file(tmp_path / f"x{suffix}")
+
+
+def test_to_file_keeps_an_index_of_labels_without_a_name(tmp_path: Path) -> None:
+    """The docs: "an unnamed one (row numbers) is left out"; but ``describe()``'s and
+    ``corr()``'s indexes have no name and are no row numbers: the file held eight
+    numbers without saying which is the mean."""
+    from socialframe.sandbox import example_comments
+
+    stats = example_comments()[["author_followers", "page"]].astype(float).describe()
+    text = stats.social.to_file(tmp_path / "stats.csv").read_text()
+    assert "mean" in text and "max" in text
+
+
+TERMINATED_IN = """
+import sys, time
+import pandas as pd
+from socialframe.sandbox import example_comments
+frame = pd.concat([example_comments()] * 600, ignore_index=True)
+print("ready", flush=True)
+frame.social.to_file(sys.argv[1])
+time.sleep(120)  # (written before the signal came: it ends the process here)
+"""
+
+
+MILLION_ROWS = """
+import sys, time
+import pandas as pd
+from socialframe.sandbox import example_comments
+frame = pd.concat([example_comments()] * 12_200, ignore_index=True)  # 1,000,400 rows
+print("ready", flush=True)
+frame.social.to_file(sys.argv[1])
+"""
+
+
+@pytest.mark.slow
+def test_sigterm_ends_a_long_csv_write_at_once(tmp_path: Path) -> None:
+    """SIGTERM's default action ended the process at once (eff4f77: 0.03 s). Python runs
+    a handler only between bytecodes, and ``csv_ready`` spends whole seconds in single C
+    calls (``dt.strftime`` of a million times: 8 s here): with a handler that removed the
+    partial file (c96ba7f) the process went on for 9 to 10 s after SIGTERM, as long as
+    ``docker stop`` waits before SIGKILL. The default is kept."""
+    import signal
+    import time
+
+    out = tmp_path / "out.csv"
+    with subprocess.Popen(
+        [sys.executable, "-c", MILLION_ROWS, str(out)], stdout=subprocess.PIPE, text=True
+    ) as child:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        deadline = time.monotonic() + 120
+        while not any(p.name.startswith(".sf-") for p in tmp_path.iterdir()):
+            assert time.monotonic() < deadline and child.poll() is None, "never wrote"
+            time.sleep(0.005)
+        time.sleep(0.3)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=120) == -signal.SIGTERM
+        assert time.monotonic() - sent < 2.0
+    # (the partial file stays, as SIGKILL leaves it: the next write there removes it)
+    assert [p.name.startswith(f".sf-{child.pid}-") for p in tmp_path.iterdir()] == [True]
+
+
+def _wide(columns: int) -> pd.DataFrame:
+    """A document-term matrix: a row per post, a column per word (``terms`` pivoted)."""
+    import numpy as np
+
+    return pd.DataFrame(
+        np.ones((3, columns), dtype="int64"),
+        columns=pd.Index([f"word{n}" for n in range(columns)], name="term"),
+        index=pd.Index([f"urn:li:activity:{n}" for n in range(3)], name="post_urn"),
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_wide_frame_is_written_in_time_linear_in_its_columns(tmp_path: Path, suffix: str) -> None:
+    """``well_formed``'s check of two columns of one name calls ``names.count(n)`` for
+    every name: quadratic. 40,000 words (a document-term matrix) took 38 s to write as
+    .parquet, 7.5 s on eff4f77; four times the columns must cost about four times the
+    time, not sixteen."""
+    import time
+
+    spent: dict[int, float] = {}
+    for columns in (10_000, 40_000):
+        start = time.perf_counter()
+        _wide(columns).social.to_file(tmp_path / f"w{columns}{suffix}")
+        spent[columns] = time.perf_counter() - start
+    assert spent[40_000] < 6 * spent[10_000], spent

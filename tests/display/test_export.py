@@ -685,31 +685,3 @@ def test_sigterm_ends_a_long_csv_write_at_once(tmp_path: Path) -> None:
         assert time.monotonic() - sent < 2.0
     # (the partial file stays, as SIGKILL leaves it: the next write there removes it)
     assert [p.name.startswith(f".sf-{child.pid}-") for p in tmp_path.iterdir()] == [True]
-
-
-def _wide(columns: int) -> pd.DataFrame:
-    """A document-term matrix: a row per post, a column per word (``terms`` pivoted)."""
-    import numpy as np
-
-    return pd.DataFrame(
-        np.ones((3, columns), dtype="int64"),
-        columns=pd.Index([f"word{n}" for n in range(columns)], name="term"),
-        index=pd.Index([f"urn:li:activity:{n}" for n in range(3)], name="post_urn"),
-    )
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
-def test_a_wide_frame_is_written_in_time_linear_in_its_columns(tmp_path: Path, suffix: str) -> None:
-    """``well_formed``'s check of two columns of one name calls ``names.count(n)`` for
-    every name: quadratic. 40,000 words (a document-term matrix) took 38 s to write as
-    .parquet, 7.5 s on eff4f77; four times the columns must cost about four times the
-    time, not sixteen."""
-    import time
-
-    spent: dict[int, float] = {}
-    for columns in (10_000, 40_000):
-        start = time.perf_counter()
-        _wide(columns).social.to_file(tmp_path / f"w{columns}{suffix}")
-        spent[columns] = time.perf_counter() - start
-    assert spent[40_000] < 6 * spent[10_000], spent

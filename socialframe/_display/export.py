@@ -294,11 +294,11 @@ class _LineFeeds(io.TextIOBase):
 
 
 def well_formed(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``df`` as every format writes it: a named index as the first columns
-    (``groupby("author_name")``'s authors, ``set_index("comment_id")``'s ids: data a
-    file without an index would lose; an unnamed one is row numbers, left out), and
-    text (cells, lists' and dicts' text, column names) without a lone surrogate: a pair
-    joins into its character, a lone one becomes U+FFFD. No file format holds one
+    """A copy of ``df`` as every format writes it: the index levels :func:`_index_kept`
+    names as the first columns (``groupby("author_name")``'s authors: data a file
+    without an index would lose; row numbers are left out), and text (cells, lists'
+    and dicts' text, column names) without a lone surrogate: a pair joins into its
+    character, a lone one becomes U+FFFD. No file format holds one
     (UTF-8, Parquet, XML cannot). The rows, and each column's dtype, stay the same.
 
     Raises:
@@ -327,10 +327,9 @@ def _index_kept(df: pd.DataFrame) -> list[int]:
     if index.nlevels == 1 and index.name is None:
         numbers = pd.api.types.is_integer_dtype(index.dtype) or len(index) == 0
         return [] if numbers else [0]
+    columns = set(df.columns)
     return [
-        level
-        for level, name in enumerate(index.names)
-        if name is not None and name not in set(df.columns)
+        level for level, name in enumerate(index.names) if name is not None and name not in columns
     ]
 
 

@@ -274,8 +274,10 @@ def _sweep(folder: int) -> None:
         return
     now = time.time()
     for name in names:
+        if not name.startswith(PARTIAL):
+            continue
         pid, _, rest = name.removeprefix(PARTIAL).partition("-")
-        if not name.startswith(PARTIAL) or not pid.isdigit() or not rest:
+        if not pid.isdigit() or not rest:
             continue
         try:
             found = os.stat(name, dir_fd=folder, follow_symlinks=False)

@@ -517,6 +517,33 @@ frame.social.to_file(sys.argv[1])
 """
 
 
+def _sigterm_mid_write(
+    script: str, out: Path, *, deadline: float, pause: float = 0.0
+) -> tuple[int, float]:
+    """Run ``script`` (which says ``ready``, then writes ``out``); once its partial file
+    is there (and ``pause`` seconds more), send it SIGTERM. It must end by that signal.
+
+    Returns:
+        Its process id, and the seconds from the signal to its end.
+    """
+    import signal
+    import time
+
+    with subprocess.Popen(
+        [sys.executable, "-c", script, str(out)], stdout=subprocess.PIPE, text=True
+    ) as child:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        until = time.monotonic() + deadline
+        while not any(p.name.startswith(".sf-") for p in out.parent.iterdir()):
+            assert time.monotonic() < until and child.poll() is None, "wrote before SIGTERM"
+            time.sleep(0.005)
+        time.sleep(pause)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=120) == -signal.SIGTERM
+        return child.pid, time.monotonic() - sent
+
+
 @pytest.mark.slow
 def test_a_write_killed_mid_way_leaves_a_file_the_next_write_there_removes(
     tmp_path: Path,
@@ -526,24 +553,14 @@ def test_a_write_killed_mid_way_leaves_a_file_the_next_write_there_removes(
     review) stays too, named by its writer's process id. The next write into the folder
     removes it once it is an hour old and its writer is gone; never a running writer's."""
     import os
-    import signal
     import time
 
     out = tmp_path / "out.csv"
     out.write_bytes(b"the old file\n")
-    with subprocess.Popen(
-        [sys.executable, "-c", TERMINATED, str(out)], stdout=subprocess.PIPE, text=True
-    ) as child:
-        assert child.stdout is not None and child.stdout.readline() == "ready\n"
-        deadline = time.monotonic() + 60
-        while not any(p.name.startswith(".sf-") for p in tmp_path.iterdir()):
-            assert time.monotonic() < deadline and child.poll() is None, "wrote before SIGTERM"
-            time.sleep(0.01)
-        child.send_signal(signal.SIGTERM)
-        assert child.wait(timeout=60) == -signal.SIGTERM
+    pid, _ = _sigterm_mid_write(TERMINATED, out, deadline=60)
     assert out.read_bytes() == b"the old file\n"
     (left,) = (p for p in tmp_path.iterdir() if p.name != out.name)
-    assert left.name.startswith(f".sf-{child.pid}-")
+    assert left.name.startswith(f".sf-{pid}-")
     running = tmp_path / f".sf-{os.getpid()}-0123456789abcdef"  # this process: running
     running.write_bytes(b"being written")
     frame = pd.DataFrame({"text": ["new"]})
@@ -638,17 +655,6 @@ def test_to_file_keeps_an_index_of_labels_without_a_name(tmp_path: Path) -> None
     assert "mean" in text and "max" in text
 
 
-TERMINATED_IN = """
-import sys, time
-import pandas as pd
-from socialframe.sandbox import example_comments
-frame = pd.concat([example_comments()] * 600, ignore_index=True)
-print("ready", flush=True)
-frame.social.to_file(sys.argv[1])
-time.sleep(120)  # (written before the signal came: it ends the process here)
-"""
-
-
 MILLION_ROWS = """
 import sys, time
 import pandas as pd
@@ -666,22 +672,8 @@ def test_sigterm_ends_a_long_csv_write_at_once(tmp_path: Path) -> None:
     calls (``dt.strftime`` of a million times: 8 s here): with a handler that removed the
     partial file (c96ba7f) the process went on for 9 to 10 s after SIGTERM, as long as
     ``docker stop`` waits before SIGKILL. The default is kept."""
-    import signal
-    import time
-
     out = tmp_path / "out.csv"
-    with subprocess.Popen(
-        [sys.executable, "-c", MILLION_ROWS, str(out)], stdout=subprocess.PIPE, text=True
-    ) as child:
-        assert child.stdout is not None and child.stdout.readline() == "ready\n"
-        deadline = time.monotonic() + 120
-        while not any(p.name.startswith(".sf-") for p in tmp_path.iterdir()):
-            assert time.monotonic() < deadline and child.poll() is None, "never wrote"
-            time.sleep(0.005)
-        time.sleep(0.3)
-        sent = time.monotonic()
-        child.send_signal(signal.SIGTERM)
-        assert child.wait(timeout=120) == -signal.SIGTERM
-        assert time.monotonic() - sent < 2.0
+    pid, ending = _sigterm_mid_write(MILLION_ROWS, out, deadline=120, pause=0.3)
+    assert ending < 2.0
     # (the partial file stays, as SIGKILL leaves it: the next write there removes it)
-    assert [p.name.startswith(f".sf-{child.pid}-") for p in tmp_path.iterdir()] == [True]
+    assert [p.name.startswith(f".sf-{pid}-") for p in tmp_path.iterdir()] == [True]
